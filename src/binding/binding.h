@@ -1,0 +1,67 @@
+/* What the generated entry layer (binding_gen.c) needs: initialization and
+ * lock macros, argument checks, error-handler dispatch, and the table of
+ * entry points that halo_info reads. */
+#ifndef HALO_BINDING_BINDING_H
+#define HALO_BINDING_BINDING_H
+
+#include "core/halo.h"
+#include "core/lock.h"
+
+/* Called when an MPI function that needs an initialized library runs before
+ * MPI_Init or after MPI_Finalize. */
+int halo_err_not_running(const char *fname);
+
+#define HALO_CHECK_INIT(fname)                                                              \
+    do {                                                                                    \
+        if (HALO_UNLIKELY(atomic_load_explicit(&halo_state, memory_order_relaxed) !=        \
+                          HALO_STATE_RUNNING))                                              \
+            return halo_err_not_running(fname);                                             \
+    } while (0)
+
+#define HALO_LOCK() halo_lock()
+#define HALO_UNLOCK() halo_unlock()
+
+#define HALO_CHECK(expr)                                                                    \
+    do {                                                                                    \
+        if (HALO_UNLIKELY((rc = (expr)) != MPI_SUCCESS))                                    \
+            goto done;                                                                      \
+    } while (0)
+
+/* Objects an error can be raised on. */
+enum {
+    HALO_EOBJ_NONE = 0,
+    HALO_EOBJ_COMM,
+    HALO_EOBJ_WIN,
+    HALO_EOBJ_FILE,
+    HALO_EOBJ_SESSION,
+};
+
+/* Routes an error code to the error handler of the object (MPI_COMM_SELF's
+ * when there is none); returns the code to give back to the caller. A
+ * layer may name a different object for the current call with
+ * halo_err_redirect_comm (MPI_Wait raises on the request's communicator). */
+int halo_err_dispatch(int objkind, void *handle, int code, const char *fname);
+void halo_err_redirect_comm(MPI_Comm comm);
+
+/* Answer of every MPI function that Halo does not implement yet. */
+int halo_unsupported(const char *fname);
+
+int halo_chk_comm(MPI_Comm comm, const char *arg);
+int halo_chk_nonneg(MPI_Count value, const char *arg, int errclass);
+int halo_chk_dtype(MPI_Datatype type, const char *arg);
+int halo_chk_dtype_committed(MPI_Datatype type, const char *arg);
+int halo_chk_rank(MPI_Comm comm, int rank, const char *arg, int allow_any);
+int halo_chk_tag(int tag, const char *arg, int allow_any);
+int halo_chk_outptr(const void *ptr, const char *arg);
+
+typedef struct halo_api_entry {
+    const char *name;
+    void (*impl)(void);   /* halo_api_X as linked */
+    void (*dflt)(void);   /* the weak default: impl == dflt means "not implemented here" */
+    int twin;             /* index of the _c twin the default forwards to, or -1 */
+} halo_api_entry_t;
+
+extern const halo_api_entry_t halo_api_table[];
+extern const int halo_api_table_len;
+
+#endif

@@ -1,0 +1,437 @@
+/* Communicators: the predefined ones, creation (dup, split, create,
+ * create_group), comparison, names, hints, and freeing. */
+#include "core/comm.h"
+
+#include "binding/api_gen.h"
+#include "coll/coll.h"
+#include "core/errhandler.h"
+#include "core/errors.h"
+#include "core/info.h"
+#include "pt2pt/pt2pt.h"
+
+halo_comm_t halo_comm_world, halo_comm_self;
+
+int halo_group_compare(const halo_group_t *a, const halo_group_t *b);
+void halo_topo_free(halo_topo_t *t);
+halo_topo_t *halo_topo_dup(const halo_topo_t *t);
+
+static void comm_setup(halo_comm_t *c, halo_group_t *group, uint32_t ctx)
+{
+    c->ctx = ctx;
+    c->group = group;
+    c->world = group->world;
+    c->size = group->size;
+    c->rank = group->rank;
+    c->coll_sub = HALO_CTX_COLL;
+    c->match[HALO_CTX_P2P] = halo_match_get(ctx | HALO_CTX_P2P, c->size);
+    c->match[HALO_CTX_COLL] = halo_match_get(ctx | HALO_CTX_COLL, c->size);
+}
+
+void halo_comm_init(void)
+{
+    halo_obj_kind_setup(HALO_KIND_COMM, sizeof(halo_comm_t), 1u << 18);
+    int *w = halo_malloc((size_t)halo_world.size * sizeof(int));
+    for (int i = 0; i < halo_world.size; i++)
+        w[i] = i;
+    halo_group_t *gw = halo_group_new(halo_world.size, w);
+    free(w);
+    int me = halo_world.rank;
+    halo_group_t *gs = halo_group_new(1, &me);
+
+    memset(&halo_comm_world, 0, sizeof halo_comm_world);
+    memset(&halo_comm_self, 0, sizeof halo_comm_self);
+    halo_obj_predef(HALO_KIND_COMM, (uintptr_t)MPI_COMM_WORLD, &halo_comm_world.hdr);
+    halo_obj_predef(HALO_KIND_COMM, (uintptr_t)MPI_COMM_SELF, &halo_comm_self.hdr);
+    comm_setup(&halo_comm_world, gw, 1u << HALO_CTX_SHIFT);
+    comm_setup(&halo_comm_self, gs, 2u << HALO_CTX_SHIFT);
+    halo_comm_world.errh = halo_errhandler_fatal();
+    halo_comm_self.errh = halo_errhandler_fatal();
+    snprintf(halo_comm_world.name, sizeof halo_comm_world.name, "MPI_COMM_WORLD");
+    snprintf(halo_comm_self.name, sizeof halo_comm_self.name, "MPI_COMM_SELF");
+}
+
+static void comm_destroy(halo_comm_t *c)
+{
+    halo_bsend_comm_gone(c);
+    halo_match_release(c->ctx | HALO_CTX_P2P);
+    halo_match_release(c->ctx | HALO_CTX_COLL);
+    if (!(c->hdr.flags & HALO_OBJ_PREDEFINED))
+        halo_context_free(c->ctx);
+    halo_group_release(c->group);
+    if (c->remote_group)
+        halo_group_release(c->remote_group);
+    halo_errhandler_release(c->errh);
+    halo_info_release(c->info);
+    if (c->topo)
+        halo_topo_free(c->topo);
+    c->topo = NULL;
+}
+
+void halo_comm_finalize(void)
+{
+    halo_attr_delete_all(HALO_KIND_COMM, &halo_comm_world, &halo_comm_world.attrs);
+    comm_destroy(&halo_comm_world);
+    comm_destroy(&halo_comm_self);
+}
+
+halo_comm_t *halo_comm_get(MPI_Comm c)
+{
+    return halo_obj_lookup(HALO_KIND_COMM, c);
+}
+
+halo_comm_t *halo_comm_create_local(halo_group_t *group, uint32_t ctx, halo_comm_t *parent)
+{
+    halo_comm_t *c = halo_obj_alloc(HALO_KIND_COMM);
+    if (!c)
+        halo_fatal("out of communicator objects");
+    halo_obj_ref(group);
+    comm_setup(c, group, ctx);
+    c->errh = parent->errh;
+    halo_obj_ref(c->errh);
+    return c;
+}
+
+void halo_comm_release(halo_comm_t *c)
+{
+    if (!halo_obj_unref(c))
+        return;
+    comm_destroy(c);
+    halo_obj_free(c);
+}
+
+/* ---------------------------------------------------------------- queries */
+
+int halo_api_comm_size(MPI_Comm comm, int *size)
+{
+    *size = halo_comm_ptr(comm)->size;
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_rank(MPI_Comm comm, int *rank)
+{
+    *rank = halo_comm_ptr(comm)->rank;
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_test_inter(MPI_Comm comm, int *flag)
+{
+    *flag = halo_comm_ptr(comm)->is_inter;
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    halo_comm_t *a = halo_comm_ptr(comm1), *b = halo_comm_ptr(comm2);
+    if (a == b) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    int g = halo_group_compare(a->group, b->group);
+    *result = g == MPI_IDENT ? MPI_CONGRUENT : g;
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_set_name(MPI_Comm comm, const char *name)
+{
+    if (!name)
+        return halo_err(MPI_ERR_ARG, "(name=NULL): a name is required");
+    halo_comm_t *c = halo_comm_ptr(comm);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_get_name(MPI_Comm comm, char *name, int *resultlen)
+{
+    halo_comm_t *c = halo_comm_ptr(comm);
+    snprintf(name, MPI_MAX_OBJECT_NAME, "%s", c->name);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    halo_comm_t *c = halo_comm_ptr(comm);
+    halo_info_t *in = halo_obj_lookup(HALO_KIND_INFO, info);
+    if (!in)
+        return halo_err(MPI_ERR_INFO, "(info=%p): not a valid info object", (void *)info);
+    halo_info_t *copy = halo_info_dup(in);
+    halo_info_release(c->info);
+    c->info = copy;
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    halo_comm_t *c = halo_comm_ptr(comm);
+    halo_info_t *copy = halo_info_dup(c->info);
+    *info_used = (MPI_Info)copy;
+    return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- creation */
+
+static int new_comm_from_group(halo_comm_t *parent, halo_group_t *group, uint32_t ctx,
+                               halo_comm_t **out_p)
+{
+    halo_comm_t *c = halo_comm_create_local(group, ctx, parent);
+    *out_p = c;
+    return MPI_SUCCESS;
+}
+
+static int dup_common(halo_comm_t *old, halo_info_t *info, MPI_Comm *newcomm)
+{
+    uint32_t ctx;
+    int rc = halo_context_alloc(old, &ctx);
+    if (rc)
+        return rc;
+    halo_comm_t *c;
+    new_comm_from_group(old, old->group, ctx, &c);
+    c->info = info ? halo_info_dup(info) : (old->info ? halo_info_dup(old->info) : NULL);
+    if (old->topo)
+        c->topo = halo_topo_dup(old->topo);
+    rc = halo_attr_copy_all(HALO_KIND_COMM, old, old->attrs, &c->attrs);
+    if (rc != MPI_SUCCESS) {
+        halo_attr_delete_all(HALO_KIND_COMM, c, &c->attrs);
+        halo_comm_release(c);
+        *newcomm = MPI_COMM_NULL;
+        return rc;
+    }
+    *newcomm = (MPI_Comm)c;
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    return dup_common(halo_comm_ptr(comm), NULL, newcomm);
+}
+
+int halo_api_comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    halo_info_t *in = halo_obj_lookup(HALO_KIND_INFO, info);
+    if (!in)
+        return halo_err(MPI_ERR_INFO, "(info=%p): not a valid info object", (void *)info);
+    return dup_common(halo_comm_ptr(comm), in, newcomm);
+}
+
+/* Comm_idup agrees on the context id at once (a short blocking agreement)
+ * and returns a request that is already complete. */
+static int idup_common(MPI_Comm comm, halo_info_t *info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    int rc = dup_common(halo_comm_ptr(comm), info, newcomm);
+    halo_request_t *r = halo_req_alloc(HALO_REQ_NULL, halo_comm_ptr(comm));
+    halo_status_empty(&r->status);
+    r->status.MPI_ERROR = rc;
+    halo_req_complete(r);
+    *request = (MPI_Request)r;
+    return rc;
+}
+
+int halo_api_comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return idup_common(comm, NULL, newcomm, request);
+}
+
+int halo_api_comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+    halo_info_t *in = halo_obj_lookup(HALO_KIND_INFO, info);
+    if (!in)
+        return halo_err(MPI_ERR_INFO, "(info=%p): not a valid info object", (void *)info);
+    return idup_common(comm, in, newcomm, request);
+}
+
+typedef struct split_entry {
+    int color, key, rank;
+} split_entry_t;
+
+static int cmp_split(const void *a, const void *b)
+{
+    const split_entry_t *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank - y->rank;
+}
+
+static int split_common(halo_comm_t *old, int color, int key, MPI_Comm *newcomm)
+{
+    int p = old->size;
+    int mine[2] = {color, key};
+    int *all = halo_malloc((size_t)p * 2 * sizeof(int));
+    int rc = halo_coll_allgather(mine, 2, MPI_INT, all, 2, MPI_INT, old);
+    if (rc) {
+        free(all);
+        return rc;
+    }
+    uint32_t ctx;
+    rc = halo_context_alloc(old, &ctx);
+    if (rc) {
+        free(all);
+        return rc;
+    }
+    if (color == MPI_UNDEFINED) {
+        free(all);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    split_entry_t *v = halo_malloc((size_t)p * sizeof *v);
+    int n = 0;
+    for (int i = 0; i < p; i++)
+        if (all[2 * i] == color)
+            v[n++] = (split_entry_t){color, all[2 * i + 1], i};
+    qsort(v, (size_t)n, sizeof *v, cmp_split);
+    int *w = halo_malloc((size_t)n * sizeof(int));
+    for (int i = 0; i < n; i++)
+        w[i] = old->world[v[i].rank];
+    halo_group_t *g = halo_group_new(n, w);
+    halo_comm_t *c;
+    new_comm_from_group(old, g, ctx, &c);
+    halo_group_release(g);
+    free(w);
+    free(v);
+    free(all);
+    *newcomm = (MPI_Comm)c;
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    if (color < 0 && color != MPI_UNDEFINED)
+        return halo_err(MPI_ERR_ARG, "(color=%d): color must be non-negative or MPI_UNDEFINED", color);
+    halo_comm_t *c = halo_comm_ptr(comm);
+    if (c->is_inter)
+        return halo_err(MPI_ERR_UNSUPPORTED_OPERATION, ": splitting intercommunicators is not supported yet");
+    return split_common(c, color, key, newcomm);
+}
+
+int halo_api_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    halo_comm_t *c = halo_comm_ptr(comm);
+    int color;
+    switch (split_type) {
+    case MPI_UNDEFINED:
+        color = MPI_UNDEFINED;
+        break;
+    case MPI_COMM_TYPE_SHARED:
+        color = halo_world.node;
+        break;
+    case MPI_COMM_TYPE_HW_GUIDED: {
+        /* Shared memory is the one hardware level Halo knows. */
+        halo_info_t *in = halo_obj_lookup(HALO_KIND_INFO, info);
+        const char *v = halo_info_lookup(in, "mpi_hw_resource_type");
+        color = (v && !strcmp(v, "mpi_shared_memory")) ? halo_world.node : MPI_UNDEFINED;
+        break;
+    }
+    case MPI_COMM_TYPE_HW_UNGUIDED:
+    case MPI_COMM_TYPE_RESOURCE_GUIDED: {
+        /* A strictly smaller communicator than the parent if the node level
+         * gives one, else MPI_COMM_NULL. */
+        int n = 0;
+        for (int i = 0; i < c->size; i++)
+            if (halo_world.procs[c->world[i]].node == halo_world.node)
+                n++;
+        int smaller = n < c->size, all_smaller;
+        int rc = halo_coll_allreduce(&smaller, &all_smaller, 1, MPI_INT, MPI_LAND, c);
+        if (rc)
+            return rc;
+        color = all_smaller ? halo_world.node : MPI_UNDEFINED;
+        break;
+    }
+    default:
+        return halo_err(MPI_ERR_ARG, "(split_type=%d): not a split type of the standard", split_type);
+    }
+    return split_common(c, color, key, newcomm);
+}
+
+int halo_api_comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    halo_comm_t *old = halo_comm_ptr(comm);
+    halo_group_t *g = halo_obj_lookup(HALO_KIND_GROUP, group);
+    if (!g)
+        return halo_err(MPI_ERR_GROUP, "(group=%p): not a valid group", (void *)group);
+    for (int i = 0; i < g->size; i++)
+        if (halo_group_rank_of(old->group, g->world[i]) == MPI_UNDEFINED)
+            return halo_err(MPI_ERR_GROUP, ": the group has a process (world rank %d) that is not in "
+                            "the communicator", g->world[i]);
+    uint32_t ctx;
+    int rc = halo_context_alloc(old, &ctx);
+    if (rc)
+        return rc;
+    if (g->rank == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    halo_comm_t *c;
+    new_comm_from_group(old, g, ctx, &c);
+    *newcomm = (MPI_Comm)c;
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    halo_comm_t *old = halo_comm_ptr(comm);
+    halo_group_t *g = halo_obj_lookup(HALO_KIND_GROUP, group);
+    if (!g)
+        return halo_err(MPI_ERR_GROUP, "(group=%p): not a valid group", (void *)group);
+    if (tag < 0)
+        return halo_err(MPI_ERR_TAG, "(tag=%d): must be non-negative", tag);
+    if (g->rank == MPI_UNDEFINED)
+        return halo_err(MPI_ERR_GROUP, ": the calling process is not in the group");
+    for (int i = 0; i < g->size; i++)
+        if (halo_group_rank_of(old->group, g->world[i]) == MPI_UNDEFINED)
+            return halo_err(MPI_ERR_GROUP, ": the group has a process (world rank %d) that is not in "
+                            "the communicator", g->world[i]);
+    /* Agree on the id among the group only: a temporary communicator over
+     * the group, on the parent's group sub-context, whose collectives all
+     * carry the user's tag (concurrent calls differ by tag). */
+    halo_comm_t tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.hdr.kind = HALO_KIND_COMM;
+    tmp.hdr.flags = HALO_OBJ_LIVE | HALO_OBJ_PREDEFINED;
+    tmp.ctx = old->ctx;
+    tmp.group = g;
+    tmp.world = g->world;
+    tmp.size = g->size;
+    tmp.rank = g->rank;
+    tmp.coll_sub = HALO_CTX_GROUP;
+    tmp.coll_seq = (uint32_t)tag;
+    tmp.coll_tag_fixed = 1;
+    tmp.errh = old->errh;
+    halo_match_get(old->ctx | HALO_CTX_GROUP, g->size);
+    uint32_t ctx;
+    int rc = halo_context_alloc(&tmp, &ctx);
+    halo_match_release(old->ctx | HALO_CTX_GROUP);
+    if (rc)
+        return rc;
+    halo_comm_t *c;
+    new_comm_from_group(old, g, ctx, &c);
+    *newcomm = (MPI_Comm)c;
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_free(MPI_Comm *comm)
+{
+    halo_comm_t *c = halo_comm_get(*comm);
+    if (!c)
+        return halo_err(MPI_ERR_COMM, "(comm=%p): not a valid communicator", (void *)*comm);
+    if (c->hdr.flags & HALO_OBJ_PREDEFINED)
+        return halo_err(MPI_ERR_COMM, "(comm=%s): predefined communicators cannot be freed", c->name);
+    int rc = halo_attr_delete_all(HALO_KIND_COMM, c, &c->attrs);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    c->hdr.flags |= HALO_OBJ_USER_FREED;
+    halo_comm_release(c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_disconnect(MPI_Comm *comm)
+{
+    halo_comm_t *c = halo_comm_get(*comm);
+    if (c && !(c->hdr.flags & HALO_OBJ_PREDEFINED)) {
+        /* Disconnect waits for pending communication: a barrier does it for
+         * the messages of this communicator's members. */
+        int rc = halo_coll_barrier(c);
+        if (rc)
+            return rc;
+    }
+    return halo_api_comm_free(comm);
+}

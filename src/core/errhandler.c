@@ -1,0 +1,225 @@
+/* Error handlers and the dispatch of errors raised by MPI calls. */
+#include "core/errhandler.h"
+
+#include <unistd.h>
+
+#include "binding/api_gen.h"
+#include "binding/binding.h"
+#include "core/comm.h"
+#include "core/errors.h"
+#include "core/lock.h"
+#include "pmi.h"
+
+static halo_errhandler_t eh_fatal, eh_abort, eh_return;
+static HALO_TLS MPI_Comm redirect_comm;
+
+void halo_errhandler_init(void)
+{
+    halo_obj_kind_setup(HALO_KIND_ERRHANDLER, sizeof(halo_errhandler_t), 1u << 16);
+    eh_fatal.builtin = HALO_EH_FATAL;
+    eh_abort.builtin = HALO_EH_ABORT;
+    eh_return.builtin = HALO_EH_RETURN;
+    halo_obj_predef(HALO_KIND_ERRHANDLER, (uintptr_t)MPI_ERRORS_ARE_FATAL, &eh_fatal.hdr);
+    halo_obj_predef(HALO_KIND_ERRHANDLER, (uintptr_t)MPI_ERRORS_ABORT, &eh_abort.hdr);
+    halo_obj_predef(HALO_KIND_ERRHANDLER, (uintptr_t)MPI_ERRORS_RETURN, &eh_return.hdr);
+}
+
+halo_errhandler_t *halo_errhandler_fatal(void)
+{
+    return &eh_fatal;
+}
+
+void halo_errhandler_release(halo_errhandler_t *e)
+{
+    if (e && halo_obj_unref(e))
+        halo_obj_free(e);
+}
+
+void halo_err_redirect_comm(MPI_Comm comm)
+{
+    redirect_comm = comm;
+}
+
+_Noreturn static void die(int code, const char *what)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len;
+    halo_err_string(code, msg, &len);
+    fprintf(stderr, "halo: rank %d: %s\nhalo: rank %d: error handler %s: ending the job\n",
+            halo_world.rank, msg, halo_world.rank, what);
+    fflush(stderr);
+    halo_pmi_abort(code & 0x7f ? code & 0x7f : 1, msg);
+    _exit(1);
+}
+
+static int invoke(halo_errhandler_t *e, int objkind, void *handle, int code)
+{
+    switch (e->builtin) {
+    case HALO_EH_RETURN:
+        return code;
+    case HALO_EH_FATAL:
+        die(code, "MPI_ERRORS_ARE_FATAL");
+    case HALO_EH_ABORT:
+        die(code, "MPI_ERRORS_ABORT");
+    default:
+        break;
+    }
+    /* A user handler gets the handle by address and may change the code it
+     * sees; the call still returns the original code. */
+    int c = code;
+    switch (objkind) {
+    case HALO_EOBJ_COMM: {
+        MPI_Comm h = (MPI_Comm)handle;
+        e->fn.comm(&h, &c);
+        break;
+    }
+    case HALO_EOBJ_WIN: {
+        MPI_Win h = (MPI_Win)handle;
+        e->fn.win(&h, &c);
+        break;
+    }
+    case HALO_EOBJ_FILE: {
+        MPI_File h = (MPI_File)handle;
+        e->fn.file(&h, &c);
+        break;
+    }
+    case HALO_EOBJ_SESSION: {
+        MPI_Session h = (MPI_Session)handle;
+        e->fn.session(&h, &c);
+        break;
+    }
+    }
+    return code;
+}
+
+int halo_err_dispatch(int objkind, void *handle, int code, const char *fname)
+{
+    halo_err_set_fname(code, fname);
+    if (redirect_comm != NULL) {
+        handle = redirect_comm;
+        objkind = HALO_EOBJ_COMM;
+        redirect_comm = NULL;
+    }
+    halo_errhandler_t *e = NULL;
+    if (atomic_load(&halo_state) != HALO_STATE_RUNNING) {
+        /* Before MPI_Init and after MPI_Finalize there is no object to ask:
+         * the initial handler is MPI_ERRORS_RETURN for the calls that are
+         * allowed then (info objects, error strings, the tools interface). */
+        return code;
+    }
+    if (objkind == HALO_EOBJ_COMM) {
+        halo_comm_t *c = halo_comm_get((MPI_Comm)handle);
+        if (c) {
+            e = c->errh;
+        } else {
+            objkind = HALO_EOBJ_COMM;
+            handle = MPI_COMM_SELF;
+        }
+    }
+    if (!e) {
+        if (objkind != HALO_EOBJ_COMM) {
+            /* Windows, files, sessions: not implemented yet; their calls
+             * return the code. */
+            return code;
+        }
+        e = halo_comm_self.errh;
+        handle = MPI_COMM_SELF;
+    }
+    return invoke(e, objkind, handle, code);
+}
+
+int halo_err_not_running(const char *fname)
+{
+    int st = atomic_load(&halo_state);
+    fprintf(stderr, "halo: %s called %s\n", fname,
+            st == HALO_STATE_PRE_INIT ? "before MPI_Init" : "after MPI_Finalize");
+    fflush(stderr);
+    if (st == HALO_STATE_PRE_INIT)
+        _exit(1);
+    return halo_err(MPI_ERR_OTHER, ": called after MPI_Finalize");
+}
+
+int halo_unsupported(const char *fname)
+{
+    return halo_err(MPI_ERR_UNSUPPORTED_OPERATION, ": %s is not supported by Halo yet "
+                    "(`halo_info --unsupported` lists what is missing)", fname);
+}
+
+/* ---------------------------------------------------------------- MPI API */
+
+static int create(int kind, void (*fn)(void), MPI_Errhandler *errhandler)
+{
+    if (!fn)
+        return halo_err(MPI_ERR_ARG, "(function=NULL): a function is required");
+    halo_errhandler_t *e = halo_obj_alloc(HALO_KIND_ERRHANDLER);
+    if (!e)
+        return halo_err(MPI_ERR_NO_MEM, ": out of error handler objects");
+    e->objkind = kind;
+    e->fn.any = fn;
+    *errhandler = (MPI_Errhandler)e;
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return create(HALO_EOBJ_COMM, (void (*)(void))fn, errhandler);
+}
+int halo_api_win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return create(HALO_EOBJ_WIN, (void (*)(void))fn, errhandler);
+}
+int halo_api_file_create_errhandler(MPI_File_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return create(HALO_EOBJ_FILE, (void (*)(void))fn, errhandler);
+}
+int halo_api_session_create_errhandler(MPI_Session_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    return create(HALO_EOBJ_SESSION, (void (*)(void))fn, errhandler);
+}
+
+int halo_api_errhandler_free(MPI_Errhandler *errhandler)
+{
+    halo_errhandler_t *e = halo_obj_lookup(HALO_KIND_ERRHANDLER, *errhandler);
+    if (!e)
+        return halo_err(MPI_ERR_ARG, "(errhandler=%p): not a valid error handler", (void *)*errhandler);
+    if (!(e->hdr.flags & HALO_OBJ_PREDEFINED)) {
+        if (halo_obj_unref(e))
+            halo_obj_free(e);
+        else
+            e->hdr.flags |= HALO_OBJ_USER_FREED;
+    }
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    halo_comm_t *c = halo_comm_ptr(comm);
+    halo_errhandler_t *e = halo_obj_lookup(HALO_KIND_ERRHANDLER, errhandler);
+    if (!e)
+        return halo_err(MPI_ERR_ARG, "(errhandler=%p): not a valid error handler", (void *)errhandler);
+    if (!e->builtin && e->objkind != HALO_EOBJ_COMM)
+        return halo_err(MPI_ERR_ARG, ": this error handler was made for another kind of object");
+    halo_obj_ref(e);
+    halo_errhandler_release(c->errh);
+    c->errh = e;
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    halo_comm_t *c = halo_comm_ptr(comm);
+    halo_obj_ref(c->errh);
+    *errhandler = (MPI_Errhandler)halo_obj_handle(c->errh);
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    halo_comm_t *c = halo_comm_ptr(comm);
+    /* The handler runs; the call itself returns MPI_SUCCESS unless the
+     * handler is MPI_ERRORS_RETURN, when the code is returned as usual. */
+    int rc = invoke(c->errh, HALO_EOBJ_COMM, comm, errorcode);
+    (void)rc;
+    return MPI_SUCCESS;
+}

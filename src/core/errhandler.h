@@ -1,0 +1,26 @@
+/* Error handler objects. */
+#ifndef HALO_CORE_ERRHANDLER_H
+#define HALO_CORE_ERRHANDLER_H
+
+#include "core/obj.h"
+
+enum { HALO_EH_USER = 0, HALO_EH_FATAL, HALO_EH_ABORT, HALO_EH_RETURN };
+
+typedef struct halo_errhandler {
+    halo_obj_t hdr;
+    int builtin;     /* HALO_EH_*; HALO_EH_USER for created ones */
+    int objkind;     /* HALO_EOBJ_* the function was made for */
+    union {
+        void (*any)(void);
+        MPI_Comm_errhandler_function *comm;
+        MPI_Win_errhandler_function *win;
+        MPI_File_errhandler_function *file;
+        MPI_Session_errhandler_function *session;
+    } fn;
+} halo_errhandler_t;
+
+void halo_errhandler_init(void);
+halo_errhandler_t *halo_errhandler_fatal(void);
+void halo_errhandler_release(halo_errhandler_t *e);
+
+#endif

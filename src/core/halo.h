@@ -1,0 +1,87 @@
+/* Common definitions for every internal Halo source file.
+ *
+ * Internal code includes this header (never calls a public MPI_ function);
+ * layers depend one way: binding -> core -> pt2pt/coll -> transport. */
+#ifndef HALO_CORE_HALO_H
+#define HALO_CORE_HALO_H
+
+#include <mpi.h>
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define HALO_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HALO_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define HALO_CACHELINE 64
+#define HALO_ALIGNED(n) __attribute__((aligned(n)))
+#define HALO_EXPORT __attribute__((visibility("default")))
+#define HALO_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define HALO_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Thread-local storage in the library: initial-exec keeps an access one
+ * instruction (the library is small enough for the static TLS surplus). */
+#define HALO_TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* Life cycle of the library in this process. */
+enum {
+    HALO_STATE_PRE_INIT = 0,
+    HALO_STATE_RUNNING = 1,
+    HALO_STATE_FINALIZED = 2,
+};
+extern _Atomic int halo_state;
+extern int halo_thread_level;     /* level granted by MPI_Init_thread */
+extern int halo_error_checking;   /* HALO_ERROR_CHECKING: argument checks in bindings */
+
+/* The process's place in the job (filled by core/init.c from PMI). */
+typedef struct halo_proc {
+    int node;        /* node index, 0..nnodes-1 */
+    int local_rank;  /* index among the ranks of its node */
+} halo_proc_t;
+
+typedef struct halo_world {
+    int rank, size;
+    int nnodes;
+    int node;            /* my node */
+    int local_rank, local_size;
+    int *local_ranks;    /* world ranks of my node, by local rank */
+    halo_proc_t *procs;  /* by world rank */
+    int appnum, universe_size;
+    char kvsname[256];
+    char hostname[MPI_MAX_PROCESSOR_NAME];
+} halo_world_t;
+extern halo_world_t halo_world;
+
+/* Allocation that ends the job with a clear message instead of returning NULL
+ * for internal bookkeeping; user-visible allocations (Alloc_mem) return
+ * MPI_ERR_NO_MEM instead. */
+void *halo_malloc(size_t n);
+void *halo_calloc(size_t n, size_t m);
+void *halo_realloc(void *p, size_t n);
+char *halo_strdup(const char *s);
+
+/* Fatal internal error: prints "halo: rank R: ..." and aborts the job. */
+_Noreturn void halo_fatal(const char *fmt, ...) HALO_PRINTF(1, 2);
+/* Debug/diagnostic message to stderr with the rank prefix. */
+void halo_warn(const char *fmt, ...) HALO_PRINTF(1, 2);
+
+/* Clamp an MPI_Count to an int result, MPI_UNDEFINED when it does not fit
+ * (the rule of Get_count, Type_size and their siblings). */
+static inline int halo_count_to_int(MPI_Count c)
+{
+    return (c > INT32_MAX || c < INT32_MIN) ? MPI_UNDEFINED : (int)c;
+}
+
+static inline double halo_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#endif

@@ -1,0 +1,277 @@
+/* Start-up and shut-down of the library, and the environment queries. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include "binding/api_gen.h"
+#include "coll/coll.h"
+#include "core/attr.h"
+#include "core/comm.h"
+#include "core/config.h"
+#include "core/errhandler.h"
+#include "core/errors.h"
+#include "core/info.h"
+#include "core/lock.h"
+#include "pmi.h"
+#include "progress/progress.h"
+#include "pt2pt/pt2pt.h"
+
+_Atomic int halo_state = HALO_STATE_PRE_INIT;
+int halo_thread_level = MPI_THREAD_SINGLE;
+int halo_error_checking = 1;
+int halo_lock_enabled;
+pthread_mutex_t halo_big_lock = PTHREAD_MUTEX_INITIALIZER;
+HALO_TLS int halo_lock_depth;
+halo_world_t halo_world;
+
+static pthread_t main_thread;
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+HALO_CFG_INT(cfg_fake_nodes, "HALO_FAKE_NODES", 0,
+             "pretend the ranks sit on this many nodes (blocks of consecutive ranks), for testing "
+             "node-aware code on one machine");
+
+int halo_cfg_error_checking(void);
+void halo_attr_init_predef(void);
+void halo_errhandler_init(void);
+void halo_dtype_init(void);
+
+static void read_node_map(void)
+{
+    int n = halo_world.size;
+    int *node_of = halo_calloc((size_t)n, sizeof(int));
+    int nnodes = 1;
+    if (n > 1 && halo_pmi_get_process_mapping(node_of, &nnodes) != 0) {
+        /* No mapping from the launcher: compare host names. */
+        char key[64], *hosts = halo_malloc((size_t)n * MPI_MAX_PROCESSOR_NAME);
+        snprintf(key, sizeof key, "halo-host-%d", halo_world.rank);
+        halo_pmi_put(key, halo_world.hostname);
+        halo_pmi_fence();
+        nnodes = 0;
+        for (int r = 0; r < n; r++) {
+            char *h = hosts + (size_t)r * MPI_MAX_PROCESSOR_NAME;
+            snprintf(key, sizeof key, "halo-host-%d", r);
+            if (halo_pmi_get(r, key, h, MPI_MAX_PROCESSOR_NAME) != 0)
+                halo_fatal("cannot learn the host of rank %d from the launcher", r);
+            node_of[r] = -1;
+            for (int q = 0; q < r; q++) {
+                if (!strcmp(h, hosts + (size_t)q * MPI_MAX_PROCESSOR_NAME)) {
+                    node_of[r] = node_of[q];
+                    break;
+                }
+            }
+            if (node_of[r] < 0)
+                node_of[r] = nnodes++;
+        }
+        free(hosts);
+    }
+    long fake = halo_cfg_get(&cfg_fake_nodes);
+    if (fake > 1) {
+        nnodes = (int)(fake < n ? fake : n);
+        int per = (n + nnodes - 1) / nnodes;
+        for (int r = 0; r < n; r++)
+            node_of[r] = r / per;
+        nnodes = (n + per - 1) / per;
+    }
+    halo_world.nnodes = nnodes;
+    halo_world.procs = halo_calloc((size_t)n, sizeof(halo_proc_t));
+    int *count = halo_calloc((size_t)nnodes, sizeof(int));
+    for (int r = 0; r < n; r++) {
+        halo_world.procs[r].node = node_of[r];
+        halo_world.procs[r].local_rank = count[node_of[r]]++;
+    }
+    halo_world.node = node_of[halo_world.rank];
+    halo_world.local_rank = halo_world.procs[halo_world.rank].local_rank;
+    halo_world.local_size = count[halo_world.node];
+    halo_world.local_ranks = halo_malloc((size_t)halo_world.local_size * sizeof(int));
+    for (int r = 0; r < n; r++)
+        if (node_of[r] == halo_world.node)
+            halo_world.local_ranks[halo_world.procs[r].local_rank] = r;
+    free(count);
+    free(node_of);
+}
+
+static int do_init(int *argc, char ***argv, int required, int *provided)
+{
+    pthread_mutex_lock(&init_lock);
+    int st = atomic_load(&halo_state);
+    if (st != HALO_STATE_PRE_INIT) {
+        pthread_mutex_unlock(&init_lock);
+        return halo_err(MPI_ERR_OTHER, ": MPI is already %s", st == HALO_STATE_RUNNING
+                        ? "initialized" : "finalized (it cannot be initialized again)");
+    }
+    halo_pmi_info_t pi;
+    if (halo_pmi_init(&pi) != 0) {
+        fprintf(stderr, "halo: cannot reach the process manager (PMI); was this started by a "
+                        "launcher that Halo understands?\n");
+        _exit(1);
+    }
+    halo_world.rank = pi.rank;
+    halo_world.size = pi.size;
+    halo_world.appnum = pi.appnum;
+    halo_world.universe_size = pi.universe_size;
+    snprintf(halo_world.kvsname, sizeof halo_world.kvsname, "%s", pi.kvsname);
+    if (gethostname(halo_world.hostname, sizeof halo_world.hostname) != 0)
+        snprintf(halo_world.hostname, sizeof halo_world.hostname, "localhost");
+    read_node_map();
+
+    halo_error_checking = halo_cfg_error_checking();
+    int level = required;
+    if (level != MPI_THREAD_SINGLE && level != MPI_THREAD_FUNNELED &&
+        level != MPI_THREAD_SERIALIZED && level != MPI_THREAD_MULTIPLE)
+        level = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
+    halo_thread_level = level;
+    main_thread = pthread_self();
+
+    halo_errhandler_init();
+    halo_group_init();
+    halo_dtype_init();
+    halo_op_init();
+    halo_progress_init();
+    halo_pt2pt_init();
+    halo_comm_init();
+    halo_coll_init();
+    halo_attr_init_predef();
+    halo_info_env_fill(argc ? *argc : 0, argv ? *argv : NULL, level);
+
+    halo_lock_enabled = level == MPI_THREAD_MULTIPLE;
+    atomic_store(&halo_state, HALO_STATE_RUNNING);
+    pthread_mutex_unlock(&init_lock);
+    if (provided)
+        *provided = level;
+    return MPI_SUCCESS;
+}
+
+int halo_api_init(int *argc, char ***argv)
+{
+    return do_init(argc, argv, MPI_THREAD_SINGLE, NULL);
+}
+
+int halo_api_init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    if (!provided)
+        return halo_err(MPI_ERR_ARG, "(provided=NULL): an output argument is required");
+    return do_init(argc, argv, required, provided);
+}
+
+int halo_api_finalize(void)
+{
+    halo_lock();
+    /* The standard asks for MPI_COMM_SELF's attributes to be deleted first,
+     * as if the communicator were freed, so tools can flush from callbacks. */
+    halo_attr_delete_all(HALO_KIND_COMM, &halo_comm_self, &halo_comm_self.attrs);
+    halo_bsend_finalize();
+    int rc = halo_coll_barrier(&halo_comm_world);
+    halo_comm_finalize();
+    halo_pt2pt_finalize();
+    halo_attr_finalize();
+    halo_pmi_finalize();
+    atomic_store(&halo_state, HALO_STATE_FINALIZED);
+    halo_unlock();
+    halo_lock_enabled = 0;
+    free(halo_world.procs);
+    free(halo_world.local_ranks);
+    halo_world.procs = NULL;
+    halo_world.local_ranks = NULL;
+    return rc;
+}
+
+int halo_api_initialized(int *flag)
+{
+    *flag = atomic_load(&halo_state) != HALO_STATE_PRE_INIT;
+    return MPI_SUCCESS;
+}
+
+int halo_api_finalized(int *flag)
+{
+    *flag = atomic_load(&halo_state) == HALO_STATE_FINALIZED;
+    return MPI_SUCCESS;
+}
+
+int halo_api_query_thread(int *provided)
+{
+    *provided = halo_thread_level;
+    return MPI_SUCCESS;
+}
+
+int halo_api_is_thread_main(int *flag)
+{
+    *flag = pthread_equal(pthread_self(), main_thread);
+    return MPI_SUCCESS;
+}
+
+int halo_api_abort(MPI_Comm comm, int errorcode)
+{
+    (void)comm;
+    char msg[128];
+    snprintf(msg, sizeof msg, "MPI_Abort(errorcode=%d) called by rank %d", errorcode, halo_world.rank);
+    fflush(stdout);
+    fflush(stderr);
+    halo_pmi_abort(errorcode, msg);
+    _exit(errorcode);
+}
+
+double halo_api_wtime(void)
+{
+    return halo_now();
+}
+
+double halo_api_wtick(void)
+{
+    struct timespec ts;
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int halo_api_get_processor_name(char *name, int *resultlen)
+{
+    char host[MPI_MAX_PROCESSOR_NAME];
+    if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "localhost");
+    host[sizeof host - 1] = '\0';
+    snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", host);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+int halo_api_get_version(int *version, int *subversion)
+{
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int halo_api_get_library_version(char *version, int *resultlen)
+{
+    snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+             "Halo MPI %d.%d (MPI %d.%d, standard ABI %d.%d; shared-memory transport with CMA)",
+             HALO_VERSION_MAJOR, HALO_VERSION_MINOR, MPI_VERSION, MPI_SUBVERSION, MPI_ABI_VERSION,
+             MPI_ABI_SUBVERSION);
+    *resultlen = (int)strlen(version);
+    return MPI_SUCCESS;
+}
+
+int halo_api_alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    (void)info;
+    if (size < 0)
+        return halo_err(MPI_ERR_SIZE, "(size=%ld): must be non-negative", (long)size);
+    void *p = NULL;
+    if (posix_memalign(&p, 64, size ? (size_t)size : 1) != 0)
+        return halo_err(MPI_ERR_NO_MEM, "(size=%ld): out of memory", (long)size);
+    *(void **)baseptr = p;
+    return MPI_SUCCESS;
+}
+
+int halo_api_free_mem(void *base)
+{
+    free(base);
+    return MPI_SUCCESS;
+}
+
+int halo_api_pcontrol(const int level)
+{
+    (void)level;
+    return MPI_SUCCESS;
+}

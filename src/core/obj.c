@@ -1,0 +1,118 @@
+/* Per-kind slabs of objects: reserved virtual ranges, committed in chunks,
+ * never unmapped (see obj.h for why). Allocation runs under the library lock
+ * (core/lock.h) when threads are in use. */
+#include "core/obj.h"
+
+#include <sys/mman.h>
+
+#define HALO_SLAB_CHUNK (64 * 1024)
+
+typedef struct halo_slab {
+    size_t objsize;
+    size_t reserved;     /* bytes of virtual range */
+    size_t committed;    /* bytes readable and writable */
+    size_t used;         /* bytes handed out at least once (bump pointer) */
+    char *base;
+    void *free_list;     /* freed objects, linked through their bodies */
+} halo_slab_t;
+
+static halo_slab_t slabs[HALO_KIND_COUNT];
+halo_obj_t *halo_obj_predef_table[HALO_PREDEF_LIMIT];
+
+void halo_obj_kind_setup(halo_kind_t kind, size_t objsize, size_t max_objects)
+{
+    halo_slab_t *s = &slabs[kind];
+    if (s->base)
+        return;
+    objsize = (objsize + 15) & ~(size_t)15;
+    if (objsize < sizeof(halo_obj_t) + sizeof(void *))
+        objsize = sizeof(halo_obj_t) + sizeof(void *);
+    s->objsize = objsize;
+    s->reserved = (objsize * max_objects + HALO_SLAB_CHUNK - 1) & ~(size_t)(HALO_SLAB_CHUNK - 1);
+    void *p = mmap(NULL, s->reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        halo_fatal("cannot reserve %zu bytes of address space for objects", s->reserved);
+    s->base = p;
+}
+
+void *halo_obj_alloc(halo_kind_t kind)
+{
+    halo_slab_t *s = &slabs[kind];
+    halo_obj_t *o;
+    if (s->free_list) {
+        o = s->free_list;
+        s->free_list = *(void **)(o + 1);
+    } else {
+        if (s->used + s->objsize > s->committed) {
+            if (s->committed + HALO_SLAB_CHUNK > s->reserved)
+                return NULL;
+            if (mprotect(s->base + s->committed, HALO_SLAB_CHUNK, PROT_READ | PROT_WRITE) != 0)
+                return NULL;
+            s->committed += HALO_SLAB_CHUNK;
+        }
+        o = (halo_obj_t *)(s->base + s->used);
+        s->used += s->objsize;
+    }
+    memset(o, 0, s->objsize);
+    o->kind = (uint16_t)kind;
+    o->flags = HALO_OBJ_LIVE;
+    o->id = HALO_ID_BASE + (int32_t)(((char *)o - s->base) / s->objsize);
+    atomic_store_explicit(&o->ref, 1, memory_order_relaxed);
+    return o;
+}
+
+void halo_obj_free(void *obj)
+{
+    halo_obj_t *o = obj;
+    if (o->flags & HALO_OBJ_PREDEFINED)
+        return;
+    halo_slab_t *s = &slabs[o->kind];
+    o->flags = 0;
+    *(void **)(o + 1) = s->free_list;
+    s->free_list = o;
+}
+
+void halo_obj_predef(halo_kind_t kind, uintptr_t handle, halo_obj_t *obj)
+{
+    obj->kind = (uint16_t)kind;
+    obj->flags = HALO_OBJ_LIVE | HALO_OBJ_PREDEFINED;
+    obj->id = (int32_t)handle;
+    atomic_store_explicit(&obj->ref, 1, memory_order_relaxed);
+    halo_obj_predef_table[handle] = obj;
+}
+
+void *halo_obj_lookup(halo_kind_t kind, const void *handle)
+{
+    uintptr_t v = (uintptr_t)handle;
+    halo_obj_t *o;
+    if (v < HALO_PREDEF_LIMIT) {
+        o = halo_obj_predef_table[v];
+    } else {
+        halo_slab_t *s = &slabs[kind];
+        char *p = (char *)handle;
+        if (!s->base || p < s->base || p >= s->base + s->used)
+            return NULL;
+        if ((size_t)(p - s->base) % s->objsize != 0)
+            return NULL;
+        o = (halo_obj_t *)p;
+    }
+    if (!o || o->kind != kind || !(o->flags & HALO_OBJ_LIVE) || (o->flags & HALO_OBJ_USER_FREED))
+        return NULL;
+    return o;
+}
+
+void *halo_obj_from_id(halo_kind_t kind, int id)
+{
+    if (id >= 0 && id < HALO_PREDEF_LIMIT) {
+        halo_obj_t *o = halo_obj_predef_table[id];
+        return (o && o->kind == kind) ? o : NULL;
+    }
+    if (id < HALO_ID_BASE)
+        return NULL;
+    halo_slab_t *s = &slabs[kind];
+    size_t off = (size_t)(id - HALO_ID_BASE) * s->objsize;
+    if (!s->base || off >= s->used)
+        return NULL;
+    halo_obj_t *o = (halo_obj_t *)(s->base + off);
+    return (o->flags & HALO_OBJ_LIVE) ? o : NULL;
+}

@@ -1,0 +1,40 @@
+/* What halo_info reports about this build: the functions it does not
+ * implement yet and the configuration variables it reads. Exported for the
+ * halo_info tool only (not part of the MPI interface). */
+#include "binding/binding.h"
+#include "core/config.h"
+
+static int entry_supported(int i)
+{
+    const halo_api_entry_t *e = &halo_api_table[i];
+    if (e->impl != e->dflt)
+        return 1;
+    return e->twin >= 0 && halo_api_table[e->twin].impl != halo_api_table[e->twin].dflt;
+}
+
+HALO_EXPORT int halo_tool_api_count(void)
+{
+    return halo_api_table_len;
+}
+
+HALO_EXPORT const char *halo_tool_api_name(int i)
+{
+    return (i >= 0 && i < halo_api_table_len) ? halo_api_table[i].name : NULL;
+}
+
+HALO_EXPORT int halo_tool_api_supported(int i)
+{
+    return (i >= 0 && i < halo_api_table_len) ? entry_supported(i) : 0;
+}
+
+HALO_EXPORT void halo_tool_config_print(FILE *out)
+{
+    for (halo_cfg_t *const *v = halo_cfg_begin(); v < halo_cfg_end(); v++) {
+        halo_cfg_t *c = *v;
+        if (c->type == HALO_CFG_T_INT)
+            fprintf(out, "%-24s = %-10ld (default %ld) %s\n", c->name, halo_cfg_get(c), c->dflt, c->help);
+        else
+            fprintf(out, "%-24s = %-10s (default %s) %s\n", c->name, halo_cfg_get_str(c), c->dflt_str,
+                    c->help);
+    }
+}

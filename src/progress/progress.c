@@ -1,0 +1,151 @@
+/* Polling and waiting.
+ *
+ * Waiting is spin, then yield, then sleep. Sleeping uses the doorbell of
+ * this process (a futex word, in the node's shared segment when there is
+ * one) and a "sleeping" counter next to it. The lost-wakeup argument:
+ *   waiter:  seq = doorbell; sleeping++; fence; poll; if nothing: futex_wait(doorbell, seq)
+ *   sender:  publish packet; fence; if sleeping: doorbell++; futex_wake
+ * The two fences order each side's write before its read, so at least one
+ * side sees the other: either the waiter's poll finds the packet, or the
+ * sender sees sleeping > 0 and bumps the doorbell, and then futex_wait
+ * returns at once because the word no longer equals seq. A timeout bounds
+ * the sleep anyway, as a safety net. */
+#define _GNU_SOURCE
+#include "progress/progress.h"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "core/lock.h"
+#include "transport/transport.h"
+
+HALO_CFG_STR(cfg_wait_policy, "HALO_WAIT_POLICY", "auto",
+             "how a blocked rank waits: spin, yield, sleep, or auto (spin briefly, then yield, "
+             "then sleep; shorter spins when ranks outnumber cores)");
+HALO_CFG_INT(cfg_spin, "HALO_WAIT_SPIN", 0,
+             "polls before a waiting rank starts to yield (0: chosen by HALO_WAIT_POLICY)");
+HALO_CFG_INT(cfg_yield, "HALO_WAIT_YIELD", 0,
+             "yields before a waiting rank goes to sleep (0: chosen by HALO_WAIT_POLICY)");
+
+#define MAX_HOOKS 8
+
+static halo_progress_hook_fn_t *hooks[MAX_HOOKS];
+static int nhooks;
+static long spin_limit, yield_limit;
+
+void halo_progress_init(void)
+{
+    const char *policy = halo_cfg_get_str(&cfg_wait_policy);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        ncpu = CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : ncpu;
+    int oversubscribed = halo_world.local_size > ncpu;
+    /* A bound rank may see one core while the node has more: count the
+     * node's cores then. */
+    if (halo_world.local_size > 1 && ncpu == 1)
+        oversubscribed = halo_world.local_size > sysconf(_SC_NPROCESSORS_ONLN);
+    if (!strcmp(policy, "spin")) {
+        spin_limit = -1;
+        yield_limit = 0;
+    } else if (!strcmp(policy, "yield")) {
+        spin_limit = 0;
+        yield_limit = -1;
+    } else if (!strcmp(policy, "sleep")) {
+        spin_limit = 0;
+        yield_limit = 0;
+    } else {
+        if (strcmp(policy, "auto"))
+            halo_warn("HALO_WAIT_POLICY=%s is not one of spin, yield, sleep, auto; using auto", policy);
+        spin_limit = oversubscribed ? 64 : 20000;
+        yield_limit = oversubscribed ? 16 : 2000;
+    }
+    if (halo_cfg_get(&cfg_spin) > 0)
+        spin_limit = halo_cfg_get(&cfg_spin);
+    if (halo_cfg_get(&cfg_yield) > 0)
+        yield_limit = halo_cfg_get(&cfg_yield);
+}
+
+void halo_progress_hook_add(halo_progress_hook_fn_t *fn)
+{
+    for (int i = 0; i < nhooks; i++)
+        if (hooks[i] == fn)
+            return;
+    if (nhooks == MAX_HOOKS)
+        halo_fatal("too many progress hooks");
+    hooks[nhooks++] = fn;
+}
+
+int halo_progress_poll(void)
+{
+    int n = halo_tr_poll();
+    for (int i = 0; i < nhooks; i++)
+        n += hooks[i]();
+    return n;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static void sleep_on_doorbell(halo_progress_done_fn_t *done, void *arg)
+{
+    _Atomic uint32_t *bell = halo_tr_doorbell();
+    _Atomic uint32_t *sleeping = halo_tr_sleeping();
+    uint32_t seq = atomic_load(bell);
+    atomic_fetch_add(sleeping, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (halo_progress_poll() > 0 || done(arg)) {
+        atomic_fetch_sub(sleeping, 1);
+        return;
+    }
+    int depth = halo_lock_yield_begin();
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    syscall(SYS_futex, (uint32_t *)bell, halo_tr_doorbell_shared() ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE,
+            seq, &ts, NULL, 0);
+    halo_lock_yield_end(depth);
+    atomic_fetch_sub(sleeping, 1);
+}
+
+void halo_progress_wait(halo_progress_done_fn_t *done, void *arg)
+{
+    long idle = 0;
+    while (!done(arg)) {
+        if (halo_progress_poll() > 0) {
+            idle = 0;
+            continue;
+        }
+        if (done(arg))
+            return;
+        idle++;
+        if (spin_limit < 0 || idle <= spin_limit) {
+            if (halo_lock_enabled) {
+                int depth = halo_lock_yield_begin();
+                cpu_relax();
+                halo_lock_yield_end(depth);
+            } else {
+                cpu_relax();
+            }
+        } else if (yield_limit < 0 || idle <= spin_limit + yield_limit) {
+            int depth = halo_lock_yield_begin();
+            sched_yield();
+            halo_lock_yield_end(depth);
+        } else {
+            sleep_on_doorbell(done, arg);
+        }
+    }
+}
+
+void halo_progress_signal(void)
+{
+    halo_tr_ring_self();
+}

@@ -1,0 +1,27 @@
+/* The progress engine: one poll over every source of events (transports,
+ * then the hooks of the layers above: pending sends, collective schedules),
+ * and the wait policy that blocking calls use. */
+#ifndef HALO_PROGRESS_PROGRESS_H
+#define HALO_PROGRESS_PROGRESS_H
+
+#include "core/halo.h"
+
+typedef int halo_progress_hook_fn_t(void);
+typedef bool halo_progress_done_fn_t(void *arg);
+
+void halo_progress_init(void);
+void halo_progress_hook_add(halo_progress_hook_fn_t *fn);
+
+/* One pass; returns the number of events handled. */
+int halo_progress_poll(void);
+
+/* Progresses until done(arg) holds, spinning, then yielding, then sleeping
+ * on the doorbell (HALO_WAIT_POLICY). Called with the library lock held (at
+ * MPI_THREAD_MULTIPLE); releases it while it yields or sleeps. */
+void halo_progress_wait(halo_progress_done_fn_t *done, void *arg);
+
+/* Wakes threads of this process that sleep in halo_progress_wait (for
+ * completions that do not come from a transport, like MPI_Grequest_complete). */
+void halo_progress_signal(void);
+
+#endif

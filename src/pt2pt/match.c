@@ -1,0 +1,162 @@
+/* Matching queues (rules in match.h) and the table of contexts. */
+#include "pt2pt/match.h"
+
+#define MATCH_BUCKETS 256
+
+static halo_match_t *buckets[MATCH_BUCKETS];
+
+static inline unsigned bucket_of(uint32_t ctx)
+{
+    return (ctx * 2654435761u) >> 24;
+}
+
+halo_match_t *halo_match_find(uint32_t ctx)
+{
+    for (halo_match_t *m = buckets[bucket_of(ctx)]; m; m = m->hnext)
+        if (m->ctx == ctx)
+            return m;
+    return NULL;
+}
+
+halo_match_t *halo_match_get(uint32_t ctx, int nsrc)
+{
+    halo_match_t *m = halo_match_find(ctx);
+    if (!m) {
+        m = halo_calloc(1, sizeof *m);
+        m->ctx = ctx;
+        unsigned b = bucket_of(ctx);
+        m->hnext = buckets[b];
+        buckets[b] = m;
+    }
+    if (nsrc > m->nsrc) {
+        m->by_src = halo_realloc(m->by_src, (size_t)nsrc * sizeof *m->by_src);
+        memset(m->by_src + m->nsrc, 0, (size_t)(nsrc - m->nsrc) * sizeof *m->by_src);
+        m->nsrc = nsrc;
+    }
+    if (nsrc > 0)
+        m->refs++;
+    return m;
+}
+
+void halo_match_release(uint32_t ctx)
+{
+    halo_match_t *m = halo_match_find(ctx);
+    if (!m || --m->refs > 0)
+        return;
+    halo_match_t **pp = &buckets[bucket_of(ctx)];
+    while (*pp != m)
+        pp = &(*pp)->hnext;
+    *pp = m->hnext;
+    while (m->uq_head) {
+        halo_unexp_t *u = m->uq_head;
+        m->uq_head = u->next;
+        halo_unexp_free(u);
+    }
+    free(m->by_src);
+    free(m);
+}
+
+static void rlist_append(halo_rlist_t *l, halo_request_t *r)
+{
+    r->next = NULL;
+    r->prev = l->tail;
+    if (l->tail)
+        l->tail->next = r;
+    else
+        l->head = r;
+    l->tail = r;
+}
+
+static void rlist_remove(halo_rlist_t *l, halo_request_t *r)
+{
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        l->head = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    else
+        l->tail = r->prev;
+    r->next = r->prev = NULL;
+}
+
+static halo_request_t *rlist_first_tag(halo_rlist_t *l, int tag)
+{
+    for (halo_request_t *r = l->head; r; r = r->next)
+        if (halo_tag_match(r->tag, tag))
+            return r;
+    return NULL;
+}
+
+halo_request_t *halo_match_posted(halo_match_t *m, int src, int tag)
+{
+    halo_request_t *a = NULL, *b = rlist_first_tag(&m->any, tag);
+    if (src >= 0 && src < m->nsrc)
+        a = rlist_first_tag(&m->by_src[src], tag);
+    if (a && (!b || a->order < b->order)) {
+        rlist_remove(&m->by_src[src], a);
+        return a;
+    }
+    if (b)
+        rlist_remove(&m->any, b);
+    return b;
+}
+
+void halo_match_post(halo_match_t *m, halo_request_t *r)
+{
+    r->order = ++m->order;
+    if (r->peer == MPI_ANY_SOURCE)
+        rlist_append(&m->any, r);
+    else
+        rlist_append(&m->by_src[r->peer], r);
+}
+
+bool halo_match_unpost(halo_match_t *m, halo_request_t *r)
+{
+    halo_rlist_t *l = r->peer == MPI_ANY_SOURCE ? &m->any : &m->by_src[r->peer];
+    for (halo_request_t *x = l->head; x; x = x->next) {
+        if (x == r) {
+            rlist_remove(l, r);
+            return true;
+        }
+    }
+    return false;
+}
+
+halo_unexp_t *halo_match_unexp(halo_match_t *m, int source, int tag, bool take)
+{
+    for (halo_unexp_t *u = m->uq_head; u; u = u->next) {
+        if ((source == MPI_ANY_SOURCE || source == u->src) && halo_tag_match(tag, u->tag)) {
+            if (take) {
+                if (u->prev)
+                    u->prev->next = u->next;
+                else
+                    m->uq_head = u->next;
+                if (u->next)
+                    u->next->prev = u->prev;
+                else
+                    m->uq_tail = u->prev;
+                u->next = u->prev = NULL;
+            }
+            return u;
+        }
+    }
+    return NULL;
+}
+
+void halo_match_unexp_add(halo_match_t *m, halo_unexp_t *u)
+{
+    u->next = NULL;
+    u->prev = m->uq_tail;
+    if (m->uq_tail)
+        m->uq_tail->next = u;
+    else
+        m->uq_head = u;
+    m->uq_tail = u;
+}
+
+void halo_unexp_free(halo_unexp_t *u)
+{
+    free(u->data);
+    free(u);
+}

@@ -1,0 +1,56 @@
+/* Matching queues of one context: posted receives (binned by source, plus
+ * one list for MPI_ANY_SOURCE, each in posting order) and unexpected
+ * messages (in arrival order). A message goes to the earliest-posted
+ * receive that matches it: the head match of its source's bin and of the
+ * wildcard list are compared by posting order. */
+#ifndef HALO_PT2PT_MATCH_H
+#define HALO_PT2PT_MATCH_H
+
+#include "pt2pt/pt2pt.h"
+
+typedef struct halo_unexp {
+    struct halo_unexp *next, *prev;
+    int src, tag;          /* ranks in the communicator */
+    int src_world;
+    uint8_t type, flags;   /* HALO_PKT_EAGER or HALO_PKT_RTS; HALO_PKT_F_SYNC */
+    uint64_t bytes, sreq, aux;
+    size_t len;            /* eager payload bytes held in data */
+    char *data;
+} halo_unexp_t;
+
+typedef struct halo_rlist {
+    halo_request_t *head, *tail;
+} halo_rlist_t;
+
+typedef struct halo_match {
+    uint32_t ctx;
+    int refs;
+    struct halo_match *hnext;
+    halo_rlist_t any;
+    halo_rlist_t *by_src;
+    int nsrc;
+    halo_unexp_t *uq_head, *uq_tail;
+    uint64_t order;
+} halo_match_t;
+
+halo_match_t *halo_match_find(uint32_t ctx);
+
+/* Takes the earliest posted receive matching (src, tag), or NULL. */
+halo_request_t *halo_match_posted(halo_match_t *m, int src, int tag);
+/* Appends a receive to the posted queues. */
+void halo_match_post(halo_match_t *m, halo_request_t *r);
+/* Removes a posted receive (cancel); false when it was not there. */
+bool halo_match_unpost(halo_match_t *m, halo_request_t *r);
+
+/* First unexpected message matching (source, tag) with wildcards; removed
+ * from the queue when `take`. */
+halo_unexp_t *halo_match_unexp(halo_match_t *m, int source, int tag, bool take);
+void halo_match_unexp_add(halo_match_t *m, halo_unexp_t *u);
+void halo_unexp_free(halo_unexp_t *u);
+
+static inline bool halo_tag_match(int want, int got)
+{
+    return want == got || (want == MPI_ANY_TAG && got >= 0);
+}
+
+#endif

@@ -1,0 +1,402 @@
+/* Eager and rendezvous protocols, the packet handler, and the queue of
+ * packets waiting for room in a transport.
+ *
+ * Eager (message <= the transport's eager limit): one EAGER packet; a
+ * standard send completes when it leaves, a synchronous one when the ACK of
+ * its match comes back.
+ * Rendezvous: an RTS carries the address of the (packed, if not contiguous)
+ * send data; the receiver, once matched, reads it in place (CMA) and sends
+ * FIN, or, when it may not read the sender's memory, sends CTS and the
+ * sender pushes DATA chunks. */
+#include "pt2pt/match.h"
+
+#include "core/errors.h"
+#include "progress/progress.h"
+
+/* Packets waiting for room, in one FIFO; a pass skips destinations that are
+ * still full, which keeps each pair's packets in order. */
+enum { PEND_CTRL = 1, PEND_SEND, PEND_PUSH };
+
+typedef struct pend {
+    struct pend *next;
+    int dst;
+    int what;
+    halo_pkt_hdr_t hdr;
+    halo_request_t *r;
+} pend_t;
+
+static pend_t *pend_head, *pend_tail;
+static int *pend_count;     /* queued packets per destination (world rank) */
+static uint64_t *blocked;   /* destinations found full during one pass */
+
+static void pend_add(int dst, int what, const halo_pkt_hdr_t *hdr, halo_request_t *r)
+{
+    pend_t *p = halo_malloc(sizeof *p);
+    p->next = NULL;
+    p->dst = dst;
+    p->what = what;
+    if (hdr)
+        p->hdr = *hdr;
+    p->r = r;
+    if (pend_tail)
+        pend_tail->next = p;
+    else
+        pend_head = p;
+    pend_tail = p;
+    pend_count[dst]++;
+}
+
+static void fill_from_request(void *arg, void *dst, size_t len)
+{
+    halo_request_t *r = arg;
+    halo_dt_pack(r->buf, r->count, r->dtype, 0, dst, (MPI_Count)len);
+}
+
+static void fill_push(void *arg, void *dst, size_t len)
+{
+    halo_request_t *r = arg;
+    if (r->pack_buf)
+        memcpy(dst, (char *)r->pack_buf + r->pushed, len);
+    else
+        halo_dt_pack(r->buf, r->count, r->dtype, r->pushed, dst, (MPI_Count)len);
+}
+
+static void send_ctrl(int dst, int type, uint64_t sreq, uint64_t aux, uint64_t bytes)
+{
+    halo_pkt_hdr_t h = {.type = (uint8_t)type, .sreq = sreq, .aux = aux, .bytes = bytes};
+    if (pend_count[dst] == 0 && halo_tr_send(dst, &h, NULL, 0, NULL, NULL) == HALO_TR_OK)
+        return;
+    pend_add(dst, PEND_CTRL, &h, NULL);
+}
+
+/* Sends the first packet of r; returns false when there was no room. */
+static bool send_first(halo_request_t *r, const halo_pkt_hdr_t *h)
+{
+    int rc;
+    if (h->type == HALO_PKT_EAGER)
+        rc = halo_tr_send(r->peer_world, h, NULL, (size_t)r->bytes, fill_from_request, r);
+    else
+        rc = halo_tr_send(r->peer_world, h, NULL, 0, NULL, NULL);
+    if (rc != HALO_TR_OK)
+        return false;
+    r->send_state = HALO_SEND_POSTED;
+    if (h->type == HALO_PKT_EAGER && !(h->flags & HALO_PKT_F_SYNC))
+        halo_req_complete(r);
+    return true;
+}
+
+/* Pushes DATA chunks of r until done or out of room; true when done. */
+static bool push_some(halo_request_t *r)
+{
+    size_t chunk = halo_tr_eager_max(r->peer_world);
+    while (r->pushed < r->push_limit) {
+        size_t n = (size_t)(r->push_limit - r->pushed);
+        if (n > chunk)
+            n = chunk;
+        halo_pkt_hdr_t h = {.type = HALO_PKT_DATA, .sreq = (uint64_t)r->pushed,
+                            .aux = r->push_token, .bytes = (uint64_t)r->push_limit};
+        if (halo_tr_send(r->peer_world, &h, NULL, n, fill_push, r) != HALO_TR_OK)
+            return false;
+        r->pushed += (MPI_Count)n;
+    }
+    halo_req_complete(r);
+    return true;
+}
+
+static int pend_poll(void)
+{
+    if (!pend_head)
+        return 0;
+    int n = 0;
+    size_t words = ((size_t)halo_world.size + 63) / 64;
+    memset(blocked, 0, words * sizeof *blocked);
+    pend_t **pp = &pend_head, *last = NULL;
+    while (*pp) {
+        pend_t *p = *pp;
+        bool done;
+        if (blocked[p->dst / 64] & (1ull << (p->dst % 64))) {
+            done = false;
+        } else {
+            switch (p->what) {
+            case PEND_CTRL:
+                done = halo_tr_send(p->dst, &p->hdr, NULL, 0, NULL, NULL) == HALO_TR_OK;
+                break;
+            case PEND_SEND:
+                done = send_first(p->r, &p->hdr);
+                break;
+            default:
+                done = push_some(p->r);
+                break;
+            }
+            if (!done)
+                blocked[p->dst / 64] |= 1ull << (p->dst % 64);
+        }
+        if (done) {
+            *pp = p->next;
+            pend_count[p->dst]--;
+            free(p);
+            n++;
+        } else {
+            last = p;
+            pp = &p->next;
+        }
+    }
+    pend_tail = last;
+    return n;
+}
+
+/* Blocking eager send without a request, when the packet can leave now:
+ * returns true when sent. */
+bool halo_send_now(const void *buf, MPI_Count count, halo_dtype_t *dt, int dest, int tag,
+                   halo_comm_t *comm, uint32_t ctx)
+{
+    int w = comm->world[dest];
+    MPI_Count bytes = count * dt->size;
+    if ((size_t)bytes > halo_tr_eager_max(w) || pend_count[w] != 0)
+        return false;
+    halo_pkt_hdr_t h = {.type = HALO_PKT_EAGER, .ctx = ctx, .src = comm->rank, .tag = tag,
+                        .bytes = (uint64_t)bytes};
+    if (halo_dt_contig(dt))
+        return halo_tr_send(w, &h, buf, (size_t)bytes, NULL, NULL) == HALO_TR_OK;
+    halo_request_t tmp = {.buf = (void *)buf, .count = count, .dtype = dt};
+    return halo_tr_send(w, &h, NULL, (size_t)bytes, fill_from_request, &tmp) == HALO_TR_OK;
+}
+
+int halo_isend(const void *buf, MPI_Count count, halo_dtype_t *dt, int dest, int tag,
+               halo_comm_t *comm, uint32_t ctx, int mode, halo_request_t **req_p)
+{
+    halo_request_t *r = halo_req_alloc(HALO_REQ_SEND, comm);
+    *req_p = r;
+    r->buf = (void *)buf;
+    r->count = count;
+    r->dtype = dt;
+    halo_obj_ref(dt);
+    r->peer = dest;
+    r->tag = tag;
+    r->ctx = ctx;
+    r->mode = (uint8_t)mode;
+    return halo_req_start(r);
+}
+
+static int send_start(halo_request_t *r)
+{
+    halo_comm_t *comm = r->comm;
+    r->peer_world = comm->world[r->peer];
+    r->bytes = r->count * r->dtype->size;
+    r->send_state = HALO_SEND_QUEUED;
+    halo_pkt_hdr_t h = {.ctx = r->ctx, .src = comm->rank, .tag = r->tag,
+                        .bytes = (uint64_t)r->bytes, .sreq = (uint64_t)(uintptr_t)r};
+    if ((size_t)r->bytes <= halo_tr_eager_max(r->peer_world)) {
+        h.type = HALO_PKT_EAGER;
+        if (r->mode == HALO_MODE_SYNC)
+            h.flags = HALO_PKT_F_SYNC;
+    } else {
+        h.type = HALO_PKT_RTS;
+        if (halo_dt_contig(r->dtype)) {
+            h.aux = (uint64_t)(uintptr_t)r->buf;
+        } else {
+            r->pack_buf = malloc((size_t)r->bytes);
+            if (!r->pack_buf)
+                return halo_err(MPI_ERR_NO_MEM, ": cannot allocate %lld bytes to pack a send",
+                                (long long)r->bytes);
+            halo_dt_pack(r->buf, r->count, r->dtype, 0, r->pack_buf, r->bytes);
+            h.aux = (uint64_t)(uintptr_t)r->pack_buf;
+        }
+    }
+    if (pend_count[r->peer_world] == 0 && send_first(r, &h))
+        return MPI_SUCCESS;
+    pend_add(r->peer_world, PEND_SEND, &h, r);
+    return MPI_SUCCESS;
+}
+
+/* Moves a matched message into the receive request r. */
+static void recv_deliver(halo_request_t *r, int src_world, int type, int flags, int src, int tag,
+                         uint64_t bytes, uint64_t sreq, uint64_t aux, const void *payload)
+{
+    MPI_Count n = (MPI_Count)bytes < r->bytes ? (MPI_Count)bytes : r->bytes;
+    r->status.MPI_SOURCE = src;
+    r->status.MPI_TAG = tag;
+    r->status.MPI_ERROR = MPI_SUCCESS;
+    halo_status_set_bytes(&r->status, n);
+    halo_status_set_cancelled(&r->status, 0);
+    if ((MPI_Count)bytes > r->bytes)
+        r->status.MPI_ERROR = halo_err(MPI_ERR_TRUNCATE,
+            ": message of %llu bytes from rank %d (tag %d) does not fit the receive buffer "
+            "(count=%lld, %lld bytes); %lld bytes were received",
+            (unsigned long long)bytes, src, tag, (long long)r->count, (long long)r->bytes,
+            (long long)n);
+    if (type == HALO_PKT_EAGER) {
+        if (n)
+            halo_dt_unpack(r->buf, r->count, r->dtype, 0, payload, n);
+        if (flags & HALO_PKT_F_SYNC)
+            send_ctrl(src_world, HALO_PKT_ACK, sreq, 0, 0);
+        halo_req_complete(r);
+        return;
+    }
+    /* Rendezvous: read the sender's buffer in place, iovec batch by batch. */
+    MPI_Count pos = 0;
+    while (pos < n) {
+        struct iovec iov[256];
+        MPI_Count start = pos;
+        int cnt = halo_dt_iov(r->buf, r->count, r->dtype, &pos, n, iov, 256);
+        if (halo_tr_read(src_world, iov, cnt, aux + (uint64_t)start, (size_t)(pos - start)) != 0) {
+            if (start != 0)
+                halo_fatal("single-copy read from rank %d stopped after %lld bytes", src_world,
+                           (long long)start);
+            r->pushed = 0;
+            r->push_limit = n;
+            send_ctrl(src_world, HALO_PKT_CTS, sreq, (uint64_t)(uintptr_t)r, (uint64_t)n);
+            return;
+        }
+    }
+    send_ctrl(src_world, HALO_PKT_FIN, sreq, 0, 0);
+    halo_req_complete(r);
+}
+
+void halo_recv_from_unexp(halo_request_t *r, halo_unexp_t *u)
+{
+    recv_deliver(r, u->src_world, u->type, u->flags, u->src, u->tag, u->bytes, u->sreq, u->aux,
+                 u->data);
+}
+
+int halo_irecv(void *buf, MPI_Count count, halo_dtype_t *dt, int source, int tag,
+               halo_comm_t *comm, uint32_t ctx, halo_request_t **req_p)
+{
+    halo_request_t *r = halo_req_alloc(HALO_REQ_RECV, comm);
+    *req_p = r;
+    r->buf = buf;
+    r->count = count;
+    r->dtype = dt;
+    halo_obj_ref(dt);
+    r->peer = source;
+    r->tag = tag;
+    r->ctx = ctx;
+    return halo_req_start(r);
+}
+
+static int recv_start(halo_request_t *r)
+{
+    halo_status_empty(&r->status);
+    r->bytes = r->count * r->dtype->size;
+    if (r->peer == MPI_PROC_NULL) {
+        r->status.MPI_SOURCE = MPI_PROC_NULL;
+        r->status.MPI_TAG = MPI_ANY_TAG;
+        halo_req_complete(r);
+        return MPI_SUCCESS;
+    }
+    halo_match_t *m = halo_match_find(r->ctx);
+    halo_unexp_t *u = halo_match_unexp(m, r->peer, r->tag, true);
+    if (u) {
+        halo_recv_from_unexp(r, u);
+        halo_unexp_free(u);
+    } else {
+        halo_match_post(m, r);
+    }
+    return MPI_SUCCESS;
+}
+
+int halo_req_start(halo_request_t *r)
+{
+    atomic_store_explicit(&r->cc, 1, memory_order_relaxed);
+    r->cancelled = 0;
+    if (r->kind == HALO_REQ_SEND) {
+        halo_status_empty(&r->status);
+        if (r->peer == MPI_PROC_NULL) {
+            r->status.MPI_SOURCE = MPI_PROC_NULL;
+            halo_req_complete(r);
+            return MPI_SUCCESS;
+        }
+        return send_start(r);
+    }
+    return recv_start(r);
+}
+
+static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payload, size_t len)
+{
+    halo_request_t *r;
+    switch (h->type) {
+    case HALO_PKT_EAGER:
+    case HALO_PKT_RTS: {
+        halo_match_t *m = halo_match_find(h->ctx);
+        if (!m)
+            m = halo_match_get(h->ctx, 0);
+        r = halo_match_posted(m, h->src, h->tag);
+        if (r) {
+            recv_deliver(r, src_world, h->type, h->flags, h->src, h->tag, h->bytes, h->sreq, h->aux,
+                         payload);
+            return;
+        }
+        halo_unexp_t *u = halo_malloc(sizeof *u);
+        u->src = h->src;
+        u->tag = h->tag;
+        u->src_world = src_world;
+        u->type = h->type;
+        u->flags = h->flags;
+        u->bytes = h->bytes;
+        u->sreq = h->sreq;
+        u->aux = h->aux;
+        u->len = len;
+        u->data = NULL;
+        if (len) {
+            u->data = halo_malloc(len);
+            memcpy(u->data, payload, len);
+        }
+        halo_match_unexp_add(m, u);
+        return;
+    }
+    case HALO_PKT_ACK:
+        halo_req_complete((halo_request_t *)(uintptr_t)h->sreq);
+        return;
+    case HALO_PKT_FIN:
+        r = (halo_request_t *)(uintptr_t)h->sreq;
+        free(r->pack_buf);
+        r->pack_buf = NULL;
+        halo_req_complete(r);
+        return;
+    case HALO_PKT_CTS:
+        r = (halo_request_t *)(uintptr_t)h->sreq;
+        r->send_state = HALO_SEND_PUSHING;
+        r->push_token = h->aux;
+        r->push_limit = (MPI_Count)h->bytes;
+        r->pushed = 0;
+        if (pend_count[r->peer_world] == 0 && push_some(r))
+            return;
+        pend_add(r->peer_world, PEND_PUSH, NULL, r);
+        return;
+    case HALO_PKT_DATA:
+        r = (halo_request_t *)(uintptr_t)h->aux;
+        halo_dt_unpack(r->buf, r->count, r->dtype, (MPI_Count)h->sreq, payload, (MPI_Count)len);
+        r->pushed += (MPI_Count)len;
+        if (r->pushed == r->push_limit)
+            halo_req_complete(r);
+        return;
+    default:
+        halo_fatal("unknown packet type %d from rank %d", h->type, src_world);
+    }
+}
+
+void halo_pt2pt_init(void)
+{
+    halo_obj_kind_setup(HALO_KIND_REQUEST, sizeof(halo_request_t), 1u << 24);
+    halo_obj_kind_setup(HALO_KIND_MESSAGE, 64, 1u << 20);
+    pend_count = halo_calloc((size_t)halo_world.size, sizeof *pend_count);
+    blocked = halo_calloc(((size_t)halo_world.size + 63) / 64, sizeof *blocked);
+    if (halo_tr_init(on_packet) != 0)
+        halo_fatal("cannot start the transports");
+    halo_progress_hook_add(pend_poll);
+}
+
+void halo_pt2pt_finalize(void)
+{
+    halo_tr_finalize();
+    while (pend_head) {
+        pend_t *p = pend_head;
+        pend_head = p->next;
+        free(p);
+    }
+    pend_tail = NULL;
+    free(pend_count);
+    free(blocked);
+    pend_count = NULL;
+    blocked = NULL;
+}

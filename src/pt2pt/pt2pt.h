@@ -1,0 +1,145 @@
+/* Point-to-point: requests, matching, and the eager/rendezvous protocols.
+ *
+ * The path of one message (see docs/architecture.md):
+ *   MPI_Isend -> halo_isend: a request; small messages become one EAGER
+ *   packet handed to the transport (packed straight into shared memory);
+ *   large ones an RTS packet carrying the buffer's address.
+ *   Receiver: the transport's poll calls halo_pt2pt_on_packet; matching looks
+ *   at the posted receives of the packet's context (by source, then the
+ *   wildcard list, the earlier posting wins); without a match the packet
+ *   waits in the unexpected queue. A matched EAGER packet is unpacked into
+ *   the receive buffer; a matched RTS is read from the sender's memory
+ *   (CMA) and answered with FIN, which completes the send. */
+#ifndef HALO_PT2PT_PT2PT_H
+#define HALO_PT2PT_PT2PT_H
+
+#include "core/comm.h"
+#include "datatype/dtype.h"
+#include "transport/transport.h"
+
+struct halo_sched;
+
+typedef enum halo_req_kind {
+    HALO_REQ_SEND = 1,
+    HALO_REQ_RECV,
+    HALO_REQ_SENDRECV,   /* Isendrecv(_replace): two internal requests */
+    HALO_REQ_COLL,       /* a collective schedule */
+    HALO_REQ_GREQ,       /* generalized request */
+    HALO_REQ_NULL,       /* completes at once (MPI_PROC_NULL peers) */
+} halo_req_kind_t;
+
+typedef enum halo_send_mode {
+    HALO_MODE_STANDARD = 0,
+    HALO_MODE_SYNC,
+    HALO_MODE_READY,
+    HALO_MODE_BUFFERED,
+} halo_send_mode_t;
+
+/* Where a send stands in its protocol. */
+enum {
+    HALO_SEND_QUEUED = 0,  /* waiting for room in the transport */
+    HALO_SEND_POSTED,      /* its packet left; waiting for ACK/FIN/CTS */
+    HALO_SEND_PUSHING,     /* pushing DATA chunks after a CTS */
+};
+
+typedef struct halo_request halo_request_t;
+typedef void halo_req_cb_fn_t(halo_request_t *r);
+
+struct halo_request {
+    halo_obj_t hdr;
+    uint8_t kind;
+    uint8_t persistent;    /* made by an *_init call */
+    uint8_t active;        /* persistent: started and not yet completed by a wait or test */
+    uint8_t user_freed;    /* MPI_Request_free while pending: release at completion */
+    uint8_t mode;          /* halo_send_mode_t */
+    uint8_t internal;      /* never seen by the user (collective steps) */
+    uint8_t send_state;
+    uint8_t cancelled;
+    _Atomic int cc;        /* completions still to come; 0 = complete */
+    MPI_Status status;
+    halo_comm_t *comm;
+    uint32_t ctx;          /* context the message travels on */
+    void *buf;
+    MPI_Count count;
+    halo_dtype_t *dtype;
+    int peer;              /* rank in comm (or a wildcard) */
+    int tag;
+    int peer_world;
+    MPI_Count bytes;       /* send: message size; receive: capacity */
+    MPI_Count pushed;      /* send, push fallback: bytes sent; receive: bytes landed */
+    MPI_Count push_limit;  /* push fallback: bytes the receiver takes */
+    uint64_t push_token;   /* push fallback: receiver's token */
+    uint64_t order;        /* posting order (wildcard matching) */
+    halo_request_t *next, *prev;
+    void *pack_buf;        /* packed copy: non-contiguous rendezvous, buffered sends */
+    halo_req_cb_fn_t *done_cb;   /* internal requests: called at completion */
+    void *cb_arg;
+    intptr_t cb_val;
+    struct halo_sched *sched;
+    halo_request_t *sub[2];      /* SENDRECV parts */
+    void *replace_buf;           /* Isendrecv_replace: packed receive area */
+    /* generalized requests */
+    MPI_Grequest_query_function *query_fn;
+    MPI_Grequest_free_function *free_fn;
+    MPI_Grequest_cancel_function *cancel_fn;
+    void *extra_state;
+};
+
+/* Status fields kept in MPI_internal: bytes received (64 bits) and the
+ * cancelled flag. */
+static inline void halo_status_set_bytes(MPI_Status *s, MPI_Count n)
+{
+    s->MPI_internal[0] = (int)(uint32_t)((uint64_t)n & 0xffffffffu);
+    s->MPI_internal[1] = (int)(uint32_t)((uint64_t)n >> 32);
+}
+static inline MPI_Count halo_status_bytes(const MPI_Status *s)
+{
+    return (MPI_Count)(((uint64_t)(uint32_t)s->MPI_internal[1] << 32) | (uint32_t)s->MPI_internal[0]);
+}
+static inline void halo_status_set_cancelled(MPI_Status *s, int c) { s->MPI_internal[2] = c; }
+static inline int halo_status_cancelled(const MPI_Status *s) { return s->MPI_internal[2]; }
+void halo_status_empty(MPI_Status *s);
+
+void halo_pt2pt_init(void);
+void halo_pt2pt_finalize(void);
+
+static inline halo_request_t *halo_req_ptr(MPI_Request r)
+{
+    return (halo_request_t *)r;
+}
+halo_request_t *halo_req_get(MPI_Request r);   /* validated, or NULL */
+halo_request_t *halo_req_alloc(halo_req_kind_t kind, halo_comm_t *comm);
+void halo_req_free(halo_request_t *r);
+/* One completion of r arrived (a request may wait for several). */
+void halo_req_complete(halo_request_t *r);
+static inline bool halo_req_done(const halo_request_t *r)
+{
+    return atomic_load_explicit(&r->cc, memory_order_acquire) == 0;
+}
+/* Waits for r (without freeing it). */
+void halo_req_wait_raw(halo_request_t *r);
+
+/* Nonblocking send and receive on a given context (the collective layer
+ * uses ctx | HALO_CTX_COLL). The request is returned in *req_p. */
+int halo_isend(const void *buf, MPI_Count count, halo_dtype_t *dt, int dest, int tag,
+               halo_comm_t *comm, uint32_t ctx, int mode, halo_request_t **req_p);
+int halo_irecv(void *buf, MPI_Count count, halo_dtype_t *dt, int source, int tag,
+               halo_comm_t *comm, uint32_t ctx, halo_request_t **req_p);
+/* (Re)starts a persistent or prepared request. */
+int halo_req_start(halo_request_t *r);
+
+/* Matching state per context. */
+struct halo_match *halo_match_get(uint32_t ctx, int nsrc);
+void halo_match_release(uint32_t ctx);
+
+/* Finishing a request the user waited on or tested: fills the status,
+ * frees a non-persistent request (and sets *handle to MPI_REQUEST_NULL).
+ * Returns the request's error code. */
+int halo_req_finish(MPI_Request *handle, MPI_Status *status);
+
+int halo_ibsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
+                MPI_Comm comm, MPI_Request *request);
+void halo_bsend_comm_gone(halo_comm_t *c);
+void halo_bsend_finalize(void);
+
+#endif

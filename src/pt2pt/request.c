@@ -1,0 +1,105 @@
+/* Request objects: allocation, completion, and the finishing step shared by
+ * the Wait and Test families. */
+#include "pt2pt/pt2pt.h"
+
+#include "binding/binding.h"
+#include "coll/sched.h"
+#include "core/errors.h"
+#include "progress/progress.h"
+
+void halo_status_empty(MPI_Status *s)
+{
+    s->MPI_SOURCE = MPI_ANY_SOURCE;
+    s->MPI_TAG = MPI_ANY_TAG;
+    s->MPI_ERROR = MPI_SUCCESS;
+    halo_status_set_bytes(s, 0);
+    halo_status_set_cancelled(s, 0);
+}
+
+halo_request_t *halo_req_get(MPI_Request r)
+{
+    return halo_obj_lookup(HALO_KIND_REQUEST, r);
+}
+
+halo_request_t *halo_req_alloc(halo_req_kind_t kind, halo_comm_t *comm)
+{
+    halo_request_t *r = halo_obj_alloc(HALO_KIND_REQUEST);
+    if (!r)
+        halo_fatal("out of request objects");
+    r->kind = (uint8_t)kind;
+    r->comm = comm;
+    if (comm)
+        halo_obj_ref(comm);
+    atomic_store_explicit(&r->cc, 1, memory_order_relaxed);
+    return r;
+}
+
+void halo_req_free(halo_request_t *r)
+{
+    if (r->comm)
+        halo_comm_release(r->comm);
+    if (r->dtype)
+        halo_dtype_release(r->dtype);
+    free(r->pack_buf);
+    free(r->replace_buf);
+    if (r->sched)
+        halo_sched_free(r->sched);
+    halo_obj_free(r);
+}
+
+void halo_req_complete(halo_request_t *r)
+{
+    if (atomic_fetch_sub_explicit(&r->cc, 1, memory_order_acq_rel) != 1)
+        return;
+    if (r->done_cb)
+        r->done_cb(r);
+    else if (r->user_freed && !r->persistent)
+        halo_req_free(r);
+}
+
+static bool req_is_done(void *arg)
+{
+    return halo_req_done(arg);
+}
+
+void halo_req_wait_raw(halo_request_t *r)
+{
+    if (!halo_req_done(r))
+        halo_progress_wait(req_is_done, r);
+}
+
+int halo_req_finish(MPI_Request *handle, MPI_Status *status)
+{
+    halo_request_t *r = halo_req_ptr(*handle);
+    int rc;
+    if (r->kind == HALO_REQ_GREQ) {
+        MPI_Status st;
+        halo_status_empty(&st);
+        st.MPI_ERROR = r->status.MPI_ERROR;
+        rc = r->query_fn(r->extra_state, &st);
+        if (rc == MPI_SUCCESS)
+            rc = st.MPI_ERROR == MPI_SUCCESS ? r->status.MPI_ERROR : st.MPI_ERROR;
+        if (status != MPI_STATUS_IGNORE)
+            *status = st;
+        if (!r->persistent) {
+            int frc = r->free_fn(r->extra_state);
+            if (rc == MPI_SUCCESS)
+                rc = frc;
+            halo_req_free(r);
+            *handle = MPI_REQUEST_NULL;
+        }
+        return rc;
+    }
+    rc = r->status.MPI_ERROR;
+    if (status != MPI_STATUS_IGNORE)
+        *status = r->status;
+    if (rc != MPI_SUCCESS && r->comm)
+        halo_err_redirect_comm(halo_comm_handle(r->comm));
+    if (r->persistent) {
+        r->active = 0;
+    } else {
+        halo_req_free(r);
+        *handle = MPI_REQUEST_NULL;
+    }
+    return rc;
+}

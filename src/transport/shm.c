@@ -1,0 +1,562 @@
+/* Shared-memory transport: rings and cells in one segment per node (layout
+ * and channel rules in shm.h). */
+#define _GNU_SOURCE
+#include "transport/shm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/config.h"
+#include "pmi.h"
+
+#define ALIGN64(x) (((x) + 63) & ~(size_t)63)
+#define REC_BYTES(len) ALIGN64(sizeof(shm_rec_t) + (len))
+
+typedef struct shm_peer {
+    uint32_t send_seq;        /* next pair sequence number to send */
+    uint32_t recv_seq;        /* next one expected */
+    int8_t ring;              /* producer side: 0 not claimed, 1 claimed, -1 over the cap */
+    uint64_t head;            /* producer: bytes written into my ring toward the peer */
+    uint64_t tail_seen;       /* producer: last consumer tail read */
+    uint32_t nrec;            /* producer: records written */
+    uint64_t ctail;           /* consumer: bytes consumed from the peer's ring to me */
+    uint32_t cnrec;           /* consumer: records consumed */
+    int8_t cma;               /* 0 untried, 1 works, -1 refused */
+} shm_peer_t;
+
+static struct {
+    char *base;
+    size_t size;
+    int nlocal, me;
+    shm_seg_t *seg;
+    shm_rank_t *ranks;
+    _Atomic uint64_t *bitmaps;   /* per receiver: senders holding a ring */
+    shm_peer_t *peers;           /* by local rank */
+    int *ring_senders;           /* consumer: local ranks with a ring toward me */
+    int nring_senders;
+    int ring_count_seen;
+    halo_pkt_handler_fn_t *handler;
+    int cma_enabled;
+    size_t eager_max;
+} shm;
+
+HALO_CFG_INT(cfg_cma, "HALO_CMA", 1,
+             "use process_vm_readv (CMA) for single-copy rendezvous; 0 forces the push fallback");
+HALO_CFG_INT(cfg_eager, "HALO_SHM_EAGER_MAX", 16384,
+             "largest message sent eagerly through shared memory, in bytes; larger ones use rendezvous");
+
+size_t halo_shm_seg_size(int nlocal)
+{
+    size_t n = (size_t)nlocal;
+    size_t words = (n + 63) / 64;
+    size_t cell_stride = ALIGN64(sizeof(shm_cell_t) + HALO_SHM_CELL_PAYLOAD);
+    size_t off = 4096;
+    off += ALIGN64(n * sizeof(shm_rank_t));
+    off += ALIGN64(n * words * sizeof(uint64_t));
+    off = (off + 4095) & ~(size_t)4095;
+    off += n * HALO_SHM_NCELLS * cell_stride;
+    off = (off + 4095) & ~(size_t)4095;
+    off += n * n * sizeof(shm_ring_t);
+    return off;
+}
+
+void halo_shm_seg_format(void *base, int nlocal)
+{
+    size_t n = (size_t)nlocal;
+    size_t words = (n + 63) / 64;
+    shm_seg_t *seg = base;
+    seg->nlocal = (uint32_t)nlocal;
+    seg->cell_stride = (uint32_t)ALIGN64(sizeof(shm_cell_t) + HALO_SHM_CELL_PAYLOAD);
+    seg->size = halo_shm_seg_size(nlocal);
+    size_t off = 4096;
+    seg->off_ranks = off;
+    off += ALIGN64(n * sizeof(shm_rank_t));
+    seg->off_bitmaps = off;
+    off += ALIGN64(n * words * sizeof(uint64_t));
+    off = (off + 4095) & ~(size_t)4095;
+    seg->off_cells = off;
+    off += n * HALO_SHM_NCELLS * seg->cell_stride;
+    off = (off + 4095) & ~(size_t)4095;
+    seg->off_rings = off;
+    atomic_store(&seg->attached, 0);
+    /* The magic goes last: attachers check it. */
+    atomic_thread_fence(memory_order_release);
+    seg->magic = HALO_SHM_MAGIC;
+}
+
+/* ------------------------------------------------------------ queues
+ *
+ * Many producers, one consumer, linked by segment offsets. A producer swaps
+ * itself in as the tail, then links from the previous tail (or sets the head
+ * if the queue was empty). The consumer, on taking what looks like the last
+ * cell, clears the head and tries to swing the tail back to empty; if a
+ * producer got in between, it waits for that producer's link. */
+
+static inline shm_cell_t *cell_at(char *base, uint64_t off)
+{
+    return (shm_cell_t *)(base + off);
+}
+
+void halo_shm_q_push(char *base, shm_queue_t *q, uint64_t off)
+{
+    atomic_store_explicit(&cell_at(base, off)->next, 0, memory_order_relaxed);
+    uint64_t prev = atomic_exchange(&q->tail, off);
+    if (prev == 0)
+        atomic_store(&q->head, off);
+    else
+        atomic_store(&cell_at(base, prev)->next, off);
+}
+
+uint64_t halo_shm_q_pop(char *base, shm_queue_t *q)
+{
+    uint64_t h = atomic_load(&q->head);
+    if (h == 0)
+        return 0;
+    shm_cell_t *c = cell_at(base, h);
+    uint64_t nx = atomic_load(&c->next);
+    if (nx) {
+        atomic_store(&q->head, nx);
+        return h;
+    }
+    atomic_store(&q->head, 0);
+    uint64_t expect = h;
+    if (atomic_compare_exchange_strong(&q->tail, &expect, 0))
+        return h;
+    /* A producer swapped the tail after h and is about to link it. */
+    for (int spins = 0; (nx = atomic_load(&c->next)) == 0; spins++) {
+        if (spins > 64)
+            sched_yield();
+    }
+    atomic_store(&q->head, nx);
+    return h;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static inline shm_ring_t *ring_of(int sender, int receiver)
+{
+    return (shm_ring_t *)(shm.base + shm.seg->off_rings +
+                          ((size_t)sender * (size_t)shm.nlocal + (size_t)receiver) * sizeof(shm_ring_t));
+}
+
+static inline uint64_t cell_off(int owner, int i)
+{
+    return shm.seg->off_cells + ((size_t)owner * HALO_SHM_NCELLS + (size_t)i) * shm.seg->cell_stride;
+}
+
+static void futex_wake_all(_Atomic uint32_t *addr)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+}
+
+/* After publishing a packet: wake the receiver if it announced that it
+ * sleeps. The fence pairs with the one in the waiter (progress/wait.c):
+ * either it sees our packet, or we see its flag. */
+static inline void ring_doorbell(int peer)
+{
+    shm_rank_t *r = &shm.ranks[peer];
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&r->sleeping, memory_order_relaxed)) {
+        atomic_fetch_add(&r->doorbell, 1);
+        futex_wake_all(&r->doorbell);
+    }
+}
+
+/* ------------------------------------------------------------ init */
+
+static void seg_name(char *name, size_t n)
+{
+    char node[32];
+    snprintf(node, sizeof node, "n%d", halo_world.node);
+    halo_shm_name(name, n, halo_world.kvsname, node);
+}
+
+/* Step 1, on the node's first rank, before the job-wide fence: create and
+ * size the segment (mode 0600: only this user's processes get in). */
+int halo_shm_create(void)
+{
+    char name[300];
+    seg_name(name, sizeof name);
+    size_t size = halo_shm_seg_size(halo_world.local_size);
+    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        /* Left over by a crashed job of the same name: replace it. */
+        shm_unlink(name);
+        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    }
+    if (fd < 0) {
+        halo_warn("cannot create shared memory segment /dev/shm%s: %s", name, strerror(errno));
+        return -1;
+    }
+    if (ftruncate(fd, (off_t)size) != 0) {
+        halo_warn("cannot size shared memory segment /dev/shm%s to %zu bytes: %s", name, size,
+                  strerror(errno));
+        close(fd);
+        shm_unlink(name);
+        return -1;
+    }
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        halo_warn("cannot map shared memory segment of %zu bytes: %s", size, strerror(errno));
+        shm_unlink(name);
+        return -1;
+    }
+    halo_shm_seg_format(p, halo_world.local_size);
+    shm.base = p;
+    shm.size = size;
+    return 0;
+}
+
+/* Step 2, on every rank of the node, after the fence: attach. */
+static int seg_attach(void)
+{
+    char name[300];
+    seg_name(name, sizeof name);
+    size_t size = halo_shm_seg_size(shm.nlocal);
+    if (!shm.base) {
+        int fd = shm_open(name, O_RDWR, 0600);
+        if (fd < 0) {
+            halo_warn("cannot open shared memory segment /dev/shm%s: %s", name, strerror(errno));
+            return -1;
+        }
+        void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (p == MAP_FAILED) {
+            halo_warn("cannot map shared memory segment of %zu bytes: %s", size, strerror(errno));
+            return -1;
+        }
+        shm.base = p;
+        shm.size = size;
+        if (((shm_seg_t *)p)->magic != HALO_SHM_MAGIC) {
+            halo_warn("shared memory segment /dev/shm%s is not formatted", name);
+            return -1;
+        }
+    }
+    shm.seg = (shm_seg_t *)shm.base;
+    /* The last rank to attach removes the name: from then on nothing can be
+     * left behind in /dev/shm, whatever happens to the job. */
+    if (atomic_fetch_add(&shm.seg->attached, 1) + 1 == (uint32_t)shm.nlocal)
+        shm_unlink(name);
+    return 0;
+}
+
+int halo_shm_init(halo_pkt_handler_fn_t *handler)
+{
+    shm.handler = handler;
+    shm.nlocal = halo_world.local_size;
+    shm.me = halo_world.local_rank;
+    shm.cma_enabled = (int)halo_cfg_get(&cfg_cma);
+    shm.eager_max = (size_t)halo_cfg_get(&cfg_eager);
+    if (shm.eager_max > HALO_SHM_CELL_PAYLOAD)
+        shm.eager_max = HALO_SHM_CELL_PAYLOAD;
+    if (seg_attach() != 0)
+        return -1;
+    shm.ranks = (shm_rank_t *)(shm.base + shm.seg->off_ranks);
+    shm.bitmaps = (_Atomic uint64_t *)(shm.base + shm.seg->off_bitmaps);
+    shm.peers = halo_calloc((size_t)shm.nlocal, sizeof *shm.peers);
+    shm.ring_senders = halo_calloc((size_t)shm.nlocal, sizeof(int));
+    shm_rank_t *mine = &shm.ranks[shm.me];
+    mine->pid = (int32_t)getpid();
+    for (int i = 0; i < HALO_SHM_NCELLS; i++) {
+        uint64_t off = cell_off(shm.me, i);
+        cell_at(shm.base, off)->owner = shm.me;
+        halo_shm_q_push(shm.base, &mine->freeq, off);
+    }
+    return 0;
+}
+
+void halo_shm_finalize(void)
+{
+    if (shm.base)
+        munmap(shm.base, shm.size);
+    free(shm.peers);
+    free(shm.ring_senders);
+    memset(&shm, 0, sizeof shm);
+}
+
+int halo_shm_active(void)
+{
+    return shm.base != NULL;
+}
+
+size_t halo_shm_eager_max(void)
+{
+    return shm.eager_max;
+}
+
+_Atomic uint32_t *halo_shm_doorbell(void)
+{
+    return &shm.ranks[shm.me].doorbell;
+}
+
+_Atomic uint32_t *halo_shm_sleeping(void)
+{
+    return &shm.ranks[shm.me].sleeping;
+}
+
+/* ------------------------------------------------------------ send */
+
+static int ring_claim(int peer)
+{
+    shm_peer_t *p = &shm.peers[peer];
+    if (p->ring)
+        return p->ring > 0;
+    shm_rank_t *r = &shm.ranks[peer];
+    if (atomic_fetch_add(&r->nrings, 1) >= HALO_SHM_RING_CAP) {
+        atomic_fetch_sub(&r->nrings, 1);
+        p->ring = -1;
+        return 0;
+    }
+    /* The ring's first record slot must read as empty; the pages are fresh
+     * (zero) unless a previous job of this node used them, which cannot
+     * happen since the segment is new. Publish the ring to the receiver. */
+    size_t words = ((size_t)shm.nlocal + 63) / 64;
+    atomic_fetch_or(&shm.bitmaps[(size_t)peer * words + (size_t)shm.me / 64], 1ull << (shm.me % 64));
+    p->ring = 1;
+    return 1;
+}
+
+static int ring_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
+                     halo_pkt_fill_fn_t *fill, void *arg)
+{
+    shm_peer_t *p = &shm.peers[peer];
+    shm_ring_t *ring = ring_of(shm.me, peer);
+    const uint64_t rb = HALO_SHM_RING_BYTES;
+    size_t need = REC_BYTES(len);
+    uint64_t pos = p->head % rb;
+    size_t skip = (pos + need > rb) ? (size_t)(rb - pos) : 0;
+    /* Room for the skip, the record, and one more line that we clear so the
+     * consumer stops there (see "next" below). */
+    uint64_t want = p->head + skip + need + HALO_CACHELINE;
+    if (want - p->tail_seen > rb) {
+        p->tail_seen = atomic_load_explicit(&ring->tail, memory_order_acquire);
+        if (want - p->tail_seen > rb)
+            return HALO_TR_AGAIN;
+    }
+    if (skip) {
+        shm_rec_t *s = (shm_rec_t *)(ring->data + pos);
+        s->kind = SHM_REC_SKIP;
+        atomic_store_explicit(&((shm_rec_t *)ring->data)->rseq, 0, memory_order_relaxed);
+        atomic_store_explicit(&s->rseq, ++p->nrec, memory_order_release);
+        p->head += skip;
+        pos = 0;
+    }
+    shm_rec_t *rec = (shm_rec_t *)(ring->data + pos);
+    rec->len = (uint32_t)len;
+    rec->seq = p->send_seq++;
+    rec->kind = SHM_REC_PKT;
+    rec->hdr = *hdr;
+    if (len) {
+        if (fill)
+            fill(arg, rec + 1, len);
+        else
+            memcpy(rec + 1, payload, len);
+    }
+    /* Clear the record number of the next slot before publishing this one:
+     * stale bytes of an earlier lap there could otherwise look like a record
+     * to the consumer. */
+    uint64_t next = (pos + need) % rb;
+    atomic_store_explicit(&((shm_rec_t *)(ring->data + next))->rseq, 0, memory_order_relaxed);
+    atomic_store_explicit(&rec->rseq, ++p->nrec, memory_order_release);
+    p->head += need;
+    return HALO_TR_OK;
+}
+
+static int cell_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
+                     halo_pkt_fill_fn_t *fill, void *arg)
+{
+    shm_rank_t *mine = &shm.ranks[shm.me];
+    uint64_t off = halo_shm_q_pop(shm.base, &mine->freeq);
+    if (off == 0)
+        return HALO_TR_AGAIN;
+    shm_cell_t *c = cell_at(shm.base, off);
+    c->src = shm.me;
+    c->seq = shm.peers[peer].send_seq++;
+    c->len = (uint32_t)len;
+    c->hdr = *hdr;
+    if (len) {
+        if (fill)
+            fill(arg, c->payload, len);
+        else
+            memcpy(c->payload, payload, len);
+    }
+    halo_shm_q_push(shm.base, &shm.ranks[peer].recvq, off);
+    return HALO_TR_OK;
+}
+
+size_t halo_shm_max_payload(void)
+{
+    return HALO_SHM_CELL_PAYLOAD;
+}
+
+int halo_shm_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
+                  halo_pkt_fill_fn_t *fill, void *arg)
+{
+    int rc = HALO_TR_AGAIN;
+    if (len <= HALO_SHM_RING_MAX && ring_claim(peer))
+        rc = ring_send(peer, hdr, payload, len, fill, arg);
+    if (rc != HALO_TR_OK)
+        rc = cell_send(peer, hdr, payload, len, fill, arg);
+    if (rc == HALO_TR_OK)
+        ring_doorbell(peer);
+    return rc;
+}
+
+/* ------------------------------------------------------------ receive */
+
+static void refresh_ring_senders(void)
+{
+    size_t words = ((size_t)shm.nlocal + 63) / 64;
+    int n = 0;
+    for (size_t w = 0; w < words; w++) {
+        uint64_t bits = atomic_load(&shm.bitmaps[(size_t)shm.me * words + w]);
+        while (bits) {
+            int b = __builtin_ctzll(bits);
+            bits &= bits - 1;
+            shm.ring_senders[n++] = (int)(w * 64) + b;
+        }
+    }
+    shm.nring_senders = n;
+}
+
+static int has_ring_from(int peer)
+{
+    size_t words = ((size_t)shm.nlocal + 63) / 64;
+    uint64_t w = atomic_load_explicit(&shm.bitmaps[(size_t)shm.me * words + (size_t)peer / 64],
+                                      memory_order_acquire);
+    return (w >> (peer % 64)) & 1;
+}
+
+/* Handles the peer's ring records in order, up to (not including) the
+ * first whose pair sequence number is not the next expected one: that
+ * message is then still in the cell queue. */
+static int drain_ring(int peer, uint32_t stop_seq, int bounded)
+{
+    shm_peer_t *p = &shm.peers[peer];
+    shm_ring_t *ring = ring_of(peer, shm.me);
+    const uint64_t rb = HALO_SHM_RING_BYTES;
+    int n = 0;
+    for (;;) {
+        if (bounded && p->recv_seq == stop_seq)
+            break;
+        shm_rec_t *rec = (shm_rec_t *)(ring->data + p->ctail % rb);
+        if (atomic_load_explicit(&rec->rseq, memory_order_acquire) != p->cnrec + 1)
+            break;
+        if (rec->kind == SHM_REC_SKIP) {
+            p->ctail += rb - p->ctail % rb;
+            p->cnrec++;
+            atomic_store_explicit(&ring->tail, p->ctail, memory_order_release);
+            continue;
+        }
+        if (rec->seq != p->recv_seq)
+            break;
+        p->recv_seq++;
+        shm.handler(halo_world.local_ranks[peer], &rec->hdr, rec + 1, rec->len);
+        p->ctail += REC_BYTES(rec->len);
+        p->cnrec++;
+        atomic_store_explicit(&ring->tail, p->ctail, memory_order_release);
+        n++;
+    }
+    return n;
+}
+
+int halo_shm_poll(void)
+{
+    shm_rank_t *mine = &shm.ranks[shm.me];
+    int n = 0;
+    int nr = atomic_load_explicit(&mine->nrings, memory_order_acquire);
+    if (nr != shm.ring_count_seen) {
+        shm.ring_count_seen = nr;
+        refresh_ring_senders();
+    }
+    for (int i = 0; i < shm.nring_senders; i++)
+        n += drain_ring(shm.ring_senders[i], 0, 0);
+    for (;;) {
+        if (atomic_load_explicit(&mine->recvq.head, memory_order_acquire) == 0)
+            break;
+        uint64_t off = halo_shm_q_pop(shm.base, &mine->recvq);
+        if (!off)
+            break;
+        shm_cell_t *c = cell_at(shm.base, off);
+        shm_peer_t *p = &shm.peers[c->src];
+        if (c->seq != p->recv_seq) {
+            /* Earlier messages of this sender went through its ring; they
+             * are visible, since the sender wrote them before this cell. */
+            if (has_ring_from(c->src))
+                n += drain_ring(c->src, c->seq, 1);
+            if (c->seq != p->recv_seq)
+                halo_fatal("shared memory: message from local rank %d out of order (seq %u, expected %u)",
+                           c->src, c->seq, p->recv_seq);
+        }
+        p->recv_seq++;
+        shm.handler(halo_world.local_ranks[c->src], &c->hdr, c->payload, c->len);
+        int owner = c->owner;
+        halo_shm_q_push(shm.base, &shm.ranks[owner].freeq, off);
+        n++;
+        /* Records of this sender queued behind the cell may follow at once. */
+        if (has_ring_from(c->src))
+            n += drain_ring(c->src, 0, 0);
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------ CMA */
+
+int halo_shm_read(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len)
+{
+    shm_peer_t *p = &shm.peers[peer];
+    if (!shm.cma_enabled || p->cma < 0)
+        return -1;
+    pid_t pid = shm.ranks[peer].pid;
+    struct iovec liov[64];
+    int li = 0;
+    size_t lskip = 0, done = 0;
+    while (done < len) {
+        /* Build up to 64 local iovecs from where we are. */
+        int n = 0;
+        size_t batch = 0;
+        for (int i = li; i < nlocal && n < 64 && done + batch < len; i++) {
+            size_t skip = (i == li) ? lskip : 0;
+            size_t l = local[i].iov_len - skip;
+            if (l > len - done - batch)
+                l = len - done - batch;
+            liov[n].iov_base = (char *)local[i].iov_base + skip;
+            liov[n].iov_len = l;
+            batch += l;
+            n++;
+        }
+        struct iovec riov = {(void *)(uintptr_t)(raddr + done), batch};
+        ssize_t got = process_vm_readv(pid, liov, (unsigned long)n, &riov, 1, 0);
+        if (got <= 0) {
+            if (done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
+                p->cma = -1;
+                return -1;
+            }
+            halo_fatal("process_vm_readv from local rank %d (pid %d) failed after %zu of %zu bytes: %s",
+                       peer, (int)pid, done, len, strerror(errno));
+        }
+        p->cma = 1;
+        done += (size_t)got;
+        /* Advance the local position by `got` bytes. */
+        size_t adv = (size_t)got;
+        while (adv > 0 && li < nlocal) {
+            size_t avail = local[li].iov_len - lskip;
+            if (adv < avail) {
+                lskip += adv;
+                adv = 0;
+            } else {
+                adv -= avail;
+                li++;
+                lskip = 0;
+            }
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,185 @@
+/* Transport selection: packets to this process take the self path, packets
+ * to a process of this node the shared-memory one. The doorbell lives in the
+ * shared segment when there is one, else in this process. */
+#define _GNU_SOURCE
+#include "transport/transport.h"
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/lock.h"
+#include "pmi.h"
+
+int halo_shm_create(void);
+int halo_shm_init(halo_pkt_handler_fn_t *handler);
+void halo_shm_finalize(void);
+int halo_shm_active(void);
+size_t halo_shm_eager_max(void);
+int halo_shm_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
+                  halo_pkt_fill_fn_t *fill, void *arg);
+int halo_shm_poll(void);
+int halo_shm_read(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
+_Atomic uint32_t *halo_shm_doorbell(void);
+_Atomic uint32_t *halo_shm_sleeping(void);
+
+/* Packets to self wait in a FIFO until the next poll, so a handler never
+ * runs inside the send that produced its packet. */
+typedef struct self_pkt {
+    struct self_pkt *next;
+    halo_pkt_hdr_t hdr;
+    size_t len;
+    char payload[];
+} self_pkt_t;
+
+static struct {
+    halo_pkt_handler_fn_t *handler;
+    self_pkt_t *head, *tail;
+    _Atomic uint32_t doorbell, sleeping;   /* used when there is no segment */
+    int shm;
+} tr;
+
+#define SELF_EAGER_MAX (64 * 1024)
+
+int halo_tr_init(halo_pkt_handler_fn_t *handler)
+{
+    tr.handler = handler;
+    tr.head = tr.tail = NULL;
+    tr.shm = 0;
+    /* Every rank takes part in the fence, whether its node needs a segment
+     * or not, so the fences match across the job. */
+    int create_rc = 0;
+    if (halo_world.local_size > 1 && halo_world.local_rank == 0)
+        create_rc = halo_shm_create();
+    if (halo_world.size > 1 && halo_pmi_fence() != 0)
+        return -1;
+    if (create_rc != 0)
+        return -1;
+    if (halo_world.local_size > 1) {
+        if (halo_shm_init(handler) != 0)
+            return -1;
+        tr.shm = 1;
+    }
+    return 0;
+}
+
+void halo_tr_finalize(void)
+{
+    while (tr.head) {
+        self_pkt_t *p = tr.head;
+        tr.head = p->next;
+        free(p);
+    }
+    tr.tail = NULL;
+    if (tr.shm)
+        halo_shm_finalize();
+    tr.shm = 0;
+}
+
+size_t halo_tr_eager_max(int dst_world)
+{
+    if (dst_world == halo_world.rank)
+        return SELF_EAGER_MAX;
+    return halo_shm_eager_max();
+}
+
+static inline int local_of(int world)
+{
+    return halo_world.procs[world].local_rank;
+}
+
+static void check_reachable(int dst_world)
+{
+    if (halo_world.procs[dst_world].node != halo_world.node)
+        halo_fatal("no transport reaches rank %d on another node (the network transport is not "
+                   "built yet)", dst_world);
+}
+
+int halo_tr_send(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
+                 halo_pkt_fill_fn_t *fill, void *fill_arg)
+{
+    if (dst_world == halo_world.rank) {
+        self_pkt_t *p = halo_malloc(sizeof *p + len);
+        p->next = NULL;
+        p->hdr = *hdr;
+        p->len = len;
+        if (len) {
+            if (fill)
+                fill(fill_arg, p->payload, len);
+            else
+                memcpy(p->payload, payload, len);
+        }
+        if (tr.tail)
+            tr.tail->next = p;
+        else
+            tr.head = p;
+        tr.tail = p;
+        if (halo_lock_enabled)
+            halo_tr_ring_self();
+        return HALO_TR_OK;
+    }
+    check_reachable(dst_world);
+    return halo_shm_send(local_of(dst_world), hdr, payload, len, fill, fill_arg);
+}
+
+int halo_tr_read(int src_world, const struct iovec *local, int nlocal, uint64_t raddr, size_t len)
+{
+    if (src_world == halo_world.rank) {
+        const char *src = (const char *)(uintptr_t)raddr;
+        for (int i = 0; i < nlocal && len > 0; i++) {
+            size_t n = local[i].iov_len < len ? local[i].iov_len : len;
+            memcpy(local[i].iov_base, src, n);
+            src += n;
+            len -= n;
+        }
+        return 0;
+    }
+    return halo_shm_read(local_of(src_world), local, nlocal, raddr, len);
+}
+
+int halo_tr_poll(void)
+{
+    int n = 0;
+    if (tr.shm)
+        n += halo_shm_poll();
+    if (tr.head) {
+        /* Take the current list; packets queued by the handlers wait for the
+         * next poll. */
+        self_pkt_t *p = tr.head;
+        tr.head = tr.tail = NULL;
+        while (p) {
+            self_pkt_t *next = p->next;
+            tr.handler(halo_world.rank, &p->hdr, p->payload, p->len);
+            free(p);
+            p = next;
+            n++;
+        }
+    }
+    return n;
+}
+
+_Atomic uint32_t *halo_tr_doorbell(void)
+{
+    return tr.shm ? halo_shm_doorbell() : &tr.doorbell;
+}
+
+_Atomic uint32_t *halo_tr_sleeping(void)
+{
+    return tr.shm ? halo_shm_sleeping() : &tr.sleeping;
+}
+
+int halo_tr_doorbell_shared(void)
+{
+    return tr.shm;
+}
+
+void halo_tr_ring_self(void)
+{
+    _Atomic uint32_t *bell = halo_tr_doorbell();
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(halo_tr_sleeping(), memory_order_relaxed)) {
+        atomic_fetch_add(bell, 1);
+        syscall(SYS_futex, (uint32_t *)bell, tr.shm ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT32_MAX,
+                NULL, NULL, 0);
+    }
+}

@@ -1,0 +1,85 @@
+/* The contract between point-to-point and the byte movers.
+ *
+ * A transport moves packets (a fixed header plus a payload) between
+ * processes, in order per (sender, receiver) pair, and gives the receiver
+ * single-copy access to a sender's memory for rendezvous. Matching stays
+ * above, in pt2pt, so MPI_ANY_SOURCE needs nothing from a transport.
+ *
+ * Transports: self (packets to this process), shm (processes of this node).
+ * The network transport (UCX) will implement the same contract.
+ *
+ * A lower layer calls up only through the handler it was given at init. */
+#ifndef HALO_TRANSPORT_TRANSPORT_H
+#define HALO_TRANSPORT_TRANSPORT_H
+
+#include <sys/uio.h>
+
+#include "core/halo.h"
+
+enum halo_pkt_type {
+    HALO_PKT_EAGER = 1,   /* a whole message in the payload */
+    HALO_PKT_RTS,         /* rendezvous request: data stays at the sender (aux = address) */
+    HALO_PKT_ACK,         /* synchronous send matched (sreq names the send) */
+    HALO_PKT_FIN,         /* rendezvous data read, sender buffer released */
+    HALO_PKT_CTS,         /* receiver cannot read sender memory: push the data (aux = receiver token) */
+    HALO_PKT_DATA,        /* a pushed chunk (aux = receiver token, sreq = offset) */
+};
+
+enum {
+    HALO_PKT_F_SYNC = 1,  /* synchronous mode: acknowledge the match */
+};
+
+typedef struct halo_pkt_hdr {
+    uint8_t type;
+    uint8_t flags;
+    uint16_t spare;
+    uint32_t ctx;        /* context id (with its sub-context bits) */
+    int32_t src;         /* sender's rank in the communicator */
+    int32_t tag;
+    uint64_t bytes;      /* size of the whole message */
+    uint64_t sreq;       /* sender's token for replies (DATA: offset) */
+    uint64_t aux;        /* RTS: sender address; CTS, DATA: receiver's token */
+} halo_pkt_hdr_t;
+
+/* Called by a transport for every packet that arrives, in order per sender.
+ * `payload` is valid only during the call. */
+typedef void halo_pkt_handler_fn_t(int src_world, const halo_pkt_hdr_t *hdr, const void *payload,
+                                   size_t len);
+
+/* Writes the payload of a packet into dst (at most len bytes); lets the
+ * pt2pt layer pack straight into a transport's buffer. */
+typedef void halo_pkt_fill_fn_t(void *arg, void *dst, size_t len);
+
+enum {
+    HALO_TR_OK = 0,
+    HALO_TR_AGAIN = 1,    /* no room now; try again after progress */
+};
+
+int halo_tr_init(halo_pkt_handler_fn_t *handler);
+void halo_tr_finalize(void);
+
+/* Largest payload an eager packet to dst may carry. */
+size_t halo_tr_eager_max(int dst_world);
+
+/* Sends one packet; the payload is produced by fill(arg, dst, len) (or
+ * copied from `payload` when fill is NULL). HALO_TR_AGAIN when there is no
+ * room; nothing was sent then. */
+int halo_tr_send(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
+                 halo_pkt_fill_fn_t *fill, void *fill_arg);
+
+/* Reads `len` bytes at the sender's address raddr into the local iovecs:
+ * 0 on success, -1 when the sender's memory cannot be read directly (the
+ * caller then asks for the data to be pushed with HALO_PKT_CTS). */
+int halo_tr_read(int src_world, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
+
+/* Polls every transport once; returns the number of packets handled. */
+int halo_tr_poll(void);
+
+/* The doorbell of this process: wait policy (progress/wait.c) sleeps on it,
+ * senders ring it. */
+_Atomic uint32_t *halo_tr_doorbell(void);
+_Atomic uint32_t *halo_tr_sleeping(void);
+int halo_tr_doorbell_shared(void);   /* futex on shared memory (no PRIVATE flag) */
+void halo_tr_ring_self(void);        /* wake threads of this process that sleep */
+
+#endif
