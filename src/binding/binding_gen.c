@@ -2444,7 +2444,6 @@ int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
     HALO_CHECK_INIT("MPI_Comm_get_name");
     HALO_LOCK();
     if (halo_error_checking) {
-        HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_outptr(resultlen, "resultlen"));
     }
     rc = halo_api_comm_get_name(comm, comm_name, resultlen);
@@ -8309,11 +8308,7 @@ int halo_api_init(int* argc, char*** argv) __attribute__((weak, alias("halo_dflt
 int PMPI_Init(int* argc, char*** argv)
 {
     int rc;
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(argc, "argc"));
-    }
     rc = halo_api_init(argc, argv);
-  done:
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_Init");
     return rc;
@@ -8333,7 +8328,6 @@ int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided)
 {
     int rc;
     if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(argc, "argc"));
         HALO_CHECK(halo_chk_outptr(provided, "provided"));
     }
     rc = halo_api_init_thread(argc, argv, required, provided);
@@ -13541,11 +13535,7 @@ int PMPI_T_category_changed(int* update_number)
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(update_number, "update_number"));
-    }
     rc = halo_api_t_category_changed(update_number);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_category_changed");
@@ -13624,11 +13614,7 @@ int PMPI_T_category_get_index(const char* name, int* cat_index)
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(cat_index, "cat_index"));
-    }
     rc = halo_api_t_category_get_index(name, cat_index);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_category_get_index");
@@ -13653,15 +13639,7 @@ int PMPI_T_category_get_info(int cat_index, char* name, int* name_len, char* des
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(name_len, "name_len"));
-        HALO_CHECK(halo_chk_outptr(desc_len, "desc_len"));
-        HALO_CHECK(halo_chk_outptr(num_cvars, "num_cvars"));
-        HALO_CHECK(halo_chk_outptr(num_pvars, "num_pvars"));
-        HALO_CHECK(halo_chk_outptr(num_categories, "num_categories"));
-    }
     rc = halo_api_t_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_category_get_info");
@@ -13679,11 +13657,7 @@ int PMPI_T_category_get_num(int* num_cat)
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(num_cat, "num_cat"));
-    }
     rc = halo_api_t_category_get_num(num_cat);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_category_get_num");
@@ -13702,11 +13676,7 @@ int PMPI_T_category_get_num_events(int cat_index, int* num_events)
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(num_events, "num_events"));
-    }
     rc = halo_api_t_category_get_num_events(cat_index, num_events);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_category_get_num_events");
@@ -13745,11 +13715,7 @@ int PMPI_T_cvar_get_index(const char* name, int* cvar_index)
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(cvar_index, "cvar_index"));
-    }
     rc = halo_api_t_cvar_get_index(name, cvar_index);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_cvar_get_index");
@@ -13776,17 +13742,7 @@ int PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosi
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(name_len, "name_len"));
-        HALO_CHECK(halo_chk_outptr(verbosity, "verbosity"));
-        HALO_CHECK(halo_chk_outptr(datatype, "datatype"));
-        HALO_CHECK(halo_chk_outptr(enumtype, "enumtype"));
-        HALO_CHECK(halo_chk_outptr(desc_len, "desc_len"));
-        HALO_CHECK(halo_chk_outptr(bind, "bind"));
-        HALO_CHECK(halo_chk_outptr(scope, "scope"));
-    }
     rc = halo_api_t_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_cvar_get_info");
@@ -13804,11 +13760,7 @@ int PMPI_T_cvar_get_num(int* num_cvar)
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(num_cvar, "num_cvar"));
-    }
     rc = halo_api_t_cvar_get_num(num_cvar);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_cvar_get_num");
@@ -13829,12 +13781,7 @@ int PMPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(handle, "handle"));
-        HALO_CHECK(halo_chk_outptr(count, "count"));
-    }
     rc = halo_api_t_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_cvar_handle_alloc");
@@ -13852,11 +13799,7 @@ int PMPI_T_cvar_handle_free(MPI_T_cvar_handle* handle)
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(handle, "handle"));
-    }
     rc = halo_api_t_cvar_handle_free(handle);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_cvar_handle_free");
@@ -13915,12 +13858,7 @@ int PMPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_le
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(num, "num"));
-        HALO_CHECK(halo_chk_outptr(name_len, "name_len"));
-    }
     rc = halo_api_t_enum_get_info(enumtype, num, name, name_len);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_enum_get_info");
@@ -13942,11 +13880,7 @@ int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name,
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(name_len, "name_len"));
-    }
     rc = halo_api_t_enum_get_item(enumtype, index, value, name, name_len);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_enum_get_item");
@@ -13966,11 +13900,7 @@ int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, 
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(info_used, "info_used"));
-    }
     rc = halo_api_t_event_callback_get_info(event_registration, cb_safety, info_used);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_callback_get_info");
@@ -14028,11 +13958,7 @@ int PMPI_T_event_get_index(const char* name, int* event_index)
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(event_index, "event_index"));
-    }
     rc = halo_api_t_event_get_index(name, event_index);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_get_index");
@@ -14061,17 +13987,7 @@ int PMPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbo
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(name_len, "name_len"));
-        HALO_CHECK(halo_chk_outptr(verbosity, "verbosity"));
-        HALO_CHECK(halo_chk_outptr(num_elements, "num_elements"));
-        HALO_CHECK(halo_chk_outptr(enumtype, "enumtype"));
-        HALO_CHECK(halo_chk_outptr(info, "info"));
-        HALO_CHECK(halo_chk_outptr(desc_len, "desc_len"));
-        HALO_CHECK(halo_chk_outptr(bind, "bind"));
-    }
     rc = halo_api_t_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_get_info");
@@ -14089,11 +14005,7 @@ int PMPI_T_event_get_num(int* num_events)
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(num_events, "num_events"));
-    }
     rc = halo_api_t_event_get_num(num_events);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_get_num");
@@ -14112,11 +14024,7 @@ int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_ind
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(source_index, "source_index"));
-    }
     rc = halo_api_t_event_get_source(event_instance, source_index);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_get_source");
@@ -14135,11 +14043,7 @@ int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* e
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(event_timestamp, "event_timestamp"));
-    }
     rc = halo_api_t_event_get_timestamp(event_instance, event_timestamp);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_get_timestamp");
@@ -14160,11 +14064,7 @@ int PMPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, 
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(event_registration, "event_registration"));
-    }
     rc = halo_api_t_event_handle_alloc(event_index, obj_handle, info, event_registration);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_handle_alloc");
@@ -14203,11 +14103,7 @@ int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MP
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(info_used, "info_used"));
-    }
     rc = halo_api_t_event_handle_get_info(event_registration, info_used);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_handle_get_info");
@@ -14323,11 +14219,7 @@ int PMPI_T_init_thread(int required, int* provided)
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(provided, "provided"));
-    }
     rc = halo_api_t_init_thread(required, provided);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_init_thread");
@@ -14347,11 +14239,7 @@ int PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index)
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(pvar_index, "pvar_index"));
-    }
     rc = halo_api_t_pvar_get_index(name, var_class, pvar_index);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_get_index");
@@ -14381,20 +14269,7 @@ int PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosi
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(name_len, "name_len"));
-        HALO_CHECK(halo_chk_outptr(verbosity, "verbosity"));
-        HALO_CHECK(halo_chk_outptr(var_class, "var_class"));
-        HALO_CHECK(halo_chk_outptr(datatype, "datatype"));
-        HALO_CHECK(halo_chk_outptr(enumtype, "enumtype"));
-        HALO_CHECK(halo_chk_outptr(desc_len, "desc_len"));
-        HALO_CHECK(halo_chk_outptr(bind, "bind"));
-        HALO_CHECK(halo_chk_outptr(readonly, "readonly"));
-        HALO_CHECK(halo_chk_outptr(continuous, "continuous"));
-        HALO_CHECK(halo_chk_outptr(atomic, "atomic"));
-    }
     rc = halo_api_t_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_get_info");
@@ -14412,11 +14287,7 @@ int PMPI_T_pvar_get_num(int* num_pvar)
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(num_pvar, "num_pvar"));
-    }
     rc = halo_api_t_pvar_get_num(num_pvar);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_get_num");
@@ -14438,12 +14309,7 @@ int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(handle, "handle"));
-        HALO_CHECK(halo_chk_outptr(count, "count"));
-    }
     rc = halo_api_t_pvar_handle_alloc(pe_session, pvar_index, obj_handle, handle, count);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_handle_alloc");
@@ -14462,11 +14328,7 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* ha
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(handle, "handle"));
-    }
     rc = halo_api_t_pvar_handle_free(pe_session, handle);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_handle_free");
@@ -14543,11 +14405,7 @@ int PMPI_T_pvar_session_create(MPI_T_pvar_session* pe_session)
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(pe_session, "pe_session"));
-    }
     rc = halo_api_t_pvar_session_create(pe_session);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_session_create");
@@ -14565,11 +14423,7 @@ int PMPI_T_pvar_session_free(MPI_T_pvar_session* pe_session)
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(pe_session, "pe_session"));
-    }
     rc = halo_api_t_pvar_session_free(pe_session);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_session_free");
@@ -14653,16 +14507,7 @@ int PMPI_T_source_get_info(int source_index, char* name, int* name_len, char* de
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(name_len, "name_len"));
-        HALO_CHECK(halo_chk_outptr(desc_len, "desc_len"));
-        HALO_CHECK(halo_chk_outptr(ordering, "ordering"));
-        HALO_CHECK(halo_chk_outptr(ticks_per_second, "ticks_per_second"));
-        HALO_CHECK(halo_chk_outptr(max_ticks, "max_ticks"));
-        HALO_CHECK(halo_chk_outptr(info, "info"));
-    }
     rc = halo_api_t_source_get_info(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_source_get_info");
@@ -14680,11 +14525,7 @@ int PMPI_T_source_get_num(int* num_sources)
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(num_sources, "num_sources"));
-    }
     rc = halo_api_t_source_get_num(num_sources);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_source_get_num");
@@ -14703,11 +14544,7 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp)
 {
     int rc;
     HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_outptr(timestamp, "timestamp"));
-    }
     rc = halo_api_t_source_get_timestamp(source_index, timestamp);
-  done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_source_get_timestamp");
@@ -15897,7 +15734,6 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
     HALO_CHECK_INIT("MPI_Type_get_name");
     HALO_LOCK();
     if (halo_error_checking) {
-        HALO_CHECK(halo_chk_dtype(datatype, "datatype"));
         HALO_CHECK(halo_chk_outptr(resultlen, "resultlen"));
     }
     rc = halo_api_type_get_name(datatype, type_name, resultlen);

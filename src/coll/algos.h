@@ -16,4 +16,8 @@ int halo_allreduce_recursive_doubling(const void *sbuf, void *rbuf, MPI_Count co
 int halo_allgather_ring(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
                         MPI_Count rcount, MPI_Datatype rtype, halo_comm_t *c, halo_sched_t **s_p);
 
+int halo_allgatherv_ring(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                         const MPI_Count *rcounts, const MPI_Aint *displs, MPI_Datatype rtype,
+                         halo_comm_t *c, halo_sched_t **s_p);
+
 #endif

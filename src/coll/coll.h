@@ -14,4 +14,7 @@ int halo_coll_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datat
 int halo_coll_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
                         MPI_Count rcount, MPI_Datatype rtype, halo_comm_t *c);
 
+int halo_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                         const int *rcounts, const int *displs, MPI_Datatype rtype, halo_comm_t *c);
+
 #endif

@@ -10,7 +10,7 @@
 
 /* What to build: a collective's arguments, kept by persistent requests so
  * each start builds a fresh schedule with a fresh sequence number. */
-typedef enum { COLL_BARRIER = 1, COLL_BCAST, COLL_ALLREDUCE, COLL_ALLGATHER } coll_kind_t;
+typedef enum { COLL_BARRIER = 1, COLL_BCAST, COLL_ALLREDUCE, COLL_ALLGATHER, COLL_ALLGATHERV } coll_kind_t;
 
 typedef struct coll_args {
     coll_kind_t kind;
@@ -20,6 +20,10 @@ typedef struct coll_args {
     MPI_Datatype stype, rtype;
     MPI_Op op;
     int root;
+    /* v-collectives: per-rank counts and displacements, copied (persistent
+     * requests outlive the caller's arrays' promise). */
+    MPI_Count *rcounts;
+    MPI_Aint *rdispls;
 } coll_args_t;
 
 static int build(const coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
@@ -34,14 +38,30 @@ static int build(const coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
         return halo_allreduce_recursive_doubling(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, c, s_p);
     case COLL_ALLGATHER:
         return halo_allgather_ring(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, c, s_p);
+    case COLL_ALLGATHERV:
+        return halo_allgatherv_ring(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts, a->rdispls, a->rtype,
+                                    c, s_p);
     }
     return MPI_ERR_INTERN;
 }
 
-static int run_blocking(const coll_args_t *a, halo_comm_t *c)
+static void args_free(coll_args_t *a)
+{
+    free(a->rcounts);
+    free(a->rdispls);
+}
+
+static void args_release(void *p)
+{
+    args_free(p);
+    free(p);
+}
+
+static int run_blocking(coll_args_t *a, halo_comm_t *c)
 {
     halo_sched_t *s;
     int rc = build(a, c, &s);
+    args_free(a);
     if (rc != MPI_SUCCESS) {
         halo_sched_free(s);
         return rc;
@@ -49,10 +69,11 @@ static int run_blocking(const coll_args_t *a, halo_comm_t *c)
     return halo_sched_run(s);
 }
 
-static int start_nonblocking(const coll_args_t *a, halo_comm_t *c, MPI_Request *request)
+static int start_nonblocking(coll_args_t *a, halo_comm_t *c, MPI_Request *request)
 {
     halo_sched_t *s;
     int rc = build(a, c, &s);
+    args_free(a);
     if (rc != MPI_SUCCESS) {
         halo_sched_free(s);
         return rc;
@@ -72,7 +93,8 @@ static int init_persistent(const coll_args_t *a, halo_comm_t *c, MPI_Request *re
     r->active = 0;
     coll_args_t *copy = halo_malloc(sizeof *copy);
     *copy = *a;
-    r->pack_buf = copy;    /* freed with the request */
+    r->priv = copy;
+    r->priv_free = args_release;
     atomic_store(&r->cc, 0);
     halo_status_empty(&r->status);
     *request = (MPI_Request)r;
@@ -86,7 +108,7 @@ int halo_coll_start(halo_request_t *r)
         r->sched = NULL;
     }
     halo_sched_t *s;
-    int rc = build(r->pack_buf, r->comm, &s);
+    int rc = build(r->priv, r->comm, &s);
     if (rc != MPI_SUCCESS) {
         halo_sched_free(s);
         return rc;
@@ -331,6 +353,119 @@ int halo_api_allgather_init_c(const void *sbuf, MPI_Count scount, MPI_Datatype s
     halo_comm_t *c = halo_comm_ptr(comm);
     int rc = allgather_args(sbuf, scount, stype, rbuf, rcount, rtype, c, &a);
     return rc ? rc : init_persistent(&a, c, request);
+}
+
+static int allgatherv_args(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                           const MPI_Count *rcounts, const MPI_Aint *displs, MPI_Datatype rtype,
+                           halo_comm_t *c, coll_args_t *a)
+{
+    int rc = intra_only(c);
+    if (rc || (rc = check_type(rtype, "recvtype")))
+        return rc;
+    if (rbuf == MPI_IN_PLACE)
+        return halo_err(MPI_ERR_BUFFER, "(recvbuf=MPI_IN_PLACE): only sendbuf may be MPI_IN_PLACE");
+    for (int i = 0; i < c->size; i++)
+        if (rcounts[i] < 0)
+            return halo_err(MPI_ERR_COUNT, "(recvcounts[%d]=%lld): must be non-negative", i, (long long)rcounts[i]);
+    if (sbuf != MPI_IN_PLACE) {
+        if ((rc = check_type(stype, "sendtype")))
+            return rc;
+        if (scount * halo_dtype_ptr(stype)->size != rcounts[c->rank] * halo_dtype_ptr(rtype)->size)
+            return halo_err(MPI_ERR_TRUNCATE, "(sendcount=%lld, recvcounts[%d]=%lld): the block sizes in "
+                            "bytes differ", (long long)scount, c->rank, (long long)rcounts[c->rank]);
+    }
+    *a = (coll_args_t){.kind = COLL_ALLGATHERV, .sbuf = sbuf, .scount = scount, .stype = stype,
+                       .rbuf = rbuf, .rtype = rtype};
+    a->rcounts = halo_malloc((size_t)c->size * sizeof(MPI_Count));
+    a->rdispls = halo_malloc((size_t)c->size * sizeof(MPI_Aint));
+    memcpy(a->rcounts, rcounts, (size_t)c->size * sizeof(MPI_Count));
+    memcpy(a->rdispls, displs, (size_t)c->size * sizeof(MPI_Aint));
+    return MPI_SUCCESS;
+}
+
+/* The int forms widen their arrays, then share the large-count path. */
+static void widen(int n, const int *counts, const int *displs, MPI_Count **c_p, MPI_Aint **d_p)
+{
+    *c_p = halo_malloc((size_t)(n ? n : 1) * sizeof(MPI_Count));
+    *d_p = halo_malloc((size_t)(n ? n : 1) * sizeof(MPI_Aint));
+    for (int i = 0; i < n; i++) {
+        (*c_p)[i] = counts[i];
+        (*d_p)[i] = displs[i];
+    }
+}
+
+enum { RUN_BLOCKING, RUN_NONBLOCKING, RUN_PERSISTENT };
+
+static int allgatherv_run(int how, const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                          const MPI_Count *rcounts, const MPI_Aint *displs, MPI_Datatype rtype,
+                          MPI_Comm comm, MPI_Request *request)
+{
+    coll_args_t a;
+    halo_comm_t *c = halo_comm_ptr(comm);
+    int rc = allgatherv_args(sbuf, scount, stype, rbuf, rcounts, displs, rtype, c, &a);
+    if (rc)
+        return rc;
+    if (how == RUN_BLOCKING)
+        return run_blocking(&a, c);
+    if (how == RUN_NONBLOCKING)
+        return start_nonblocking(&a, c, request);
+    return init_persistent(&a, c, request);
+}
+
+static int allgatherv_int(int how, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                          const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm,
+                          MPI_Request *request)
+{
+    MPI_Count *cc;
+    MPI_Aint *dd;
+    widen(halo_comm_ptr(comm)->size, rcounts, displs, &cc, &dd);
+    int rc = allgatherv_run(how, sbuf, scount, stype, rbuf, cc, dd, rtype, comm, request);
+    free(cc);
+    free(dd);
+    return rc;
+}
+
+int halo_api_allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                          const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, MPI_Comm comm)
+{
+    return allgatherv_run(RUN_BLOCKING, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, NULL);
+}
+int halo_api_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                        const int displs[], MPI_Datatype rtype, MPI_Comm comm)
+{
+    return allgatherv_int(RUN_BLOCKING, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, NULL);
+}
+int halo_api_iallgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                           const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
+                           MPI_Comm comm, MPI_Request *request)
+{
+    return allgatherv_run(RUN_NONBLOCKING, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, request);
+}
+int halo_api_iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                         const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request *request)
+{
+    return allgatherv_int(RUN_NONBLOCKING, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, request);
+}
+int halo_api_allgatherv_init_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                               const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
+                               MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    return allgatherv_run(RUN_PERSISTENT, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, request);
+}
+int halo_api_allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                             const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
+                             MPI_Request *request)
+{
+    (void)info;
+    return allgatherv_int(RUN_PERSISTENT, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, request);
+}
+
+int halo_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
+                         const int *displs, MPI_Datatype rtype, halo_comm_t *c)
+{
+    return allgatherv_int(RUN_BLOCKING, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+                          halo_comm_handle(c), NULL);
 }
 
 void halo_coll_init(void)

@@ -93,7 +93,7 @@ static int run_delete(halo_kind_t kind, void *obj, halo_attr_t *a, keyval_t *k)
 
 int halo_attr_set(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyval, void *value)
 {
-    keyval_t *k;
+    keyval_t *k = NULL;
     int rc;
     if (kind == HALO_KIND_COMM && is_predefined_comm_key(keyval))
         return halo_err(MPI_ERR_KEYVAL, "(keyval=%d): predefined attributes cannot be set", keyval);
@@ -135,7 +135,7 @@ int halo_attr_get(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyval,
         *flag_p = 1;
         return MPI_SUCCESS;
     }
-    keyval_t *k;
+    keyval_t *k = NULL;
     int rc;
     if ((rc = check_keyval(kind, keyval, &k)))
         return rc;
@@ -152,7 +152,7 @@ int halo_attr_get(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyval,
 
 int halo_attr_delete(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyval)
 {
-    keyval_t *k;
+    keyval_t *k = NULL;
     int rc;
     if (kind == HALO_KIND_COMM && is_predefined_comm_key(keyval))
         return halo_err(MPI_ERR_KEYVAL, "(keyval=%d): predefined attributes cannot be deleted", keyval);
@@ -176,6 +176,7 @@ int halo_attr_copy_all(halo_kind_t kind, void *oldobj, halo_attr_t *old, halo_at
 {
     /* Copy in the old list's order reversed so the new list keeps the same
      * newest-first order. */
+    (void)kind;
     int n = 0;
     for (halo_attr_t *a = old; a; a = a->next)
         n++;

@@ -142,7 +142,14 @@ int halo_api_comm_set_name(MPI_Comm comm, const char *name)
 
 int halo_api_comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 {
-    halo_comm_t *c = halo_comm_ptr(comm);
+    if (comm == MPI_COMM_NULL) {
+        snprintf(name, MPI_MAX_OBJECT_NAME, "MPI_COMM_NULL");
+        *resultlen = (int)strlen(name);
+        return MPI_SUCCESS;
+    }
+    halo_comm_t *c = halo_comm_get(comm);
+    if (!c)
+        return halo_err(MPI_ERR_COMM, "(comm=%p): not a valid communicator", (void *)comm);
     snprintf(name, MPI_MAX_OBJECT_NAME, "%s", c->name);
     *resultlen = (int)strlen(name);
     return MPI_SUCCESS;
@@ -205,11 +212,24 @@ int halo_api_comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     return dup_common(halo_comm_ptr(comm), NULL, newcomm);
 }
 
+/* An info argument: MPI_INFO_NULL stands for no hints. */
+static int info_or_null(MPI_Info info, halo_info_t **in_p)
+{
+    *in_p = NULL;
+    if (info == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    *in_p = halo_obj_lookup(HALO_KIND_INFO, info);
+    if (!*in_p)
+        return halo_err(MPI_ERR_INFO, "(info=%p): not a valid info object", (void *)info);
+    return MPI_SUCCESS;
+}
+
 int halo_api_comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-    halo_info_t *in = halo_obj_lookup(HALO_KIND_INFO, info);
-    if (!in)
-        return halo_err(MPI_ERR_INFO, "(info=%p): not a valid info object", (void *)info);
+    halo_info_t *in;
+    int rc = info_or_null(info, &in);
+    if (rc)
+        return rc;
     return dup_common(halo_comm_ptr(comm), in, newcomm);
 }
 
@@ -233,9 +253,10 @@ int halo_api_comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 
 int halo_api_comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
-    halo_info_t *in = halo_obj_lookup(HALO_KIND_INFO, info);
-    if (!in)
-        return halo_err(MPI_ERR_INFO, "(info=%p): not a valid info object", (void *)info);
+    halo_info_t *in;
+    int rc = info_or_null(info, &in);
+    if (rc)
+        return rc;
     return idup_common(comm, in, newcomm, request);
 }
 
@@ -313,15 +334,15 @@ int halo_api_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info in
     case MPI_COMM_TYPE_SHARED:
         color = halo_world.node;
         break;
-    case MPI_COMM_TYPE_HW_GUIDED: {
+    case MPI_COMM_TYPE_HW_GUIDED:
+    case MPI_COMM_TYPE_RESOURCE_GUIDED: {
         /* Shared memory is the one hardware level Halo knows. */
         halo_info_t *in = halo_obj_lookup(HALO_KIND_INFO, info);
         const char *v = halo_info_lookup(in, "mpi_hw_resource_type");
         color = (v && !strcmp(v, "mpi_shared_memory")) ? halo_world.node : MPI_UNDEFINED;
         break;
     }
-    case MPI_COMM_TYPE_HW_UNGUIDED:
-    case MPI_COMM_TYPE_RESOURCE_GUIDED: {
+    case MPI_COMM_TYPE_HW_UNGUIDED: {
         /* A strictly smaller communicator than the parent if the node level
          * gives one, else MPI_COMM_NULL. */
         int n = 0;
@@ -384,8 +405,11 @@ int halo_api_comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm
      * carry the user's tag (concurrent calls differ by tag). */
     halo_comm_t tmp;
     memset(&tmp, 0, sizeof tmp);
+    /* Not in the slab, so never a valid user handle; the reference the
+     * creator holds keeps requests' references from ever freeing it. */
     tmp.hdr.kind = HALO_KIND_COMM;
-    tmp.hdr.flags = HALO_OBJ_LIVE | HALO_OBJ_PREDEFINED;
+    tmp.hdr.flags = HALO_OBJ_LIVE;
+    atomic_store(&tmp.hdr.ref, 1);
     tmp.ctx = old->ctx;
     tmp.group = g;
     tmp.world = g->world;
@@ -434,4 +458,22 @@ int halo_api_comm_disconnect(MPI_Comm *comm)
             return rc;
     }
     return halo_api_comm_free(comm);
+}
+
+int halo_api_comm_get_parent(MPI_Comm *parent)
+{
+    /* Processes are never spawned by MPI_Comm_spawn here (dynamic processes
+     * are not supported yet), so there is no parent. */
+    *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+int halo_api_get_hw_resource_info(MPI_Info *hw_info)
+{
+    halo_info_t *in = halo_info_new();
+    if (!in)
+        return halo_err(MPI_ERR_NO_MEM, ": out of info objects");
+    halo_info_set(in, "mpi_hw_resource_type", "mpi_shared_memory");
+    *hw_info = (MPI_Info)in;
+    return MPI_SUCCESS;
 }

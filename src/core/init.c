@@ -1,5 +1,4 @@
 /* Start-up and shut-down of the library, and the environment queries. */
-#define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>

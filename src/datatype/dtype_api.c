@@ -93,7 +93,15 @@ int halo_api_type_set_name(MPI_Datatype datatype, const char *name)
 
 int halo_api_type_get_name(MPI_Datatype datatype, char *name, int *resultlen)
 {
-    halo_dtype_t *t = halo_dtype_ptr(datatype);
+    if (datatype == MPI_DATATYPE_NULL) {
+        snprintf(name, MPI_MAX_OBJECT_NAME, "MPI_DATATYPE_NULL");
+        *resultlen = (int)strlen(name);
+        return MPI_SUCCESS;
+    }
+    halo_dtype_t *t;
+    int rc = type_arg(datatype, &t);
+    if (rc)
+        return rc;
     snprintf(name, MPI_MAX_OBJECT_NAME, "%s", t->name);
     *resultlen = (int)strlen(name);
     return MPI_SUCCESS;

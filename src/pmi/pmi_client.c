@@ -9,6 +9,7 @@
 #include "pmi_wire.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -17,7 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A key/value of the singleton's table (values as given, not escaped). */
@@ -701,6 +702,14 @@ void halo_pmi_abort(int exitcode, const char *msg)
     if (!pmi_client.initialized || pmi_client.singleton || !pmi_client.server_is_halo) {
         fprintf(stderr, "halo: rank %d: aborting the job with code %d%s%s\n", pmi_client.rank,
                 exitcode, msg[0] != '\0' ? ": " : "", msg);
+        /* Hydra ends the job as soon as it reads the abort, without draining
+         * our stderr pipe: give it a moment to forward the line first (half
+         * of these messages were lost without this pause). */
+        if (pmi_client.initialized && !pmi_client.singleton) {
+            struct timespec pause = {0, 100 * 1000 * 1000};
+
+            nanosleep(&pause, NULL);
+        }
     }
     if (pmi_client.initialized && !pmi_client.singleton) {
         snprintf(raw, sizeof(raw), "%s", msg);

@@ -10,7 +10,6 @@
  * sender sees sleeping > 0 and bumps the doorbell, and then futex_wait
  * returns at once because the word no longer equals seq. A timeout bounds
  * the sleep anyway, as a safety net. */
-#define _GNU_SOURCE
 #include "progress/progress.h"
 
 #include <linux/futex.h>

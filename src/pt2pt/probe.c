@@ -139,7 +139,7 @@ static int message_take(MPI_Message *message, halo_message_t **msg_p)
 int halo_api_imrecv_c(void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
                       MPI_Request *request)
 {
-    halo_message_t *msg;
+    halo_message_t *msg = NULL;
     int rc = message_take(message, &msg);
     if (rc)
         return rc;

@@ -76,6 +76,8 @@ struct halo_request {
     void *cb_arg;
     intptr_t cb_val;
     struct halo_sched *sched;
+    void *priv;                  /* owned by the layer that made the request */
+    void (*priv_free)(void *priv);
     halo_request_t *sub[2];      /* SENDRECV parts */
     void *replace_buf;           /* Isendrecv_replace: packed receive area */
     /* generalized requests */

@@ -44,6 +44,8 @@ void halo_req_free(halo_request_t *r)
     free(r->replace_buf);
     if (r->sched)
         halo_sched_free(r->sched);
+    if (r->priv_free)
+        r->priv_free(r->priv);
     halo_obj_free(r);
 }
 

@@ -391,6 +391,10 @@ int halo_api_cancel(MPI_Request *request)
         return halo_err(MPI_ERR_REQUEST, "(request=%p): not a valid request", (void *)*request);
     if (r->persistent && !r->active)
         return halo_err(MPI_ERR_REQUEST, ": cannot cancel an inactive persistent request");
+    /* A generalized request's cancel callback runs even after completion;
+     * it is told whether the request completed. */
+    if (r->kind == HALO_REQ_GREQ)
+        return r->cancel_fn(r->extra_state, halo_req_done(r));
     if (halo_req_done(r))
         return MPI_SUCCESS;
     if (r->kind == HALO_REQ_RECV) {
@@ -404,9 +408,6 @@ int halo_api_cancel(MPI_Request *request)
             halo_req_complete(r);
         }
         return MPI_SUCCESS;
-    }
-    if (r->kind == HALO_REQ_GREQ) {
-        return r->cancel_fn(r->extra_state, halo_req_done(r));
     }
     /* A send that left cannot be taken back: the standard lets cancel
      * fail, and the send then completes normally (Test_cancelled: false). */

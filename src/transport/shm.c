@@ -1,6 +1,5 @@
 /* Shared-memory transport: rings and cells in one segment per node (layout
  * and channel rules in shm.h). */
-#define _GNU_SOURCE
 #include "transport/shm.h"
 
 #include <errno.h>

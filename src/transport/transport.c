@@ -1,7 +1,6 @@
 /* Transport selection: packets to this process take the self path, packets
  * to a process of this node the shared-memory one. The doorbell lives in the
  * shared segment when there is one, else in this process. */
-#define _GNU_SOURCE
 #include "transport/transport.h"
 
 #include <linux/futex.h>

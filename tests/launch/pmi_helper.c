@@ -9,6 +9,7 @@
  *   exit CODE R               rank R exits CODE without finalize; others wait
  *   exit-finalized CODE R     all finalize; rank R then exits CODE, others 0
  *   no-finalize R             rank R exits 0 without finalize; others wait
+ *   close-pmi R               rank R closes PMI_FD and lives on; all wait
  *   noinit-exit CODE          exit CODE without touching PMI
  *   abort CODE R [MSG]        rank R calls halo_pmi_abort; others wait
  *   segv R                    rank R dies of SIGSEGV; others wait
@@ -19,6 +20,9 @@
  *   env NAME...               print the named environment variables
  *   affinity                  print Cpus_allowed_list of /proc/self/status
  *   fds                       list open descriptors above 2 (PMI_FD aside)
+ *   reinit                    init/put/finalize, then init again: works for a
+ *                             singleton (with an empty table), refused when
+ *                             launched (finalize closed the launcher socket)
  */
 #include "pmi.h"
 
@@ -104,8 +108,9 @@ static int helper_kvs(size_t len)
         }
         free(want);
     }
-    /* One byte short must fail rather than truncate. */
-    if (len > 0 && halo_pmi_get(0, "key-0", got, (int)len) == 0) {
+    /* One byte short must fail rather than truncate (rank 0 only: the
+     * client reports it on stderr, once is enough). */
+    if (helper_info.rank == 0 && len > 0 && halo_pmi_get(0, "key-0", got, (int)len) == 0) {
         fprintf(stderr, "rank %d: get into a short buffer succeeded\n", helper_info.rank);
         failures++;
     }
@@ -243,6 +248,36 @@ static int helper_fds(void)
     return 0;
 }
 
+static int helper_reinit(void)
+{
+    char value[16];
+    int singleton = helper_info.singleton, again;
+
+    if (halo_pmi_put("before", "1") != 0 || halo_pmi_finalize() != 0) {
+        return 1;
+    }
+    if (halo_pmi_init(&helper_info) == 0) {
+        halo_pmi_finalize();
+        again = 1;
+    } else {
+        again = 0;
+    }
+    if (!singleton) {
+        printf("rank %d: second init %s\n", helper_info.rank, again ? "accepted" : "refused");
+        return again;
+    }
+    helper_init();
+    if (halo_pmi_get(0, "before", value, sizeof(value)) == 0 || halo_pmi_put("after", "2") != 0 ||
+        halo_pmi_get(0, "after", value, sizeof(value)) != 0 || strcmp(value, "2") != 0) {
+        fprintf(stderr, "singleton state after re-init is wrong\n");
+        halo_pmi_finalize();
+        return 1;
+    }
+    printf("rank 0: singleton re-init ok\n");
+    halo_pmi_finalize();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "info";
@@ -277,6 +312,11 @@ int main(int argc, char **argv)
             exit(0);
         }
         helper_wait_forever();
+    } else if (strcmp(cmd, "close-pmi") == 0) {
+        if (helper_info.rank == helper_arg_int(argc, argv, 2)) {
+            close(atoi(getenv("PMI_FD")));
+        }
+        helper_wait_forever();
     } else if (strcmp(cmd, "abort") == 0) {
         if (helper_info.rank == helper_arg_int(argc, argv, 3)) {
             halo_pmi_abort(helper_arg_int(argc, argv, 2), argc > 4 ? argv[4] : NULL);
@@ -292,7 +332,7 @@ int main(int argc, char **argv)
         }
         helper_wait_forever();
     } else if (strcmp(cmd, "sleep") == 0) {
-        printf("rank %d: sleeping\n", helper_info.rank);
+        printf("rank %d: sleeping pid %ld\n", helper_info.rank, (long)getpid());
         helper_wait_forever();
     } else if (strcmp(cmd, "stdin") == 0) {
         rc = helper_stdin();
@@ -308,6 +348,8 @@ int main(int argc, char **argv)
         rc = helper_affinity();
     } else if (strcmp(cmd, "fds") == 0) {
         rc = helper_fds();
+    } else if (strcmp(cmd, "reinit") == 0) {
+        return helper_reinit();
     } else {
         fprintf(stderr, "pmi_helper: unknown action '%s'\n", cmd);
         rc = 94;

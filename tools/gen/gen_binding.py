@@ -66,8 +66,12 @@ NONNULL_OUT_SKIP = {
     "EXTRA_STATE", "EXTRA_STATE2", "ATTRIBUTE_VAL", "ATTRIBUTE_VAL_10",
     "STRING", "STRING_ARRAY", "STRING_2DARRAY", "ERROR_CODE", "F90_STATUS",
     "F08_STATUS", "TOOL_MPI_OBJ", "VARARGS", "FUNCTION", "POLYFUNCTION",
-    "ARGUMENT_LIST", "TOOL_VAR_VALUE", "LOGICAL_VOID",
+    "ARGUMENT_LIST", "ARGUMENT_COUNT", "TOOL_VAR_VALUE", "LOGICAL_VOID",
 }
+
+# Arguments that may be a null handle although the generic rule says
+# "valid object": the name queries answer "MPI_COMM_NULL" and the like.
+NULL_HANDLE_OK = {("MPI_Comm_get_name", "comm"), ("MPI_Type_get_name", "datatype")}
 
 # Point-to-point functions: their rank and tag arguments are checked here.
 P2P_RE = re.compile(
@@ -372,7 +376,8 @@ def checks_for(f):
     is_p2p = bool(P2P_RE.match(cname))
     comm = None
     for p in f.params:
-        if p.kind == "COMMUNICATOR" and p.scalar_in and not p.root_only:
+        if p.kind == "COMMUNICATOR" and p.scalar_in and not p.root_only \
+                and (cname, p.name) not in NULL_HANDLE_OK:
             if comm is None:
                 comm = p.name
             lines.append(f'HALO_CHECK(halo_chk_comm({p.name}, "{p.name}"));')
@@ -382,7 +387,8 @@ def checks_for(f):
     has_buffer = any(p.kind == "BUFFER" for p in f.params)
     collective = "sendbuf" in names or "recvbuf" in names
     for p in f.params:
-        if p.kind == "DATATYPE" and p.scalar_in and not p.root_only:
+        if p.kind == "DATATYPE" and p.scalar_in and not p.root_only \
+                and (cname, p.name) not in NULL_HANDLE_OK:
             if collective and not is_p2p and p.name in ("sendtype", "recvtype"):
                 continue
             fn = "halo_chk_dtype_committed" if has_buffer else "halo_chk_dtype"
@@ -397,7 +403,8 @@ def checks_for(f):
             if p.kind == "TAG" and p.scalar_in:
                 recv_side = p.name == "recvtag" or (p.name == "tag" and "source" in names and "dest" not in names)
                 lines.append(f'HALO_CHECK(halo_chk_tag({p.name}, "{p.name}", {1 if recv_side else 0}));')
-    for p in f.params:
+    # The tools interface lets several outputs be NULL ("not wanted").
+    for p in f.params if not cname.startswith("MPI_T_") else []:
         if p.direction in ("out", "inout") and p.ptr == 1 and not p.is_array \
                 and p.kind not in NONNULL_OUT_SKIP and not p.root_only:
             lines.append(f'HALO_CHECK(halo_chk_outptr({p.name}, "{p.name}"));')

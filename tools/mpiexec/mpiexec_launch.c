@@ -6,6 +6,7 @@
  * socketpair as 3 (PMI_FD=3). Everything else is closed, including every
  * other rank's pipes and sockets. */
 #include "mpiexec.h"
+#include "pmi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +32,7 @@ extern char **environ;
  * (from an enclosing job, say) must not leak through. */
 static const char *const launch_rank_vars[] = {
     "PMI_FD",          "PMI_RANK",          "PMI_SIZE",        "HALO_LOCAL_RANK",
-    "HALO_LOCAL_SIZE", "MPI_LOCALRANKID",   "MPI_LOCALNRANKS", "HALO_PMI_SERVER",
+    "HALO_LOCAL_SIZE", "MPI_LOCALRANKID",   "MPI_LOCALNRANKS", HALO_PMI_SERVER_ENV,
     "PMI_PORT",        "PMI_ID",
 };
 
@@ -311,6 +312,25 @@ static _Noreturn void launch_child_exec(const launch_child_t *c)
         (void)sched_setaffinity(0, sizeof(set), &set);
     }
     execve(c->path, c->argv, c->envp);
+    if (errno == ENOEXEC) {
+        /* An executable text without "#!": run it with the shell, as
+         * execvp and the shells themselves do. */
+        int argc = 0;
+        char **sh_argv;
+
+        while (c->argv[argc] != NULL) {
+            argc++;
+        }
+        sh_argv = malloc(sizeof(char *) * (size_t)(argc + 2));
+        if (sh_argv != NULL) {
+            sh_argv[0] = (char *)"sh";
+            sh_argv[1] = (char *)c->path;
+            for (int i = 1; i <= argc; i++) {
+                sh_argv[i + 1] = c->argv[i];
+            }
+            execve("/bin/sh", sh_argv, c->envp);
+        }
+    }
     dprintf(2, "mpiexec: cannot execute '%s': %s\n", c->path, strerror(errno));
     _exit(127);
 }
@@ -339,7 +359,7 @@ static char **launch_rank_envp(const mpiexec_job_t *job, const mpiexec_rank_t *r
     snprintf(storage[4], 64, "HALO_LOCAL_SIZE=%d", r->local_size);
     snprintf(storage[5], 64, "MPI_LOCALRANKID=%d", r->local_rank);
     snprintf(storage[6], 64, "MPI_LOCALNRANKS=%d", r->local_size);
-    snprintf(storage[7], 64, "HALO_PMI_SERVER=halo");
+    snprintf(storage[7], 64, "%s=halo", HALO_PMI_SERVER_ENV);
     for (int i = 0; i < 8; i++) {
         envp[n++] = storage[i];
     }

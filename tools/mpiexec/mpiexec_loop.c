@@ -189,13 +189,15 @@ static void loop_reap(mpiexec_job_t *job, int *reaped)
 static void loop_signal_read(mpiexec_job_t *job, int *reaped)
 {
     struct signalfd_siginfo si;
+    int child_exited = 0;
 
     while (read(job->sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
         int sig = (int)si.ssi_signo;
 
         switch (sig) {
         case SIGCHLD:
-            loop_reap(job, reaped);
+            /* Several exits may come as one SIGCHLD: reap reaps them all. */
+            child_exited = 1;
             break;
         case SIGUSR1:
         case SIGUSR2:
@@ -214,9 +216,9 @@ static void loop_signal_read(mpiexec_job_t *job, int *reaped)
             break;
         }
     }
-    /* A SIGCHLD merged with another signal of the same read is still
-     * delivered as its own siginfo; reaping once more is cheap insurance. */
-    loop_reap(job, reaped);
+    if (child_exited) {
+        loop_reap(job, reaped);
+    }
 }
 
 static double loop_min_deadline(double a, double b)

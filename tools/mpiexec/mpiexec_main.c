@@ -116,19 +116,30 @@ static int main_cpus_get(mpiexec_job_t *job)
 
 static int main_signals_setup(mpiexec_job_t *job)
 {
+    static const int handled[] = {SIGCHLD, SIGINT, SIGTERM, SIGUSR1, SIGUSR2};
+    struct sigaction old;
     sigset_t set;
 
     /* Writes to a rank that went away fail with EPIPE instead. */
     signal(SIGPIPE, SIG_IGN);
     sigemptyset(&set);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    sigaddset(&set, SIGUSR1);
-    sigaddset(&set, SIGUSR2);
+    for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++) {
+        sigaddset(&set, handled[i]);
+    }
+    /* Under nohup, SIGHUP stays ignored, for mpiexec and the ranks. */
+    if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN) {
+        sigaddset(&set, SIGHUP);
+    }
     if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) {
         return -1;
+    }
+    /* An ignored signal is discarded before a signalfd can see it, and a
+     * shell starts background jobs with SIGINT ignored; an ignored SIGCHLD
+     * would even make the kernel reap the ranks for us. mpiexec handles
+     * these itself, so it takes them back to their defaults (blocked, they
+     * only ever reach the signalfd); the ranks inherit the defaults. */
+    for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++) {
+        signal(handled[i], SIG_DFL);
     }
     job->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     return job->sig_fd < 0 ? -1 : 0;

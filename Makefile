@@ -1,0 +1,69 @@
+# Halo's everyday commands (a thin layer over CMake and CTest).
+#
+#   make              build into build/
+#   make demo         set up what is missing, build, run a ping-pong on 2 ranks
+#   make check        the quick tier: generated files up to date, unit and MPI tests
+#   make check-full   everything CI runs: quick tier, the slow tests, sanitizer
+#                     builds (address+undefined, thread), launch under Hydra, mpi4py
+#   make install PREFIX=/opt/halo
+#
+# Build directories: build/ (main), build-asan/, build-tsan/.
+
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+BUILD := build
+
+.PHONY: all build demo check check-quick check-full check-gen check-asan check-tsan \
+        check-hydra check-mpi4py install deps clean
+
+all: build
+
+build:
+	cmake -S . -B $(BUILD) -DHALO_WERROR=ON $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j$(JOBS)
+
+deps:
+	@tools/ci/deps.sh
+
+demo: deps build
+	@echo "== ping-pong between 2 ranks on this node (latency: half round trip; bandwidth: windowed)"
+	@$(BUILD)/bin/mpiexec -n 2 $(BUILD)/bin/halo-pingpong -m 4194304 | \
+	  awk 'NR==1 || $$1==8 || $$1==1024 || $$1==65536 || $$1==1048576 || $$1==4194304'
+
+check: check-quick
+
+check-gen:
+	python3 tools/gen/gen_binding.py --check
+
+check-quick: build check-gen
+	cd $(BUILD) && ctest -L quick -j2 --output-on-failure --timeout 300
+	tools/ci/check_unsupported.sh $(BUILD)/bin/halo_info
+
+check-full: check-quick
+	cd $(BUILD) && ctest -L full --output-on-failure --timeout 900
+	$(MAKE) check-asan check-tsan check-hydra check-mpi4py
+
+check-asan:
+	cmake -S . -B build-asan -DHALO_WERROR=ON -DHALO_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug
+	cmake --build build-asan -j$(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest -L quick -j2 --output-on-failure --timeout 600
+
+check-tsan:
+	cmake -S . -B build-tsan -DHALO_WERROR=ON -DHALO_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug
+	cmake --build build-tsan -j$(JOBS)
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest -L tsan -j2 --output-on-failure --timeout 600
+
+check-hydra: build
+	tools/ci/check_hydra.sh $(BUILD)
+
+check-mpi4py: build
+	tools/ci/mpi4py.sh $(BUILD)
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf build build-asan build-tsan

@@ -1,0 +1,55 @@
+#!/bin/bash
+# --bind-to: by default rank i runs on the i-th CPU mpiexec may use, when
+# the ranks fit; no binding beyond that or with --bind-to none.
+. "$(dirname "$0")/common.sh"
+
+# expand "0-2,5" into "0 1 2 5"
+expand_cpus() {
+    local part out=""
+    for part in ${1//,/ }; do
+        if [[ $part == *-* ]]; then out+="$(seq -s ' ' "${part%-*}" "${part#*-}") "; else out+="$part "; fi
+    done
+    echo $out
+}
+
+allowed=$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status)
+read -r -a cpus <<<"$(expand_cpus "$allowed")"
+n=${#cpus[@]}
+echo "allowed CPUs: $allowed ($n)"
+
+check_bound() {
+    local r
+    for ((r = 0; r < $1; r++)); do
+        expect_grep out "^rank $r: cpus ${cpus[$r]}\$" "$2: rank $r on CPU ${cpus[$r]}"
+    done
+}
+
+run -n "$n" "$HELPER" affinity
+expect_rc 0 "default binding"
+check_bound "$n" "default"
+
+run --bind-to core -n "$n" "$HELPER" affinity
+check_bound "$n" "--bind-to core"
+
+run -bind-to none -n "$n" "$HELPER" affinity
+expect_count out "^rank [0-9]+: cpus $allowed\$" "$n" "--bind-to none leaves every rank on all CPUs"
+
+run -n $((n + 1)) "$HELPER" affinity
+expect_count out "^rank [0-9]+: cpus $allowed\$" $((n + 1)) "more ranks than CPUs: no binding"
+expect_no_grep err '.' "and nothing printed about it"
+
+run --bind-to socket -n 1 true
+expect_rc 2 "an unknown binding is a usage error"
+
+# The i-th *allowed* CPU: under a narrower mask, rank 0 gets its first CPU.
+if [ "$n" -ge 2 ] && command -v taskset >/dev/null; then
+    last=${cpus[$((n - 1))]}
+    start=$(now)
+    taskset -c "$last" "$MPIEXEC" -n 1 "$HELPER" affinity >"$TMP/out" 2>"$TMP/err" </dev/null
+    RC=$?
+    expect_grep out "^rank 0: cpus $last\$" "binding follows mpiexec's own mask"
+else
+    echo "skipped: narrower mask check (needs 2 CPUs and taskset)"
+fi
+
+finish

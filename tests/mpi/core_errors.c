@@ -1,0 +1,372 @@
+/* Error classes, codes, strings and communicator error handlers.
+ *
+ * - every predefined class is its own class and has a non-empty string;
+ * - user classes, codes and strings (add and remove), and MPI_LASTUSEDCODE;
+ * - MPI_ERRORS_ARE_FATAL is the default; under MPI_ERRORS_RETURN calls give
+ *   back codes of the right class whose string names the call and argument;
+ * - user handlers get the communicator and the code, and the call returns;
+ * - MPI_Comm_call_errhandler, MPI_Comm_get_errhandler, MPI_Errhandler_free
+ *   (a freed handler stays in use by the communicators that have it). */
+#include "mpitest.h"
+
+#define EXPECT(cond, fmt, ...)                                                                \
+    do {                                                                                      \
+        if (!(cond))                                                                          \
+            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
+    } while (0)
+
+/* A call that must fail; the standard leaves its error class open. */
+#define MPI_FAILS_ANY(call)                                                                   \
+    do {                                                                                      \
+        if ((call) == MPI_SUCCESS)                                                            \
+            MT_FAIL("%s succeeded, expected an error", #call);                                \
+    } while (0)
+
+static int rank, size;
+
+static void check_class_of(int code, int want)
+{
+    int cls = -1;
+    MPI_OK(MPI_Error_class(code, &cls));
+    EXPECT(cls == want, "MPI_Error_class(%d) = %d, want %d", code, cls, want);
+}
+
+static void error_string(int code, char *buf)
+{
+    int len = -1;
+    memset(buf, 'x', MPI_MAX_ERROR_STRING);
+    MPI_OK(MPI_Error_string(code, buf, &len));
+    EXPECT(len >= 0 && len < MPI_MAX_ERROR_STRING, "MPI_Error_string(%d) length %d", code, len);
+    EXPECT((int)strlen(buf) == len, "MPI_Error_string(%d): length %d, strlen %zu", code, len,
+           strlen(buf));
+}
+
+static void test_predefined_classes(void)
+{
+    static const int classes[] = {
+        MPI_SUCCESS, MPI_ERR_BUFFER, MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_TAG, MPI_ERR_COMM,
+        MPI_ERR_RANK, MPI_ERR_REQUEST, MPI_ERR_ROOT, MPI_ERR_GROUP, MPI_ERR_OP, MPI_ERR_TOPOLOGY,
+        MPI_ERR_DIMS, MPI_ERR_ARG, MPI_ERR_UNKNOWN, MPI_ERR_TRUNCATE, MPI_ERR_OTHER,
+        MPI_ERR_INTERN, MPI_ERR_PENDING, MPI_ERR_IN_STATUS, MPI_ERR_ACCESS, MPI_ERR_AMODE,
+        MPI_ERR_ASSERT, MPI_ERR_BAD_FILE, MPI_ERR_BASE, MPI_ERR_CONVERSION, MPI_ERR_DISP,
+        MPI_ERR_DUP_DATAREP, MPI_ERR_FILE_EXISTS, MPI_ERR_FILE_IN_USE, MPI_ERR_FILE,
+        MPI_ERR_INFO_KEY, MPI_ERR_INFO_NOKEY, MPI_ERR_INFO_VALUE, MPI_ERR_INFO, MPI_ERR_IO,
+        MPI_ERR_KEYVAL, MPI_ERR_LOCKTYPE, MPI_ERR_NAME, MPI_ERR_NO_MEM, MPI_ERR_NOT_SAME,
+        MPI_ERR_NO_SPACE, MPI_ERR_NO_SUCH_FILE, MPI_ERR_PORT, MPI_ERR_QUOTA, MPI_ERR_READ_ONLY,
+        MPI_ERR_RMA_ATTACH, MPI_ERR_RMA_CONFLICT, MPI_ERR_RMA_RANGE, MPI_ERR_RMA_SHARED,
+        MPI_ERR_RMA_SYNC, MPI_ERR_SERVICE, MPI_ERR_SIZE, MPI_ERR_SPAWN,
+        MPI_ERR_UNSUPPORTED_DATAREP, MPI_ERR_UNSUPPORTED_OPERATION, MPI_ERR_WIN,
+        MPI_ERR_RMA_FLAVOR, MPI_ERR_PROC_ABORTED, MPI_ERR_VALUE_TOO_LARGE, MPI_ERR_SESSION,
+        MPI_ERR_ERRHANDLER, MPI_ERR_ABI, MPI_T_ERR_CANNOT_INIT, MPI_T_ERR_NOT_ACCESSIBLE,
+        MPI_T_ERR_NOT_INITIALIZED, MPI_T_ERR_NOT_SUPPORTED, MPI_T_ERR_MEMORY, MPI_T_ERR_INVALID,
+        MPI_T_ERR_INVALID_INDEX, MPI_T_ERR_INVALID_ITEM, MPI_T_ERR_INVALID_SESSION,
+        MPI_T_ERR_INVALID_HANDLE, MPI_T_ERR_INVALID_NAME, MPI_T_ERR_OUT_OF_HANDLES,
+        MPI_T_ERR_OUT_OF_SESSIONS, MPI_T_ERR_CVAR_SET_NOT_NOW, MPI_T_ERR_CVAR_SET_NEVER,
+        MPI_T_ERR_PVAR_NO_WRITE, MPI_T_ERR_PVAR_NO_STARTSTOP, MPI_T_ERR_PVAR_NO_ATOMIC,
+        MPI_ERR_LASTCODE,
+    };
+    char buf[MPI_MAX_ERROR_STRING];
+    for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
+        check_class_of(classes[i], classes[i]);
+        error_string(classes[i], buf);
+        EXPECT(buf[0] != '\0', "MPI_Error_string(%d) is empty", classes[i]);
+    }
+    /* A value that no class or code has. */
+    int cls = -1;
+    EXPECT(MPI_Error_class(123456789, &cls) != MPI_SUCCESS, "MPI_Error_class(123456789) gave %d",
+           cls);
+    EXPECT(MPI_Error_class(-5, &cls) != MPI_SUCCESS, "MPI_Error_class(-5) gave %d", cls);
+}
+
+/* User-added classes, codes and strings. */
+static void test_user_codes(void)
+{
+    int flag = 0, *last = NULL;
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
+    EXPECT(flag && last, "MPI_LASTUSEDCODE is not set on MPI_COMM_WORLD");
+    EXPECT(*last >= MPI_ERR_LASTCODE, "MPI_LASTUSEDCODE %d below MPI_ERR_LASTCODE %d", *last,
+           MPI_ERR_LASTCODE);
+
+    int c1 = -1, c2 = -1, code1 = -1, code2 = -1, code3 = -1;
+    MPI_OK(MPI_Add_error_class(&c1));
+    EXPECT(c1 >= MPI_ERR_LASTCODE, "user class %d below MPI_ERR_LASTCODE", c1);
+    check_class_of(c1, c1);
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
+    EXPECT(flag && *last == c1, "MPI_LASTUSEDCODE %d after adding class %d", *last, c1);
+
+    MPI_OK(MPI_Add_error_code(c1, &code1));
+    MPI_OK(MPI_Add_error_code(c1, &code2));
+    EXPECT(code1 != c1 && code2 != c1 && code1 != code2, "codes %d %d of class %d not distinct",
+           code1, code2, c1);
+    EXPECT(code1 >= MPI_ERR_LASTCODE && code2 >= MPI_ERR_LASTCODE, "user codes %d %d", code1,
+           code2);
+    check_class_of(code1, c1);
+    check_class_of(code2, c1);
+    /* A code of a predefined class. */
+    MPI_OK(MPI_Add_error_code(MPI_ERR_ARG, &code3));
+    check_class_of(code3, MPI_ERR_ARG);
+    MPI_OK(MPI_Add_error_class(&c2));
+    EXPECT(c2 != c1 && c2 != code1 && c2 != code2 && c2 != code3, "class %d reuses a value", c2);
+    check_class_of(c2, c2);
+    int maxv = c1;
+    int vals[] = {code1, code2, code3, c2};
+    for (int i = 0; i < 4; i++)
+        if (vals[i] > maxv)
+            maxv = vals[i];
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
+    EXPECT(*last == maxv, "MPI_LASTUSEDCODE %d, want the largest added value %d", *last, maxv);
+
+    /* Strings: set, read back, replace. */
+    char buf[MPI_MAX_ERROR_STRING];
+    MPI_OK(MPI_Add_error_string(c1, "halo test class one"));
+    MPI_OK(MPI_Add_error_string(code1, "halo test code one"));
+    error_string(c1, buf);
+    EXPECT(!strcmp(buf, "halo test class one"), "class string \"%s\"", buf);
+    error_string(code1, buf);
+    EXPECT(!strcmp(buf, "halo test code one"), "code string \"%s\"", buf);
+    MPI_OK(MPI_Add_error_string(code1, "halo test code one, replaced"));
+    error_string(code1, buf);
+    EXPECT(!strcmp(buf, "halo test code one, replaced"), "replaced code string \"%s\"", buf);
+    /* Predefined codes keep their strings. */
+    MPI_FAILS_ANY(MPI_Add_error_string(MPI_ERR_ARG, "no"));
+
+    /* Removal: a class with codes, or a code or class with a string, stays. */
+    MPI_FAILS_ANY(MPI_Remove_error_class(c1));
+    MPI_FAILS_ANY(MPI_Remove_error_code(code1));
+    check_class_of(code1, c1);
+    check_class_of(c1, c1);
+    MPI_OK(MPI_Remove_error_string(code1));
+    MPI_FAILS_ANY(MPI_Remove_error_string(code1));
+    MPI_OK(MPI_Remove_error_code(code1));
+    MPI_OK(MPI_Remove_error_code(code2));
+    MPI_FAILS_ANY(MPI_Remove_error_class(c1));   /* its string is still there */
+    MPI_OK(MPI_Remove_error_string(c1));
+    MPI_OK(MPI_Remove_error_class(c1));
+    MPI_FAILS_ANY(MPI_Remove_error_class(MPI_ERR_ARG));
+    MPI_FAILS_ANY(MPI_Remove_error_code(MPI_ERR_COUNT));
+    /* What was not removed still works. */
+    check_class_of(code3, MPI_ERR_ARG);
+    check_class_of(c2, c2);
+    MPI_OK(MPI_Remove_error_code(code3));
+    MPI_OK(MPI_Remove_error_class(c2));
+}
+
+/* ---------------------------------------------------------------- handlers */
+
+static int eh_calls;
+static MPI_Comm eh_comm;
+static int eh_code;
+
+static void record_handler(MPI_Comm *comm, int *code, ...)
+{
+    eh_calls++;
+    eh_comm = *comm;
+    eh_code = *code;
+}
+
+static void expect_class(int rc, int cls, const char *what)
+{
+    int got = -1;
+    EXPECT(rc != MPI_SUCCESS, "%s succeeded, want class %d", what, cls);
+    MPI_OK(MPI_Error_class(rc, &got));
+    EXPECT(got == cls, "%s: class %d, want %d", what, got, cls);
+}
+
+static void test_default_and_return(void)
+{
+    MPI_Errhandler eh;
+    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
+    EXPECT(eh == MPI_ERRORS_ARE_FATAL, "default handler of MPI_COMM_WORLD %p", (void *)eh);
+    MPI_OK(MPI_Errhandler_free(&eh));
+    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_SELF, &eh));
+    EXPECT(eh == MPI_ERRORS_ARE_FATAL, "default handler of MPI_COMM_SELF %p", (void *)eh);
+    MPI_OK(MPI_Errhandler_free(&eh));
+
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
+    EXPECT(eh == MPI_ERRORS_RETURN, "handler after set: %p", (void *)eh);
+    MPI_OK(MPI_Errhandler_free(&eh));
+
+    int buf[4] = {0};
+    char msg[MPI_MAX_ERROR_STRING];
+    int rc = MPI_Send(buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+    expect_class(rc, MPI_ERR_COUNT, "MPI_Send(count=-1)");
+    error_string(rc, msg);
+    EXPECT(strstr(msg, "MPI_Send") != NULL, "message \"%s\" does not name MPI_Send", msg);
+    EXPECT(strstr(msg, "count=-1") != NULL, "message \"%s\" does not show count=-1", msg);
+
+    rc = MPI_Send(buf, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
+    expect_class(rc, MPI_ERR_RANK, "MPI_Send(dest=size)");
+    rc = MPI_Send(buf, 1, MPI_INT, 0, -5, MPI_COMM_WORLD);
+    expect_class(rc, MPI_ERR_TAG, "MPI_Send(tag=-5)");
+    rc = MPI_Send(buf, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD);
+    expect_class(rc, MPI_ERR_TYPE, "MPI_Send(MPI_DATATYPE_NULL)");
+    rc = MPI_Recv(buf, 1, MPI_INT, MPI_ANY_SOURCE, -7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    expect_class(rc, MPI_ERR_TAG, "MPI_Recv(tag=-7)");
+    rc = MPI_Bcast(buf, 1, MPI_INT, size, MPI_COMM_WORLD);
+    expect_class(rc, MPI_ERR_ROOT, "MPI_Bcast(root=size)");
+    rc = MPI_Allreduce(buf, buf + 1, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD);
+    expect_class(rc, MPI_ERR_OP, "MPI_Allreduce(MPI_OP_NULL)");
+
+    /* A truncated receive: 4 ints into room for 2, on MPI_COMM_SELF. */
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    int four[4] = {1, 2, 3, 4}, two[2];
+    MPI_Request req;
+    MPI_OK(MPI_Isend(four, 4, MPI_INT, 0, 3, MPI_COMM_SELF, &req));
+    rc = MPI_Recv(two, 2, MPI_INT, 0, 3, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    expect_class(rc, MPI_ERR_TRUNCATE, "MPI_Recv of 4 ints into 2");
+    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+
+    /* A communicator that is not one: raised on MPI_COMM_SELF (returns). */
+    rc = MPI_Send(buf, 1, MPI_INT, 0, 0, MPI_COMM_NULL);
+    expect_class(rc, MPI_ERR_COMM, "MPI_Send(MPI_COMM_NULL)");
+    /* Errors with no object go to MPI_COMM_SELF's handler. */
+    rc = MPI_Add_error_string(MPI_ERR_COUNT, "predefined strings cannot change");
+    EXPECT(rc != MPI_SUCCESS, "MPI_Add_error_string on a predefined code succeeded");
+}
+
+static void test_user_handler(void)
+{
+    MPI_Comm dup, dup2;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    /* The duplicate inherits MPI_ERRORS_RETURN from MPI_COMM_WORLD. */
+    MPI_Errhandler got;
+    MPI_OK(MPI_Comm_get_errhandler(dup, &got));
+    EXPECT(got == MPI_ERRORS_RETURN, "dup's handler %p, want MPI_ERRORS_RETURN", (void *)got);
+    MPI_OK(MPI_Errhandler_free(&got));
+
+    MPI_Errhandler eh;
+    MPI_OK(MPI_Comm_create_errhandler(record_handler, &eh));
+    EXPECT(eh != MPI_ERRHANDLER_NULL, "MPI_Comm_create_errhandler gave MPI_ERRHANDLER_NULL");
+    MPI_OK(MPI_Comm_set_errhandler(dup, eh));
+    MPI_OK(MPI_Comm_get_errhandler(dup, &got));
+    EXPECT(got == eh, "MPI_Comm_get_errhandler gave %p, set %p", (void *)got, (void *)eh);
+    MPI_OK(MPI_Errhandler_free(&got));
+    EXPECT(got == MPI_ERRHANDLER_NULL, "MPI_Errhandler_free did not reset the handle");
+
+    /* An error on dup: the handler sees dup and the code; the call returns it. */
+    int buf[2] = {0};
+    eh_calls = 0;
+    int rc = MPI_Send(buf, -1, MPI_INT, 0, 0, dup);
+    EXPECT(eh_calls == 1, "user handler ran %d times, want 1", eh_calls);
+    EXPECT(eh_comm == dup, "user handler got comm %p, want %p", (void *)eh_comm, (void *)dup);
+    expect_class(eh_code, MPI_ERR_COUNT, "code passed to the user handler");
+    EXPECT(rc == eh_code, "MPI_Send returned %d, the handler saw %d", rc, eh_code);
+    /* Errors on MPI_COMM_WORLD do not reach dup's handler. */
+    rc = MPI_Send(buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+    EXPECT(rc != MPI_SUCCESS && eh_calls == 1, "world's error reached dup's handler (calls %d)",
+           eh_calls);
+
+    /* MPI_Comm_call_errhandler: the handler runs with the given code. */
+    eh_calls = 0;
+    rc = MPI_Comm_call_errhandler(dup, MPI_ERR_OTHER);
+    EXPECT(rc == MPI_SUCCESS, "MPI_Comm_call_errhandler returned %d", rc);
+    EXPECT(eh_calls == 1 && eh_code == MPI_ERR_OTHER && eh_comm == dup,
+           "call_errhandler: calls %d code %d", eh_calls, eh_code);
+    /* ... also with a user-added code. */
+    int ucls, ucode;
+    MPI_OK(MPI_Add_error_class(&ucls));
+    MPI_OK(MPI_Add_error_code(ucls, &ucode));
+    MPI_OK(MPI_Comm_call_errhandler(dup, ucode));
+    EXPECT(eh_calls == 2 && eh_code == ucode, "call_errhandler(user code): calls %d code %d",
+           eh_calls, eh_code);
+    MPI_OK(MPI_Remove_error_code(ucode));
+    MPI_OK(MPI_Remove_error_class(ucls));
+
+    /* A communicator made from dup inherits the user handler. */
+    MPI_OK(MPI_Comm_dup(dup, &dup2));
+    eh_calls = 0;
+    rc = MPI_Send(buf, 1, MPI_INT, 0, -3, dup2);
+    EXPECT(eh_calls == 1 && eh_comm == dup2, "inherited handler: calls %d comm %p", eh_calls,
+           (void *)eh_comm);
+    expect_class(rc, MPI_ERR_TAG, "MPI_Send(tag=-3) on dup2");
+
+    /* Freeing the handler leaves it attached to the communicators that use it. */
+    MPI_OK(MPI_Errhandler_free(&eh));
+    EXPECT(eh == MPI_ERRHANDLER_NULL, "MPI_Errhandler_free did not reset the handle");
+    eh_calls = 0;
+    rc = MPI_Send(buf, -1, MPI_INT, 0, 0, dup);
+    EXPECT(rc != MPI_SUCCESS && eh_calls == 1, "freed handler: calls %d", eh_calls);
+    /* ... and MPI_Comm_get_errhandler gives a usable handle to it. */
+    MPI_OK(MPI_Comm_get_errhandler(dup, &got));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, got));
+    eh_calls = 0;
+    rc = MPI_Send(buf, -1, MPI_INT, 0, 0, MPI_COMM_SELF);
+    EXPECT(rc != MPI_SUCCESS && eh_calls == 1 && eh_comm == MPI_COMM_SELF,
+           "handler from get_errhandler on MPI_COMM_SELF: calls %d", eh_calls);
+    MPI_OK(MPI_Errhandler_free(&got));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+
+    /* Back to MPI_ERRORS_RETURN: the user handler is no longer called. */
+    MPI_OK(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN));
+    eh_calls = 0;
+    rc = MPI_Send(buf, -1, MPI_INT, 0, 0, dup);
+    EXPECT(rc != MPI_SUCCESS && eh_calls == 0, "after reset: calls %d", eh_calls);
+
+    MPI_OK(MPI_Comm_free(&dup2));
+    MPI_OK(MPI_Comm_free(&dup));
+}
+
+/* Is `part` in the comma-separated list `only` (NULL: every part)? */
+static int run_part(const char *only, const char *part)
+{
+    if (!only)
+        return 1;
+    size_t n = strlen(part);
+    for (const char *p = only;;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, part, n))
+            return 1;
+        if (!e)
+            return 0;
+        p = e + 1;
+    }
+}
+
+/* Every name in `only` is one of parts[0..n-1]. */
+static int parts_known(const char *only, const char *const *parts, int n)
+{
+    if (!only)
+        return 1;
+    int found = 0;
+    for (int i = 0; i < n; i++)
+        found += run_part(only, parts[i]);
+    int commas = 0;
+    for (const char *p = only; *p; p++)
+        commas += *p == ',';
+    return found == commas + 1;
+}
+
+/* Runs every part, or those named (comma-separated) by the first argument,
+ * so that one failing part does not hide the others. */
+int main(int argc, char **argv)
+{
+    const char *only = argc > 1 ? argv[1] : NULL;
+    static const char *const parts[] = {"defaults", "classes", "codes", "handlers"};
+    if (!parts_known(only, parts, (int)(sizeof parts / sizeof parts[0]))) {
+        fprintf(stderr, "usage: core_errors [part,...] with parts defaults classes codes handlers\n");
+        return 2;
+    }
+#define RUN(part) run_part(only, part)
+    MPI_OK(MPI_Init(&argc, &argv));
+    MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    if (RUN("defaults")) {
+        test_default_and_return();   /* ends with MPI_ERRORS_RETURN on world and self */
+    } else {
+        MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    }
+    if (RUN("classes"))
+        test_predefined_classes();
+    if (RUN("codes"))
+        test_user_codes();
+    if (RUN("handlers"))
+        test_user_handler();
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_Finalize());
+    if (rank == 0)
+        printf("core_errors %s: ok\n", only ? only : "all");
+    return 0;
+}

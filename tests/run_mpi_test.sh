@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs one MPI test under Halo's mpiexec and checks its outcome.
+#   run_mpi_test.sh MPIEXEC PROGRAM RANKS EXPECT TIMEOUT [env=VAR=VAL] [grep=REGEX] -- [ARGS]
+# EXPECT: pass (exit 0), exit=N (exit status N), fail (any non-zero status).
+# Also fails when the job leaves a Halo segment behind in /dev/shm.
+set -u
+mpiexec=$1 prog=$2 ranks=$3 expect=$4 timeout=$5
+shift 5
+envs=() greps=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+    case "$1" in
+    env=*) envs+=("${1#env=}") ;;
+    grep=*) greps+=("${1#grep=}") ;;
+    *) echo "run_mpi_test: unknown option $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+[ "${1:-}" = "--" ] && shift
+before=$(ls /dev/shm 2>/dev/null | grep -c '^halo-' || true)
+out=$(mktemp)
+env "${envs[@]}" "$mpiexec" --timeout "$timeout" -n "$ranks" "$prog" "$@" >"$out" 2>&1
+status=$?
+cat "$out"
+ok=1
+case "$expect" in
+pass) [ $status -eq 0 ] || { echo "run_mpi_test: expected success, got exit status $status"; ok=0; } ;;
+exit=*) [ $status -eq "${expect#exit=}" ] || { echo "run_mpi_test: expected exit status ${expect#exit=}, got $status"; ok=0; } ;;
+fail) [ $status -ne 0 ] || { echo "run_mpi_test: expected failure, got success"; ok=0; } ;;
+*) echo "run_mpi_test: unknown expectation $expect"; ok=0 ;;
+esac
+for g in "${greps[@]}"; do
+    grep -Eq -- "$g" "$out" || { echo "run_mpi_test: output does not match /$g/"; ok=0; }
+done
+after=$(ls /dev/shm 2>/dev/null | grep -c '^halo-' || true)
+if [ "$after" -gt "$before" ]; then
+    echo "run_mpi_test: the job left shared-memory segments in /dev/shm:"; ls /dev/shm | grep '^halo-'
+    ok=0
+fi
+rm -f "$out"
+[ $ok -eq 1 ]
