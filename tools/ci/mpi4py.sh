@@ -37,7 +37,7 @@ status=0
 for n in 1 2; do
     log=$work/tests-np$n.log
     (cd "$work/mpi4py-$ver" &&
-        timeout 900 "$build/bin/mpiexec" -n $n "$venv/bin/python" test/main.py "${modules[@]}") >"$log" 2>&1
+        timeout 900 "$build/bin/mpiexec" -n $n "$venv/bin/python" test/main.py -v "${modules[@]}") >"$log" 2>&1
     rc=$?
     ran=$(grep -E '^Ran [0-9]+ tests' "$log" | head -1)
     echo "mpi4py: $n rank(s): ${ran:-no summary} (exit $rc)"

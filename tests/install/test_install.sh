@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The installed tree works as users expect: `cmake --install` gives
+# bin/mpicc, bin/mpiexec, include/mpi.h and lib/libmpi_abi.so (and libmpi.so);
+# a program builds with the installed wrapper, with pkg-config, with
+# find_package(Halo), and with CMake's own find_package(MPI) pointed at the
+# wrapper; and it runs on 2 ranks.
+set -euo pipefail
+build=$(cd "${1:?usage: test_install.sh BUILD_DIR}" && pwd)
+src=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for f in bin/mpicc bin/mpicc_abi bin/mpicxx bin/mpiexec bin/halo_info include/mpi.h lib/libmpi_abi.so \
+         lib/libmpi.so lib/pkgconfig/halo.pc lib/cmake/Halo/HaloConfig.cmake; do
+    [ -e "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }
+done
+show=$("$prefix/bin/mpicc" -show -c x.c)
+grep -q -- "-I$prefix/include" <<<"$show" || { echo "mpicc -show does not use the install prefix: $show"; exit 1; }
+grep -q -- "-rpath" <<<"$("$prefix/bin/mpicc" -link-info)" || { echo "mpicc -link-info has no rpath"; exit 1; }
+"$prefix/bin/mpicc" -compile-info | grep -q -- "-I$prefix/include"
+"$prefix/bin/mpicc" -showme:link | grep -q -- "-lmpi_abi"
+
+run() { # program: 2 ranks must print 2 ok lines
+    out=$("$prefix/bin/mpiexec" -n 2 "$1")
+    [ "$(grep -c ' ok$' <<<"$out")" -eq 2 ] || { echo "$1 did not run on 2 ranks: $out"; exit 1; }
+}
+
+"$prefix/bin/mpicc" "$src/hello_install.c" -o "$tmp/a_wrapper"
+run "$tmp/a_wrapper"
+"$prefix/bin/mpicxx" -x c++ "$src/hello_install.c" -o "$tmp/a_cxx"
+run "$tmp/a_cxx"
+
+if command -v pkg-config >/dev/null; then
+    flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs halo)
+    cc "$src/hello_install.c" $flags -o "$tmp/a_pc"
+    run "$tmp/a_pc"
+else
+    echo "pkg-config not installed: pkg-config check skipped"
+fi
+
+mkdir -p "$tmp/proj"
+cat >"$tmp/proj/CMakeLists.txt" <<CMK
+cmake_minimum_required(VERSION 3.25)
+project(use_halo C)
+find_package(Halo REQUIRED)
+add_executable(a_halo $src/hello_install.c)
+target_link_libraries(a_halo PRIVATE Halo::mpi)
+find_package(MPI REQUIRED COMPONENTS C)
+add_executable(a_findmpi $src/hello_install.c)
+target_link_libraries(a_findmpi PRIVATE MPI::MPI_C)
+CMK
+cmake -S "$tmp/proj" -B "$tmp/proj/b" -DCMAKE_PREFIX_PATH="$prefix" -DMPI_C_COMPILER="$prefix/bin/mpicc" \
+    -DCMAKE_BUILD_RPATH="$prefix/lib" >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; exit 1; }
+cmake --build "$tmp/proj/b" >/dev/null
+run "$tmp/proj/b/a_halo"
+run "$tmp/proj/b/a_findmpi"
+grep -q "Found MPI_C" "$tmp/cmake.log" || { echo "find_package(MPI) did not find the wrapper"; cat "$tmp/cmake.log"; exit 1; }
+echo "install tree: wrappers, pkg-config, find_package(Halo) and find_package(MPI) all build and run"
