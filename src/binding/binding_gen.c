@@ -2950,23 +2950,12 @@ extern __typeof__(PMPI_Comm_test_inter) MPI_Comm_test_inter __attribute__((weak,
 static int halo_dflt_comm_toint(MPI_Comm comm)
 {
     (void)comm;
-    return halo_unsupported("MPI_Comm_toint");
+    return ((int)0);
 }
 int halo_api_comm_toint(MPI_Comm comm) __attribute__((weak, alias("halo_dflt_comm_toint")));
 int PMPI_Comm_toint(MPI_Comm comm)
 {
-    int rc;
-    HALO_CHECK_INIT("MPI_Comm_toint");
-    HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_comm(comm, "comm"));
-    }
-    rc = halo_api_comm_toint(comm);
-  done:
-    HALO_UNLOCK();
-    if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_COMM, (void *)(comm), rc, "MPI_Comm_toint");
-    return rc;
+    return halo_api_comm_toint(comm);
 }
 extern __typeof__(PMPI_Comm_toint) MPI_Comm_toint __attribute__((weak, alias("PMPI_Comm_toint")));
 
@@ -3208,19 +3197,12 @@ extern __typeof__(PMPI_Errhandler_fromint) MPI_Errhandler_fromint __attribute__(
 static int halo_dflt_errhandler_toint(MPI_Errhandler errhandler)
 {
     (void)errhandler;
-    return halo_unsupported("MPI_Errhandler_toint");
+    return ((int)0);
 }
 int halo_api_errhandler_toint(MPI_Errhandler errhandler) __attribute__((weak, alias("halo_dflt_errhandler_toint")));
 int PMPI_Errhandler_toint(MPI_Errhandler errhandler)
 {
-    int rc;
-    HALO_CHECK_INIT("MPI_Errhandler_toint");
-    HALO_LOCK();
-    rc = halo_api_errhandler_toint(errhandler);
-    HALO_UNLOCK();
-    if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_Errhandler_toint");
-    return rc;
+    return halo_api_errhandler_toint(errhandler);
 }
 extern __typeof__(PMPI_Errhandler_toint) MPI_Errhandler_toint __attribute__((weak, alias("PMPI_Errhandler_toint")));
 
@@ -5095,19 +5077,12 @@ extern __typeof__(PMPI_File_sync) MPI_File_sync __attribute__((weak, alias("PMPI
 static int halo_dflt_file_toint(MPI_File file)
 {
     (void)file;
-    return halo_unsupported("MPI_File_toint");
+    return ((int)0);
 }
 int halo_api_file_toint(MPI_File file) __attribute__((weak, alias("halo_dflt_file_toint")));
 int PMPI_File_toint(MPI_File file)
 {
-    int rc;
-    HALO_CHECK_INIT("MPI_File_toint");
-    HALO_LOCK();
-    rc = halo_api_file_toint(file);
-    HALO_UNLOCK();
-    if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_FILE, (void *)(file), rc, "MPI_File_toint");
-    return rc;
+    return halo_api_file_toint(file);
 }
 extern __typeof__(PMPI_File_toint) MPI_File_toint __attribute__((weak, alias("PMPI_File_toint")));
 
@@ -6822,19 +6797,12 @@ extern __typeof__(PMPI_Group_size) MPI_Group_size __attribute__((weak, alias("PM
 static int halo_dflt_group_toint(MPI_Group group)
 {
     (void)group;
-    return halo_unsupported("MPI_Group_toint");
+    return ((int)0);
 }
 int halo_api_group_toint(MPI_Group group) __attribute__((weak, alias("halo_dflt_group_toint")));
 int PMPI_Group_toint(MPI_Group group)
 {
-    int rc;
-    HALO_CHECK_INIT("MPI_Group_toint");
-    HALO_LOCK();
-    rc = halo_api_group_toint(group);
-    HALO_UNLOCK();
-    if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_Group_toint");
-    return rc;
+    return halo_api_group_toint(group);
 }
 extern __typeof__(PMPI_Group_toint) MPI_Group_toint __attribute__((weak, alias("PMPI_Group_toint")));
 
@@ -8283,18 +8251,12 @@ extern __typeof__(PMPI_Info_set) MPI_Info_set __attribute__((weak, alias("PMPI_I
 static int halo_dflt_info_toint(MPI_Info info)
 {
     (void)info;
-    return halo_unsupported("MPI_Info_toint");
+    return ((int)0);
 }
 int halo_api_info_toint(MPI_Info info) __attribute__((weak, alias("halo_dflt_info_toint")));
 int PMPI_Info_toint(MPI_Info info)
 {
-    int rc;
-    HALO_LOCK();
-    rc = halo_api_info_toint(info);
-    HALO_UNLOCK();
-    if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_Info_toint");
-    return rc;
+    return halo_api_info_toint(info);
 }
 extern __typeof__(PMPI_Info_toint) MPI_Info_toint __attribute__((weak, alias("PMPI_Info_toint")));
 
@@ -9358,19 +9320,12 @@ extern __typeof__(PMPI_Message_fromint) MPI_Message_fromint __attribute__((weak,
 static int halo_dflt_message_toint(MPI_Message message)
 {
     (void)message;
-    return halo_unsupported("MPI_Message_toint");
+    return ((int)0);
 }
 int halo_api_message_toint(MPI_Message message) __attribute__((weak, alias("halo_dflt_message_toint")));
 int PMPI_Message_toint(MPI_Message message)
 {
-    int rc;
-    HALO_CHECK_INIT("MPI_Message_toint");
-    HALO_LOCK();
-    rc = halo_api_message_toint(message);
-    HALO_UNLOCK();
-    if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_Message_toint");
-    return rc;
+    return halo_api_message_toint(message);
 }
 extern __typeof__(PMPI_Message_toint) MPI_Message_toint __attribute__((weak, alias("PMPI_Message_toint")));
 
@@ -10216,19 +10171,12 @@ extern __typeof__(PMPI_Op_fromint) MPI_Op_fromint __attribute__((weak, alias("PM
 static int halo_dflt_op_toint(MPI_Op op)
 {
     (void)op;
-    return halo_unsupported("MPI_Op_toint");
+    return ((int)0);
 }
 int halo_api_op_toint(MPI_Op op) __attribute__((weak, alias("halo_dflt_op_toint")));
 int PMPI_Op_toint(MPI_Op op)
 {
-    int rc;
-    HALO_CHECK_INIT("MPI_Op_toint");
-    HALO_LOCK();
-    rc = halo_api_op_toint(op);
-    HALO_UNLOCK();
-    if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_Op_toint");
-    return rc;
+    return halo_api_op_toint(op);
 }
 extern __typeof__(PMPI_Op_toint) MPI_Op_toint __attribute__((weak, alias("PMPI_Op_toint")));
 
@@ -11653,19 +11601,12 @@ extern __typeof__(PMPI_Request_get_status_some) MPI_Request_get_status_some __at
 static int halo_dflt_request_toint(MPI_Request request)
 {
     (void)request;
-    return halo_unsupported("MPI_Request_toint");
+    return ((int)0);
 }
 int halo_api_request_toint(MPI_Request request) __attribute__((weak, alias("halo_dflt_request_toint")));
 int PMPI_Request_toint(MPI_Request request)
 {
-    int rc;
-    HALO_CHECK_INIT("MPI_Request_toint");
-    HALO_LOCK();
-    rc = halo_api_request_toint(request);
-    HALO_UNLOCK();
-    if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_Request_toint");
-    return rc;
+    return halo_api_request_toint(request);
 }
 extern __typeof__(PMPI_Request_toint) MPI_Request_toint __attribute__((weak, alias("PMPI_Request_toint")));
 
@@ -13001,18 +12942,12 @@ extern __typeof__(PMPI_Session_set_errhandler) MPI_Session_set_errhandler __attr
 static int halo_dflt_session_toint(MPI_Session session)
 {
     (void)session;
-    return halo_unsupported("MPI_Session_toint");
+    return ((int)0);
 }
 int halo_api_session_toint(MPI_Session session) __attribute__((weak, alias("halo_dflt_session_toint")));
 int PMPI_Session_toint(MPI_Session session)
 {
-    int rc;
-    HALO_LOCK();
-    rc = halo_api_session_toint(session);
-    HALO_UNLOCK();
-    if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_SESSION, (void *)(session), rc, "MPI_Session_toint");
-    return rc;
+    return halo_api_session_toint(session);
 }
 extern __typeof__(PMPI_Session_toint) MPI_Session_toint __attribute__((weak, alias("PMPI_Session_toint")));
 
@@ -13188,19 +13123,12 @@ static int halo_dflt_status_c2f(const MPI_Status* c_status, MPI_Fint* f_status)
 {
     (void)c_status;
     (void)f_status;
-    return halo_unsupported("MPI_Status_c2f");
+    return ((int)0);
 }
 int halo_api_status_c2f(const MPI_Status* c_status, MPI_Fint* f_status) __attribute__((weak, alias("halo_dflt_status_c2f")));
 int PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status)
 {
-    int rc;
-    HALO_CHECK_INIT("MPI_Status_c2f");
-    HALO_LOCK();
-    rc = halo_api_status_c2f(c_status, f_status);
-    HALO_UNLOCK();
-    if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_Status_c2f");
-    return rc;
+    return halo_api_status_c2f(c_status, f_status);
 }
 extern __typeof__(PMPI_Status_c2f) MPI_Status_c2f __attribute__((weak, alias("PMPI_Status_c2f")));
 
@@ -16070,23 +15998,12 @@ extern __typeof__(PMPI_Type_size_x) MPI_Type_size_x __attribute__((weak, alias("
 static int halo_dflt_type_toint(MPI_Datatype datatype)
 {
     (void)datatype;
-    return halo_unsupported("MPI_Type_toint");
+    return ((int)0);
 }
 int halo_api_type_toint(MPI_Datatype datatype) __attribute__((weak, alias("halo_dflt_type_toint")));
 int PMPI_Type_toint(MPI_Datatype datatype)
 {
-    int rc;
-    HALO_CHECK_INIT("MPI_Type_toint");
-    HALO_LOCK();
-    if (halo_error_checking) {
-        HALO_CHECK(halo_chk_dtype(datatype, "datatype"));
-    }
-    rc = halo_api_type_toint(datatype);
-  done:
-    HALO_UNLOCK();
-    if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_Type_toint");
-    return rc;
+    return halo_api_type_toint(datatype);
 }
 extern __typeof__(PMPI_Type_toint) MPI_Type_toint __attribute__((weak, alias("PMPI_Type_toint")));
 
@@ -17298,19 +17215,12 @@ extern __typeof__(PMPI_Win_test) MPI_Win_test __attribute__((weak, alias("PMPI_W
 static int halo_dflt_win_toint(MPI_Win win)
 {
     (void)win;
-    return halo_unsupported("MPI_Win_toint");
+    return ((int)0);
 }
 int halo_api_win_toint(MPI_Win win) __attribute__((weak, alias("halo_dflt_win_toint")));
 int PMPI_Win_toint(MPI_Win win)
 {
-    int rc;
-    HALO_CHECK_INIT("MPI_Win_toint");
-    HALO_LOCK();
-    rc = halo_api_win_toint(win);
-    HALO_UNLOCK();
-    if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_WIN, (void *)(win), rc, "MPI_Win_toint");
-    return rc;
+    return halo_api_win_toint(win);
 }
 extern __typeof__(PMPI_Win_toint) MPI_Win_toint __attribute__((weak, alias("PMPI_Win_toint")));
 

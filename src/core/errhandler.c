@@ -182,12 +182,10 @@ int halo_api_errhandler_free(MPI_Errhandler *errhandler)
     halo_errhandler_t *e = halo_obj_lookup(HALO_KIND_ERRHANDLER, *errhandler);
     if (!e)
         return halo_err(MPI_ERR_ARG, "(errhandler=%p): not a valid error handler", (void *)*errhandler);
-    if (!(e->hdr.flags & HALO_OBJ_PREDEFINED)) {
-        if (halo_obj_unref(e))
-            halo_obj_free(e);
-        else
-            e->hdr.flags |= HALO_OBJ_USER_FREED;
-    }
+    /* Every handle the user holds (from create or get_errhandler) is one
+     * reference; the object lives while any is held. */
+    if (!(e->hdr.flags & HALO_OBJ_PREDEFINED) && halo_obj_unref(e))
+        halo_obj_free(e);
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }
@@ -217,8 +215,8 @@ int halo_api_comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 int halo_api_comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     halo_comm_t *c = halo_comm_ptr(comm);
-    /* The handler runs; the call itself returns MPI_SUCCESS unless the
-     * handler is MPI_ERRORS_RETURN, when the code is returned as usual. */
+    /* The handler runs; the call returns MPI_SUCCESS once it has (MPI 5.0
+     * section 9.3.6), whatever code the handler saw. */
     int rc = invoke(c->errh, HALO_EOBJ_COMM, comm, errorcode);
     (void)rc;
     return MPI_SUCCESS;

@@ -120,7 +120,8 @@ static const char *class_text(int c)
 
 static bool is_predefined_class(int c)
 {
-    return (c >= 0 && c <= MPI_ERR_ABI) || (c >= MPI_T_ERR_CANNOT_INIT && c <= MPI_T_ERR_PVAR_NO_ATOMIC);
+    return (c >= 0 && c <= MPI_ERR_ABI) || (c >= MPI_T_ERR_CANNOT_INIT && c <= MPI_T_ERR_PVAR_NO_ATOMIC) ||
+           c == MPI_ERR_LASTCODE;
 }
 
 int halo_err(int errclass, const char *fmt, ...)
@@ -149,7 +150,7 @@ int halo_err_class_of(int code)
 {
     if (is_predefined_class(code))
         return code;
-    if (code >= HALO_ERR_RING_BASE && code <= MPI_ERR_LASTCODE)
+    if (code >= HALO_ERR_RING_BASE && code < MPI_ERR_LASTCODE)
         return (code - HALO_ERR_RING_BASE) % 64;
     user_code_t *u = user_entry(code);
     if (u)
@@ -168,7 +169,7 @@ bool halo_err_code_valid(int code)
 
 void halo_err_set_fname(int code, const char *fname)
 {
-    if (code < HALO_ERR_RING_BASE || code > MPI_ERR_LASTCODE)
+    if (code < HALO_ERR_RING_BASE || code >= MPI_ERR_LASTCODE)
         return;
     ring_slot_t *r = &ring[(code - HALO_ERR_RING_BASE) / 64];
     if (r->fname[0] == '\0')

@@ -256,12 +256,17 @@ static int expand_ranges(halo_group_t *g0, int n, int ranges[][3], int **ranks_p
     char *seen = halo_calloc((size_t)g0->size + 1, 1);
     for (int i = 0; i < n; i++) {
         int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
-        if (stride == 0 || first < 0 || first >= g0->size || last < 0 || last >= g0->size ||
-            (stride > 0 && first > last) || (stride < 0 && first < last)) {
+        if (first < 0 || first >= g0->size || last < 0 || last >= g0->size) {
             free(v);
             free(seen);
-            return halo_err(MPI_ERR_ARG, "(ranges[%d]=(%d,%d,%d)): not a valid range of a group of size %d",
+            return halo_err(MPI_ERR_RANK, "(ranges[%d]=(%d,%d,%d)): rank outside a group of size %d",
                             i, first, last, stride, g0->size);
+        }
+        if (stride == 0 || (stride > 0 && first > last) || (stride < 0 && first < last)) {
+            free(v);
+            free(seen);
+            return halo_err(MPI_ERR_ARG, "(ranges[%d]=(%d,%d,%d)): the stride never reaches the last rank",
+                            i, first, last, stride);
         }
         for (int r = first; stride > 0 ? r <= last : r >= last; r += stride) {
             if (seen[r]) {

@@ -122,7 +122,7 @@ static long long gen_val(MPI_Op op, int r, int i)
     if (op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR)
         return (r * 3 + i) % 4 != 0;
     if (op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR)
-        return ((r + 1) * 0x9e37 + i * 0x85eb) & 0x7fff;
+        return ((long long)(r + 1) * 0x9e37 + (long long)i * 0x85eb) & 0x7fff;
     return ((r * 37 + i * 11) % 101) - 50;
 }
 

@@ -33,7 +33,7 @@ static inline int mt_world_rank(void)
 #define CHECK(cond, ...)                                                                      \
     do {                                                                                      \
         if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " __VA_ARGS__, #cond);                                 \
+            MT_FAIL("check failed: " #cond ": " __VA_ARGS__);                                 \
     } while (0)
 
 /* An MPI call that must succeed. */

@@ -85,8 +85,8 @@ int main(int argc, char **argv)
     FAILS_WITH(MPI_ERR_TAG, MPI_Send(buf, 1, MPI_INT, right, -1, W), "MPI_Send", "tag=-1");
     FAILS_WITH(MPI_ERR_TAG, MPI_Send(buf, 1, MPI_INT, right, MPI_ANY_TAG, W), "MPI_Send");
     FAILS_WITH(MPI_ERR_TAG, MPI_Isend(buf, 1, MPI_INT, right, -3, W, &r), "MPI_Isend");
-    FAILS_WITH(MPI_ERR_TAG, MPI_Recv(buf, 1, MPI_INT, right, -2, W, &st), "MPI_Recv", "tag=-2");
-    FAILS_WITH(MPI_ERR_TAG, MPI_Iprobe(right, -2, W, &flag, &st), "MPI_Iprobe");
+    FAILS_WITH(MPI_ERR_TAG, MPI_Recv(buf, 1, MPI_INT, right, -5, W, &st), "MPI_Recv", "tag=-5");
+    FAILS_WITH(MPI_ERR_TAG, MPI_Iprobe(right, -5, W, &flag, &st), "MPI_Iprobe");
     int *ub = NULL;
     MPI_OK(MPI_Comm_get_attr(W, MPI_TAG_UB, &ub, &flag));
     CHECKF(flag && ub, "no MPI_TAG_UB attribute");

@@ -446,7 +446,7 @@ def gen_binding(funcs):
 
 
 def default_return(f):
-    if f.ret == "int":
+    if f.ret == "int" and not is_conversion(f):
         return f'halo_unsupported("{f.cname}")'
     if f.ret == "double":
         return "0.0"
@@ -494,6 +494,13 @@ def gen_bridge_default(f, big):
     return text
 
 
+def is_conversion(f):
+    """Handle and address conversions: they cannot fail, return a value
+    (not an error code) and accept null handles."""
+    n = f.cname
+    return f.ret != "int" or n.endswith(("_toint", "_c2f"))
+
+
 def gen_entry(f):
     name = f.cname
     ln = lower_name(name)
@@ -502,7 +509,7 @@ def gen_entry(f):
                 "    return halo_api_pcontrol(level);\n}\n"
                 "extern __typeof__(PMPI_Pcontrol) MPI_Pcontrol __attribute__((weak, alias(\"PMPI_Pcontrol\")));\n\n")
     text = f"{f.proto('P' + name)}\n{{\n"
-    if f.ret != "int":
+    if is_conversion(f):
         # Conversions, address arithmetic and timers: no error path.
         text += f"    return {f.impl}({f.arg_names()});\n}}\n"
     else:
