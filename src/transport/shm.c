@@ -39,7 +39,7 @@ static struct {
     shm_peer_t *peers;           /* by local rank */
     int *ring_senders;           /* consumer: local ranks with a ring toward me */
     int nring_senders;
-    int ring_count_seen;
+    int ring_count_seen;         /* ring_epoch when the list was built */
     halo_pkt_handler_fn_t *handler;
     int cma_enabled;
     size_t eager_max;
@@ -318,6 +318,7 @@ static int ring_claim(int peer)
      * happen since the segment is new. Publish the ring to the receiver. */
     size_t words = ((size_t)shm.nlocal + 63) / 64;
     atomic_fetch_or(&shm.bitmaps[(size_t)peer * words + (size_t)shm.me / 64], 1ull << (shm.me % 64));
+    atomic_fetch_add_explicit(&r->ring_epoch, 1, memory_order_release);
     p->ring = 1;
     return 1;
 }
@@ -470,9 +471,9 @@ int halo_shm_poll(void)
 {
     shm_rank_t *mine = &shm.ranks[shm.me];
     int n = 0;
-    int nr = atomic_load_explicit(&mine->nrings, memory_order_acquire);
-    if (nr != shm.ring_count_seen) {
-        shm.ring_count_seen = nr;
+    int epoch = atomic_load_explicit(&mine->ring_epoch, memory_order_acquire);
+    if (epoch != shm.ring_count_seen) {
+        shm.ring_count_seen = epoch;
         refresh_ring_senders();
     }
     for (int i = 0; i < shm.nring_senders; i++)

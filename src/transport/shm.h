@@ -62,6 +62,9 @@ typedef struct shm_rank {
     shm_queue_t recvq;      /* cells sent to this rank */
     shm_queue_t freeq;      /* this rank's cells, handed back */
     _Atomic int32_t nrings HALO_ALIGNED(HALO_CACHELINE);  /* rings claimed toward this rank */
+    /* Bumped after a sender's bit is set in the receiver's bitmap: a
+     * receiver that sees a new value rescans and is sure to find the bit. */
+    _Atomic int32_t ring_epoch;
 } shm_rank_t;
 
 typedef struct shm_ring {

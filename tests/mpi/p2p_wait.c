@@ -8,7 +8,7 @@
  *    none is active);
  *  - Waitsome/Testsome (only indices of messages that were sent;
  *    MPI_UNDEFINED when none is active);
- *  - Request_get_status does not free the request;
+ *  - Request_get_status (and its _any/_all/_some forms) does not free;
  *  - Request_free of a pending send: the message is still delivered;
  *  - Cancel of an unmatched receive (Test_cancelled true, the message goes
  *    to a later receive), of a matched one (false), of a persistent one,
@@ -304,6 +304,61 @@ static void get_status(void)
     }
 }
 
+/* The MPI 4.1 array forms of Request_get_status: like Test{any,all,some}
+ * but nothing is freed. Tags 42..44; the helper sends 43 at once and the
+ * others after go. */
+static void get_status_arrays(void)
+{
+    if (rank % 2 == 0) {
+        int v[3] = {-1, -1, -1}, idx = -5, flag = -1, outcount = -1, indices[3];
+        MPI_Request r[3];
+        MPI_Status st, sts[3];
+        for (int i = 0; i < 3; i++)
+            MPI_OK(MPI_Irecv(&v[i], 1, MPI_INT, partner, 42 + i, MPI_COMM_WORLD, &r[i]));
+        MPI_Request saved[3] = {r[0], r[1], r[2]};
+        flag = 0;
+        while (!flag)
+            MPI_OK(MPI_Request_get_status_any(3, r, &idx, &flag, &st));
+        CHECKF(idx == 1, "Request_get_status_any gave index %d; only 1 was sent", idx);
+        check_recv_status(&st, 43, 1, "Request_get_status_any");
+        MPI_OK(MPI_Request_get_status_all(3, r, &flag, sts));
+        CHECKF(flag == 0, "Request_get_status_all says all complete before 2 were sent");
+        MPI_OK(MPI_Request_get_status_some(3, r, &outcount, indices, sts));
+        CHECKF(outcount == 1 && indices[0] == 1, "Request_get_status_some: %d, first index %d",
+               outcount, indices[0]);
+        check_recv_status(&sts[0], 43, 1, "Request_get_status_some");
+        CHECKF(r[0] == saved[0] && r[1] == saved[1] && r[2] == saved[2],
+               "Request_get_status_* changed request handles");
+        go();
+        flag = 0;
+        while (!flag)
+            MPI_OK(MPI_Request_get_status_all(3, r, &flag, sts));
+        for (int i = 0; i < 3; i++)
+            check_recv_status(&sts[i], 42 + i, 1, "Request_get_status_all");
+        MPI_OK(MPI_Request_get_status_some(3, r, &outcount, indices, sts));
+        CHECKF(outcount == 3, "Request_get_status_some over 3 complete requests: %d", outcount);
+        CHECKF(r[0] == saved[0] && r[1] == saved[1] && r[2] == saved[2],
+               "Request_get_status_* freed requests");
+        MPI_OK(MPI_Waitall(3, r, sts));
+        for (int i = 0; i < 3; i++) {
+            check_recv_status(&sts[i], 42 + i, 1, "Waitall after Request_get_status_all");
+            CHECKF(v[i] == 420 + i, "receive %d got %d", i, v[i]);
+        }
+        MPI_Request nulls[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        MPI_OK(MPI_Request_get_status_any(2, nulls, &idx, &flag, &st));
+        CHECKF(flag == 1 && idx == MPI_UNDEFINED, "Request_get_status_any over null requests: "
+               "flag %d index %d", flag, idx);
+        MPI_OK(MPI_Request_get_status_some(2, nulls, &outcount, indices, sts));
+        CHECKF(outcount == MPI_UNDEFINED, "Request_get_status_some over null requests: %d",
+               outcount);
+    } else {
+        send_int(421, 43);
+        wait_go();
+        send_int(420, 42);
+        send_int(422, 44);
+    }
+}
+
 /* Request_free on pending sends (eager and rendezvous, standard and
  * synchronous): the helper receives only after a barrier, and the data
  * must be there. */
@@ -445,6 +500,7 @@ int main(int argc, char **argv)
         any_forms();
         some_forms();
         get_status();
+        get_status_arrays();
         cancels();
     }
     if (partner < size) {
