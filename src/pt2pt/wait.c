@@ -363,11 +363,16 @@ int halo_api_request_free(MPI_Request *request)
     if (!r)
         return halo_err(MPI_ERR_REQUEST, "(request=%p): not a valid request", (void *)*request);
     if (r->kind == HALO_REQ_GREQ) {
-        int rc = r->free_fn(r->extra_state);
-        if (halo_req_done(r))
+        /* free_fn runs once both MPI_Request_free and MPI_Grequest_complete
+         * have happened, whichever comes last. */
+        int rc = MPI_SUCCESS;
+        if (halo_req_done(r)) {
+            rc = r->free_fn(r->extra_state);
             halo_req_free(r);
-        else
+        } else {
             r->user_freed = 1;
+            r->hdr.flags |= HALO_OBJ_USER_FREED;
+        }
         *request = MPI_REQUEST_NULL;
         return rc;
     }
@@ -441,6 +446,12 @@ int halo_api_grequest_complete(MPI_Request request)
     }
     if (!r || r->kind != HALO_REQ_GREQ)
         return halo_err(MPI_ERR_REQUEST, "(request=%p): not a generalized request", (void *)request);
+    if (r->user_freed) {
+        /* Freed earlier by the user: completing it ends its life. */
+        int rc = r->free_fn(r->extra_state);
+        halo_req_free(r);
+        return rc;
+    }
     halo_req_complete(r);
     halo_progress_signal();
     return MPI_SUCCESS;
