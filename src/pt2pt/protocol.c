@@ -10,8 +10,13 @@
  * sender pushes DATA chunks. */
 #include "pt2pt/match.h"
 
+#include "core/config.h"
 #include "core/errors.h"
 #include "progress/progress.h"
+
+HALO_CFG_INT(cfg_split_min, "HALO_SPLIT_MIN", 65536,
+             "rendezvous messages at least this large are copied by both sides at once (the "
+             "receiver reads the first half, the sender writes the second); 0 disables");
 
 /* Packets waiting for room, in one FIFO; a pass skips destinations that are
  * still full, which keeps each pair's packets in order. */
@@ -23,6 +28,8 @@ typedef struct pend {
     int what;
     halo_pkt_hdr_t hdr;
     halo_request_t *r;
+    size_t len;                 /* control payload */
+    char payload[sizeof(halo_split_t)];
 } pend_t;
 
 static pend_t *pend_head, *pend_tail;
@@ -38,6 +45,7 @@ static void pend_add(int dst, int what, const halo_pkt_hdr_t *hdr, halo_request_
     if (hdr)
         p->hdr = *hdr;
     p->r = r;
+    p->len = 0;
     if (pend_tail)
         pend_tail->next = p;
     else
@@ -61,12 +69,20 @@ static void fill_push(void *arg, void *dst, size_t len)
         halo_dt_pack(r->buf, r->count, r->dtype, r->pushed, dst, (MPI_Count)len);
 }
 
-static void send_ctrl(int dst, int type, uint64_t sreq, uint64_t aux, uint64_t bytes)
+static void send_ctrl_payload(int dst, int type, uint64_t sreq, uint64_t aux, uint64_t bytes,
+                              const void *payload, size_t len)
 {
     halo_pkt_hdr_t h = {.type = (uint8_t)type, .sreq = sreq, .aux = aux, .bytes = bytes};
-    if (pend_count[dst] == 0 && halo_tr_send(dst, &h, NULL, 0, NULL, NULL) == HALO_TR_OK)
+    if (pend_count[dst] == 0 && halo_tr_send(dst, &h, payload, len, NULL, NULL) == HALO_TR_OK)
         return;
     pend_add(dst, PEND_CTRL, &h, NULL);
+    memcpy(pend_tail->payload, payload, len);
+    pend_tail->len = len;
+}
+
+static void send_ctrl(int dst, int type, uint64_t sreq, uint64_t aux, uint64_t bytes)
+{
+    send_ctrl_payload(dst, type, sreq, aux, bytes, NULL, 0);
 }
 
 /* Sends the first packet of r; returns false when there was no room. */
@@ -88,7 +104,7 @@ static bool send_first(halo_request_t *r, const halo_pkt_hdr_t *h)
 /* Pushes DATA chunks of r until done or out of room; true when done. */
 static bool push_some(halo_request_t *r)
 {
-    size_t chunk = halo_tr_eager_max(r->peer_world);
+    size_t chunk = halo_tr_chunk_max(r->peer_world);
     while (r->pushed < r->push_limit) {
         size_t n = (size_t)(r->push_limit - r->pushed);
         if (n > chunk)
@@ -119,7 +135,7 @@ static int pend_poll(void)
         } else {
             switch (p->what) {
             case PEND_CTRL:
-                done = halo_tr_send(p->dst, &p->hdr, NULL, 0, NULL, NULL) == HALO_TR_OK;
+                done = halo_tr_send(p->dst, &p->hdr, p->payload, p->len, NULL, NULL) == HALO_TR_OK;
                 break;
             case PEND_SEND:
                 done = send_first(p->r, &p->hdr);
@@ -233,14 +249,31 @@ static void recv_deliver(halo_request_t *r, int src_world, int type, int flags, 
         halo_req_complete(r);
         return;
     }
-    /* Rendezvous: read the sender's buffer in place, iovec batch by batch. */
+    /* Rendezvous: read the sender's buffer in place, iovec batch by batch.
+     * A large message into a contiguous buffer, from a peer whose memory we
+     * have read before, is split: we ask the sender to write the second
+     * half while we read the first, so both cores copy. The request then
+     * waits for two completions: our read and the sender's WDONE (or its
+     * pushed DATA, if it may not write our memory). */
+    MPI_Count limit = n;
+    long split_min = halo_cfg_get(&cfg_split_min);
+    if (split_min > 0 && n >= split_min && halo_dt_contig(r->dtype) && halo_tr_single_copy_ok(src_world)) {
+        MPI_Count off = (n / 2 + 4095) & ~(MPI_Count)4095;
+        halo_split_t sp = {(uint64_t)(uintptr_t)((char *)r->buf + off), (uint64_t)off, (uint64_t)n,
+                           (uint64_t)(uintptr_t)r};
+        atomic_fetch_add(&r->cc, 1);
+        r->pushed = 0;
+        r->push_limit = n - off;
+        send_ctrl_payload(src_world, HALO_PKT_SPLIT, sreq, 0, 0, &sp, sizeof sp);
+        limit = off;
+    }
     MPI_Count pos = 0;
-    while (pos < n) {
+    while (pos < limit) {
         struct iovec iov[256];
         MPI_Count start = pos;
-        int cnt = halo_dt_iov(r->buf, r->count, r->dtype, &pos, n, iov, 256);
+        int cnt = halo_dt_iov(r->buf, r->count, r->dtype, &pos, limit, iov, 256);
         if (halo_tr_read(src_world, iov, cnt, aux + (uint64_t)start, (size_t)(pos - start)) != 0) {
-            if (start != 0)
+            if (start != 0 || limit != n)
                 halo_fatal("single-copy read from rank %d stopped after %lld bytes", src_world,
                            (long long)start);
             r->pushed = 0;
@@ -348,10 +381,9 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
         halo_req_complete((halo_request_t *)(uintptr_t)h->sreq);
         return;
     case HALO_PKT_FIN:
-        r = (halo_request_t *)(uintptr_t)h->sreq;
-        free(r->pack_buf);
-        r->pack_buf = NULL;
-        halo_req_complete(r);
+        /* The packed copy (if any) is freed with the request: a split
+         * transfer may still be pushing from it. */
+        halo_req_complete((halo_request_t *)(uintptr_t)h->sreq);
         return;
     case HALO_PKT_CTS:
         r = (halo_request_t *)(uintptr_t)h->sreq;
@@ -362,6 +394,32 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
         if (pend_count[r->peer_world] == 0 && push_some(r))
             return;
         pend_add(r->peer_world, PEND_PUSH, NULL, r);
+        return;
+    case HALO_PKT_SPLIT: {
+        /* Write our part of the message into the receiver's buffer. */
+        halo_split_t sp;
+        memcpy(&sp, payload, sizeof sp);
+        r = (halo_request_t *)(uintptr_t)h->sreq;
+        const char *base = r->pack_buf ? (const char *)r->pack_buf : (const char *)r->buf;
+        struct iovec iov = {(void *)(base + sp.off), (size_t)(sp.end - sp.off)};
+        if (halo_tr_write(r->peer_world, &iov, 1, sp.raddr, iov.iov_len) == 0) {
+            send_ctrl(r->peer_world, HALO_PKT_WDONE, 0, sp.rtoken, 0);
+            return;
+        }
+        /* We may not write there: push our part instead. The request now
+         * waits for both the pushes and the receiver's FIN. */
+        atomic_fetch_add(&r->cc, 1);
+        r->send_state = HALO_SEND_PUSHING;
+        r->push_token = sp.rtoken;
+        r->pushed = (MPI_Count)sp.off;
+        r->push_limit = (MPI_Count)sp.end;
+        if (pend_count[r->peer_world] == 0 && push_some(r))
+            return;
+        pend_add(r->peer_world, PEND_PUSH, NULL, r);
+        return;
+    }
+    case HALO_PKT_WDONE:
+        halo_req_complete((halo_request_t *)(uintptr_t)h->aux);
         return;
     case HALO_PKT_DATA:
         r = (halo_request_t *)(uintptr_t)h->aux;

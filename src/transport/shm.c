@@ -499,6 +499,9 @@ int halo_shm_poll(void)
         shm.handler(halo_world.local_ranks[c->src], &c->hdr, c->payload, c->len);
         int owner = c->owner;
         halo_shm_q_push(shm.base, &shm.ranks[owner].freeq, off);
+        /* The owner may sleep waiting for a free cell (a long push). */
+        if (owner != shm.me)
+            ring_doorbell(owner);
         n++;
         /* Records of this sender queued behind the cell may follow at once. */
         if (has_ring_from(c->src))
@@ -509,7 +512,9 @@ int halo_shm_poll(void)
 
 /* ------------------------------------------------------------ CMA */
 
-int halo_shm_read(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len)
+/* Moves `len` bytes between the local iovecs and the peer's contiguous
+ * range at raddr, with process_vm_readv (write = 0) or process_vm_writev. */
+static int cma_move(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len, int write)
 {
     shm_peer_t *p = &shm.peers[peer];
     if (!shm.cma_enabled || p->cma < 0)
@@ -519,7 +524,7 @@ int halo_shm_read(int peer, const struct iovec *local, int nlocal, uint64_t radd
     int li = 0;
     size_t lskip = 0, done = 0;
     while (done < len) {
-        /* Build up to 64 local iovecs from where we are. */
+        /* Up to 64 local iovecs from where we are. */
         int n = 0;
         size_t batch = 0;
         for (int i = li; i < nlocal && n < 64 && done + batch < len; i++) {
@@ -533,18 +538,19 @@ int halo_shm_read(int peer, const struct iovec *local, int nlocal, uint64_t radd
             n++;
         }
         struct iovec riov = {(void *)(uintptr_t)(raddr + done), batch};
-        ssize_t got = process_vm_readv(pid, liov, (unsigned long)n, &riov, 1, 0);
+        ssize_t got = write ? process_vm_writev(pid, liov, (unsigned long)n, &riov, 1, 0)
+                            : process_vm_readv(pid, liov, (unsigned long)n, &riov, 1, 0);
         if (got <= 0) {
             if (done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
                 p->cma = -1;
                 return -1;
             }
-            halo_fatal("process_vm_readv from local rank %d (pid %d) failed after %zu of %zu bytes: %s",
-                       peer, (int)pid, done, len, strerror(errno));
+            halo_fatal("%s to local rank %d (pid %d) failed after %zu of %zu bytes: %s",
+                       write ? "process_vm_writev" : "process_vm_readv", peer, (int)pid, done, len,
+                       strerror(errno));
         }
         p->cma = 1;
         done += (size_t)got;
-        /* Advance the local position by `got` bytes. */
         size_t adv = (size_t)got;
         while (adv > 0 && li < nlocal) {
             size_t avail = local[li].iov_len - lskip;
@@ -559,4 +565,19 @@ int halo_shm_read(int peer, const struct iovec *local, int nlocal, uint64_t radd
         }
     }
     return 0;
+}
+
+int halo_shm_read(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len)
+{
+    return cma_move(peer, local, nlocal, raddr, len, 0);
+}
+
+int halo_shm_write(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len)
+{
+    return cma_move(peer, local, nlocal, raddr, len, 1);
+}
+
+int halo_shm_cma_ok(int peer)
+{
+    return shm.cma_enabled && shm.peers[peer].cma > 0;
 }

@@ -15,10 +15,13 @@ int halo_shm_init(halo_pkt_handler_fn_t *handler);
 void halo_shm_finalize(void);
 int halo_shm_active(void);
 size_t halo_shm_eager_max(void);
+size_t halo_shm_max_payload(void);
 int halo_shm_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
                   halo_pkt_fill_fn_t *fill, void *arg);
 int halo_shm_poll(void);
 int halo_shm_read(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
+int halo_shm_write(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
+int halo_shm_cma_ok(int peer);
 _Atomic uint32_t *halo_shm_doorbell(void);
 _Atomic uint32_t *halo_shm_sleeping(void);
 
@@ -82,6 +85,13 @@ size_t halo_tr_eager_max(int dst_world)
     return halo_shm_eager_max();
 }
 
+size_t halo_tr_chunk_max(int dst_world)
+{
+    if (dst_world == halo_world.rank)
+        return SELF_EAGER_MAX;
+    return halo_shm_max_payload();
+}
+
 static inline int local_of(int world)
 {
     return halo_world.procs[world].local_rank;
@@ -134,6 +144,28 @@ int halo_tr_read(int src_world, const struct iovec *local, int nlocal, uint64_t 
         return 0;
     }
     return halo_shm_read(local_of(src_world), local, nlocal, raddr, len);
+}
+
+int halo_tr_write(int dst_world, const struct iovec *local, int nlocal, uint64_t raddr, size_t len)
+{
+    if (dst_world == halo_world.rank) {
+        char *dst = (char *)(uintptr_t)raddr;
+        for (int i = 0; i < nlocal && len > 0; i++) {
+            size_t n = local[i].iov_len < len ? local[i].iov_len : len;
+            memcpy(dst, local[i].iov_base, n);
+            dst += n;
+            len -= n;
+        }
+        return 0;
+    }
+    return halo_shm_write(local_of(dst_world), local, nlocal, raddr, len);
+}
+
+int halo_tr_single_copy_ok(int world)
+{
+    if (world == halo_world.rank)
+        return 0;   /* no point splitting a copy within one process */
+    return tr.shm && halo_shm_cma_ok(local_of(world));
 }
 
 int halo_tr_poll(void)

@@ -23,7 +23,18 @@ enum halo_pkt_type {
     HALO_PKT_FIN,         /* rendezvous data read, sender buffer released */
     HALO_PKT_CTS,         /* receiver cannot read sender memory: push the data (aux = receiver token) */
     HALO_PKT_DATA,        /* a pushed chunk (aux = receiver token, sreq = offset) */
+    HALO_PKT_SPLIT,       /* receiver reads the first part; asks the sender to write the rest
+                           * (payload: halo_split_t) */
+    HALO_PKT_WDONE,       /* sender wrote its part (aux = receiver token) */
 };
+
+/* Payload of HALO_PKT_SPLIT: the sender writes bytes [off, end) of the
+ * message to the receiver's address raddr (which holds byte off). */
+typedef struct halo_split {
+    uint64_t raddr;
+    uint64_t off, end;
+    uint64_t rtoken;
+} halo_split_t;
 
 enum {
     HALO_PKT_F_SYNC = 1,  /* synchronous mode: acknowledge the match */
@@ -60,6 +71,8 @@ void halo_tr_finalize(void);
 
 /* Largest payload an eager packet to dst may carry. */
 size_t halo_tr_eager_max(int dst_world);
+/* Largest payload any packet to dst may carry (pushed chunks). */
+size_t halo_tr_chunk_max(int dst_world);
 
 /* Sends one packet; the payload is produced by fill(arg, dst, len) (or
  * copied from `payload` when fill is NULL). HALO_TR_AGAIN when there is no
@@ -71,6 +84,12 @@ int halo_tr_send(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload, 
  * 0 on success, -1 when the sender's memory cannot be read directly (the
  * caller then asks for the data to be pushed with HALO_PKT_CTS). */
 int halo_tr_read(int src_world, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
+
+/* Writes `len` bytes from the local iovecs to the receiver's address raddr:
+ * 0 on success, -1 when its memory cannot be written directly. */
+int halo_tr_write(int dst_world, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
+/* Has a single-copy access to this peer's memory worked already? */
+int halo_tr_single_copy_ok(int world);
 
 /* Polls every transport once; returns the number of packets handled. */
 int halo_tr_poll(void);
