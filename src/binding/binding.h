@@ -6,6 +6,11 @@
 
 #include "core/halo.h"
 #include "core/lock.h"
+#include "core/obj.h"
+
+/* Where the size lives in a communicator object (the binding layer does
+ * not see the communicator's definition). */
+extern const size_t halo_comm_size_offset;
 
 /* Called when an MPI function that needs an initialized library runs before
  * MPI_Init or after MPI_Finalize. */
@@ -46,13 +51,55 @@ void halo_err_redirect_comm(MPI_Comm comm);
 /* Answer of every MPI function that Halo does not implement yet. */
 int halo_unsupported(const char *fname);
 
-int halo_chk_comm(MPI_Comm comm, const char *arg);
-int halo_chk_nonneg(MPI_Count value, const char *arg, int errclass);
+/* Checks: an inline fast path for the common valid case, the full check
+ * (and the error message) out of line. */
+int halo_chk_comm_slow(MPI_Comm comm, const char *arg);
+int halo_chk_nonneg_slow(MPI_Count value, const char *arg, int errclass);
 int halo_chk_dtype(MPI_Datatype type, const char *arg);
-int halo_chk_dtype_committed(MPI_Datatype type, const char *arg);
-int halo_chk_rank(MPI_Comm comm, int rank, const char *arg, int allow_any);
-int halo_chk_tag(int tag, const char *arg, int allow_any);
-int halo_chk_outptr(const void *ptr, const char *arg);
+int halo_chk_dtype_committed_slow(MPI_Datatype type, const char *arg);
+int halo_chk_rank_slow(MPI_Comm comm, int rank, const char *arg, int allow_any);
+int halo_chk_tag_slow(int tag, const char *arg, int allow_any);
+int halo_chk_outptr_slow(const void *ptr, const char *arg);
+
+static inline int halo_chk_comm(MPI_Comm comm, const char *arg)
+{
+    if (HALO_LIKELY(comm == MPI_COMM_WORLD))
+        return MPI_SUCCESS;
+    return halo_chk_comm_slow(comm, arg);
+}
+
+static inline int halo_chk_nonneg(MPI_Count value, const char *arg, int errclass)
+{
+    return HALO_LIKELY(value >= 0) ? MPI_SUCCESS : halo_chk_nonneg_slow(value, arg, errclass);
+}
+
+/* Predefined datatypes are always committed. */
+static inline int halo_chk_dtype_committed(MPI_Datatype type, const char *arg)
+{
+    uintptr_t v = (uintptr_t)type;
+    if (HALO_LIKELY(v < 0x1000 && v > (uintptr_t)MPI_DATATYPE_NULL && halo_obj_predef_table[v]))
+        return MPI_SUCCESS;
+    return halo_chk_dtype_committed_slow(type, arg);
+}
+
+/* The rank is in range for a communicator the binding already validated. */
+static inline int halo_chk_rank(MPI_Comm comm, int rank, const char *arg, int allow_any)
+{
+    const int *size = (const int *)((const char *)halo_obj_fast(comm) + halo_comm_size_offset);
+    if (HALO_LIKELY((unsigned)rank < (unsigned)*size))
+        return MPI_SUCCESS;
+    return halo_chk_rank_slow(comm, rank, arg, allow_any);
+}
+
+static inline int halo_chk_tag(int tag, const char *arg, int allow_any)
+{
+    return HALO_LIKELY(tag >= 0) ? MPI_SUCCESS : halo_chk_tag_slow(tag, arg, allow_any);
+}
+
+static inline int halo_chk_outptr(const void *ptr, const char *arg)
+{
+    return HALO_LIKELY(ptr != NULL) ? MPI_SUCCESS : halo_chk_outptr_slow(ptr, arg);
+}
 
 typedef struct halo_api_entry {
     const char *name;

@@ -6,7 +6,9 @@
 #include "core/errors.h"
 #include "datatype/dtype.h"
 
-int halo_chk_comm(MPI_Comm comm, const char *arg)
+const size_t halo_comm_size_offset = offsetof(halo_comm_t, peer_size);
+
+int halo_chk_comm_slow(MPI_Comm comm, const char *arg)
 {
     if (HALO_LIKELY((uintptr_t)comm == (uintptr_t)MPI_COMM_WORLD))
         return MPI_SUCCESS;
@@ -17,7 +19,7 @@ int halo_chk_comm(MPI_Comm comm, const char *arg)
     return MPI_SUCCESS;
 }
 
-int halo_chk_nonneg(MPI_Count value, const char *arg, int errclass)
+int halo_chk_nonneg_slow(MPI_Count value, const char *arg, int errclass)
 {
     if (HALO_UNLIKELY(value < 0))
         return halo_err(errclass, "(%s=%lld): %s must be non-negative", arg, (long long)value, arg);
@@ -41,7 +43,7 @@ int halo_chk_dtype(MPI_Datatype type, const char *arg)
     return dtype_check(type, arg, &dt);
 }
 
-int halo_chk_dtype_committed(MPI_Datatype type, const char *arg)
+int halo_chk_dtype_committed_slow(MPI_Datatype type, const char *arg)
 {
     if (HALO_LIKELY((uintptr_t)type < HALO_PREDEF_LIMIT && halo_obj_predef_table[(uintptr_t)type] &&
                     halo_obj_predef_table[(uintptr_t)type]->kind == HALO_KIND_DTYPE))
@@ -55,10 +57,10 @@ int halo_chk_dtype_committed(MPI_Datatype type, const char *arg)
     return MPI_SUCCESS;
 }
 
-int halo_chk_rank(MPI_Comm comm, int rank, const char *arg, int allow_any)
+int halo_chk_rank_slow(MPI_Comm comm, int rank, const char *arg, int allow_any)
 {
     halo_comm_t *c = halo_comm_ptr(comm);
-    int size = c->is_inter ? c->remote_group->size : c->size;
+    int size = c->peer_size;
     if (HALO_LIKELY(rank >= 0 && rank < size))
         return MPI_SUCCESS;
     if (rank == MPI_PROC_NULL || (allow_any && rank == MPI_ANY_SOURCE))
@@ -67,7 +69,7 @@ int halo_chk_rank(MPI_Comm comm, int rank, const char *arg, int allow_any)
                     allow_any ? "" : "; MPI_ANY_SOURCE is only for receives");
 }
 
-int halo_chk_tag(int tag, const char *arg, int allow_any)
+int halo_chk_tag_slow(int tag, const char *arg, int allow_any)
 {
     if (HALO_LIKELY(tag >= 0))
         return MPI_SUCCESS;
@@ -77,7 +79,7 @@ int halo_chk_tag(int tag, const char *arg, int allow_any)
                     allow_any ? " (or MPI_ANY_TAG)" : "");
 }
 
-int halo_chk_outptr(const void *ptr, const char *arg)
+int halo_chk_outptr_slow(const void *ptr, const char *arg)
 {
     if (HALO_UNLIKELY(ptr == NULL))
         return halo_err(MPI_ERR_ARG, "(%s=NULL): an output argument is required", arg);

@@ -21,6 +21,7 @@ static void comm_setup(halo_comm_t *c, halo_group_t *group, uint32_t ctx)
     c->group = group;
     c->world = group->world;
     c->size = group->size;
+    c->peer_size = group->size;
     c->rank = group->rank;
     c->coll_sub = HALO_CTX_COLL;
     c->match[HALO_CTX_P2P] = halo_match_get(ctx | HALO_CTX_P2P, c->size);
@@ -414,6 +415,7 @@ int halo_api_comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm
     tmp.group = g;
     tmp.world = g->world;
     tmp.size = g->size;
+    tmp.peer_size = g->size;
     tmp.rank = g->rank;
     tmp.coll_sub = HALO_CTX_GROUP;
     tmp.coll_seq = (uint32_t)tag;

@@ -27,6 +27,7 @@ typedef struct halo_comm {
     halo_obj_t hdr;
     uint32_t ctx;                /* context id << HALO_CTX_SHIFT */
     int rank, size;
+    int peer_size;               /* ranks a message may name: size, or the remote size */
     int is_inter;
     halo_group_t *group;
     halo_group_t *remote_group;  /* intercommunicators */

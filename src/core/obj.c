@@ -8,7 +8,9 @@
 #define HALO_SLAB_CHUNK (64 * 1024)
 
 typedef struct halo_slab {
-    size_t objsize;
+    size_t objsize;      /* a power of two: validating a handle is a mask, not a division */
+    unsigned shift;
+    size_t clear;        /* bytes a new object starts zeroed (the struct's size) */
     size_t reserved;     /* bytes of virtual range */
     size_t committed;    /* bytes readable and writable */
     size_t used;         /* bytes handed out at least once (bump pointer) */
@@ -24,10 +26,16 @@ void halo_obj_kind_setup(halo_kind_t kind, size_t objsize, size_t max_objects)
     halo_slab_t *s = &slabs[kind];
     if (s->base)
         return;
-    objsize = (objsize + 15) & ~(size_t)15;
-    if (objsize < sizeof(halo_obj_t) + sizeof(void *))
-        objsize = sizeof(halo_obj_t) + sizeof(void *);
-    s->objsize = objsize;
+    size_t size = 32;
+    unsigned shift = 5;
+    while (size < objsize || size < sizeof(halo_obj_t) + sizeof(void *)) {
+        size <<= 1;
+        shift++;
+    }
+    s->objsize = size;
+    s->shift = shift;
+    s->clear = objsize;
+    objsize = size;
     s->reserved = (objsize * max_objects + HALO_SLAB_CHUNK - 1) & ~(size_t)(HALO_SLAB_CHUNK - 1);
     void *p = mmap(NULL, s->reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
@@ -53,10 +61,10 @@ void *halo_obj_alloc(halo_kind_t kind)
         o = (halo_obj_t *)(s->base + s->used);
         s->used += s->objsize;
     }
-    memset(o, 0, s->objsize);
+    memset(o, 0, s->clear);
     o->kind = (uint16_t)kind;
     o->flags = HALO_OBJ_LIVE;
-    o->id = HALO_ID_BASE + (int32_t)(((char *)o - s->base) / s->objsize);
+    o->id = HALO_ID_BASE + (int32_t)(((size_t)((char *)o - s->base)) >> s->shift);
     atomic_store_explicit(&o->ref, 1, memory_order_relaxed);
     return o;
 }
@@ -92,7 +100,7 @@ void *halo_obj_lookup(halo_kind_t kind, const void *handle)
         char *p = (char *)handle;
         if (!s->base || p < s->base || p >= s->base + s->used)
             return NULL;
-        if ((size_t)(p - s->base) % s->objsize != 0)
+        if (((size_t)(p - s->base) & (s->objsize - 1)) != 0)
             return NULL;
         o = (halo_obj_t *)p;
     }
@@ -110,7 +118,7 @@ void *halo_obj_from_id(halo_kind_t kind, int id)
     if (id < HALO_ID_BASE)
         return NULL;
     halo_slab_t *s = &slabs[kind];
-    size_t off = (size_t)(id - HALO_ID_BASE) * s->objsize;
+    size_t off = (size_t)(id - HALO_ID_BASE) << s->shift;
     if (!s->base || off >= s->used)
         return NULL;
     halo_obj_t *o = (halo_obj_t *)(s->base + off);

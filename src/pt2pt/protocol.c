@@ -89,7 +89,9 @@ static void send_ctrl(int dst, int type, uint64_t sreq, uint64_t aux, uint64_t b
 static bool send_first(halo_request_t *r, const halo_pkt_hdr_t *h)
 {
     int rc;
-    if (h->type == HALO_PKT_EAGER)
+    if (h->type == HALO_PKT_EAGER && halo_dt_contig(r->dtype))
+        rc = halo_tr_send(r->peer_world, h, r->buf, (size_t)r->bytes, NULL, NULL);
+    else if (h->type == HALO_PKT_EAGER)
         rc = halo_tr_send(r->peer_world, h, NULL, (size_t)r->bytes, fill_from_request, r);
     else
         rc = halo_tr_send(r->peer_world, h, NULL, 0, NULL, NULL);
@@ -101,8 +103,10 @@ static bool send_first(halo_request_t *r, const halo_pkt_hdr_t *h)
     return true;
 }
 
-/* Pushes DATA chunks of r until done or out of room; true when done. */
-static bool push_some(halo_request_t *r)
+/* Pushes DATA chunks of r until done or out of room; true when done.
+ * Chunks pushed count as progress (*moved_p), so a sender in the middle of
+ * a long push keeps polling instead of going to sleep. */
+static bool push_some(halo_request_t *r, int *moved_p)
 {
     size_t chunk = halo_tr_chunk_max(r->peer_world);
     while (r->pushed < r->push_limit) {
@@ -114,6 +118,8 @@ static bool push_some(halo_request_t *r)
         if (halo_tr_send(r->peer_world, &h, NULL, n, fill_push, r) != HALO_TR_OK)
             return false;
         r->pushed += (MPI_Count)n;
+        if (moved_p)
+            (*moved_p)++;
     }
     halo_req_complete(r);
     return true;
@@ -141,7 +147,7 @@ static int pend_poll(void)
                 done = send_first(p->r, &p->hdr);
                 break;
             default:
-                done = push_some(p->r);
+                done = push_some(p->r, &n);
                 break;
             }
             if (!done)
@@ -391,7 +397,7 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
         r->push_token = h->aux;
         r->push_limit = (MPI_Count)h->bytes;
         r->pushed = 0;
-        if (pend_count[r->peer_world] == 0 && push_some(r))
+        if (pend_count[r->peer_world] == 0 && push_some(r, NULL))
             return;
         pend_add(r->peer_world, PEND_PUSH, NULL, r);
         return;
@@ -413,7 +419,7 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
         r->push_token = sp.rtoken;
         r->pushed = (MPI_Count)sp.off;
         r->push_limit = (MPI_Count)sp.end;
-        if (pend_count[r->peer_world] == 0 && push_some(r))
+        if (pend_count[r->peer_world] == 0 && push_some(r, NULL))
             return;
         pend_add(r->peer_world, PEND_PUSH, NULL, r);
         return;

@@ -247,6 +247,50 @@ static void automatic_buffer(unsigned char *sbuf, unsigned char *rbuf)
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+/* A buffered send of a non-contiguous type (every other int) is packed
+ * into the buffer; the receiver gets the ints in a row. */
+static void derived(void)
+{
+    const int n = 6000; /* 24 KB of data: a rendezvous-sized copy */
+    int *s = malloc(sizeof(int) * 2 * n), *r = malloc(sizeof(int) * (n + 1));
+    MPI_Datatype v;
+    MPI_OK(MPI_Type_vector(n, 1, 2, MPI_INT, &v));
+    MPI_OK(MPI_Type_commit(&v));
+    int ps = 0;
+    MPI_OK(MPI_Pack_size(1, v, MPI_COMM_WORLD, &ps));
+    int bsize = ps + MPI_BSEND_OVERHEAD;
+    void *bb = malloc((size_t)bsize);
+    if (rank == 0) {
+        for (int i = 0; i < 2 * n; i++)
+            s[i] = (i % 2) ? -1 : i / 2 * 3 + 1;
+        MPI_OK(MPI_Buffer_attach(bb, bsize));
+        MPI_OK(MPI_Bsend(s, 1, v, 1, 80, MPI_COMM_WORLD));
+        memset(s, 0, sizeof(int) * 2 * n);
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 1) {
+        MPI_Status st;
+        r[n] = -5;
+        MPI_OK(MPI_Recv(r, n + 1, MPI_INT, 0, 80, MPI_COMM_WORLD, &st));
+        int count = -1;
+        MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
+        CHECKF(count == n, "buffered vector: %d ints received", count);
+        for (int i = 0; i < n; i++)
+            CHECKF(r[i] == i * 3 + 1, "buffered vector: int %d is %d", i, r[i]);
+        CHECKF(r[n] == -5, "buffered vector: wrote past the message");
+    }
+    if (rank == 0) {
+        void *addr;
+        int dsize;
+        MPI_OK(MPI_Buffer_detach(&addr, &dsize));
+    }
+    MPI_OK(MPI_Type_free(&v));
+    free(bb);
+    free(s);
+    free(r);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 int main(int argc, char **argv)
 {
     MPI_OK(MPI_Init(&argc, &argv));
@@ -259,6 +303,7 @@ int main(int argc, char **argv)
     buffer_errors(sbuf, rbuf);
     flush_and_comm_buffer(sbuf, rbuf);
     automatic_buffer(sbuf, rbuf);
+    derived();
     free(sbuf);
     free(rbuf);
     if (rank == 0)

@@ -5,7 +5,8 @@
  * after the receive buffer. On the status: MPI_Get_count and
  * MPI_Get_elements with MPI_BYTE give MPI_UNDEFINED (the count does not
  * fit an int) while the _c forms give the full count, and MPI_Get_count
- * with MPI_INT gives the (int-sized) number of ints. */
+ * with MPI_INT gives the (int-sized) number of ints. Each direction must
+ * take less than 90 s (more means the transfer stalls). */
 #include "mpitest.h"
 
 #include <stdint.h>
@@ -20,6 +21,7 @@
 #define NWORDS ((size_t)NBYTES / 8)
 #define GUARD 64
 #define FLIP 0xF0F0F0F00F0F0F0Full
+#define LIMIT 90.0
 
 static uint64_t word(size_t j)
 {
@@ -83,9 +85,16 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Wait(&r, &st));
         CHECKF(st.MPI_SOURCE == 1 && st.MPI_TAG == 2, "status source %d tag %d", st.MPI_SOURCE,
                st.MPI_TAG);
+        double t2 = MPI_Wtime();
         check_counts(&st, "Irecv_c on rank 0");
         check_words(w, FLIP, "message returned by Isend_c");
-        printf("p2p_large: %lld bytes each way, Send_c took %.2f s\n", (long long)NBYTES, t1 - t0);
+        printf("p2p_large: %lld bytes each way, Send_c took %.2f s, the way back %.2f s\n",
+               (long long)NBYTES, t1 - t0, t2 - t1);
+        /* A few seconds each way on an idle machine (single copy or
+         * pushed through shared memory); the limit only catches transfers
+         * that stall, so that they fail here rather than at the timeout. */
+        CHECKF(t1 - t0 < LIMIT && t2 - t1 < LIMIT,
+               "moving 2 GiB took %.1f s and %.1f s (limit %.0f s each)", t1 - t0, t2 - t1, LIMIT);
     } else if (rank == 1) {
         MPI_OK(MPI_Recv_c(w, NBYTES + GUARD, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &st));
         CHECKF(st.MPI_SOURCE == 0 && st.MPI_TAG == 1, "status source %d tag %d", st.MPI_SOURCE,

@@ -4,7 +4,8 @@
  * must send what the buffer holds at Start, not at init). After each
  * Waitall the handles stay valid and inactive; at the end Request_free of
  * the inactive requests. Also a wildcard persistent receive reused for
- * messages from every other rank, whose status must name each sender. */
+ * messages from every other rank, whose status must name each sender, and
+ * Waitany/Testsome over persistent requests. */
 #include "mpitest.h"
 
 #include <stdint.h>
@@ -189,6 +190,71 @@ static void wildcard(void)
     }
 }
 
+/* Waitany and Testsome over persistent requests: a completed one stays
+ * allocated (its handle is kept) and, now inactive, is not reported again;
+ * with all of them inactive the calls say MPI_UNDEFINED. */
+static void any_some(void)
+{
+    int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    enum { N = 4 };
+    int in[N], out[N];
+    MPI_Request r[2 * N];
+    for (int i = 0; i < N; i++) {
+        MPI_OK(MPI_Recv_init(&in[i], 1, MPI_INT, left, 600 + i, MPI_COMM_WORLD, &r[i]));
+        MPI_OK(MPI_Send_init(&out[i], 1, MPI_INT, right, 600 + i, MPI_COMM_WORLD, &r[N + i]));
+    }
+    MPI_Request saved[2 * N];
+    memcpy(saved, r, sizeof r);
+    for (int it = 0; it < 3; it++) {
+        for (int i = 0; i < N; i++) {
+            in[i] = -1;
+            out[i] = rank * 100 + it * 10 + i;
+        }
+        MPI_OK(MPI_Startall(2 * N, r));
+        int seen = 0;
+        for (int k = 0; k < 2 * N; k++) {
+            int idx = -1;
+            MPI_Status st;
+            if (it == 1) {
+                int outcount = 0, indices[2 * N];
+                while (outcount == 0)
+                    MPI_OK(MPI_Testsome(2 * N, r, &outcount, indices, MPI_STATUSES_IGNORE));
+                CHECKF(outcount != MPI_UNDEFINED, "Testsome: MPI_UNDEFINED with active requests");
+                for (int q = 0; q < outcount; q++) {
+                    CHECKF(!(seen & (1 << indices[q])), "Testsome reported index %d twice",
+                           indices[q]);
+                    seen |= 1 << indices[q];
+                }
+                k += outcount - 1;
+                continue;
+            }
+            MPI_OK(MPI_Waitany(2 * N, r, &idx, &st));
+            CHECKF(idx >= 0 && idx < 2 * N, "Waitany index %d", idx);
+            CHECKF(!(seen & (1 << idx)), "Waitany reported persistent request %d twice", idx);
+            seen |= 1 << idx;
+            if (idx < N)
+                CHECKF(st.MPI_SOURCE == left && st.MPI_TAG == 600 + idx,
+                       "Waitany status source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
+        }
+        CHECKF(seen == (1 << 2 * N) - 1, "completed set %#x", seen);
+        for (int i = 0; i < 2 * N; i++)
+            CHECKF(r[i] == saved[i], "a completion call changed persistent handle %d", i);
+        for (int i = 0; i < N; i++)
+            CHECKF(in[i] == left * 100 + it * 10 + i, "iteration %d: receive %d got %d", it, i,
+                   in[i]);
+        int idx = -1, outcount = -1, indices[2 * N];
+        MPI_OK(MPI_Waitany(2 * N, r, &idx, MPI_STATUS_IGNORE));
+        CHECKF(idx == MPI_UNDEFINED, "Waitany over inactive persistent requests: index %d", idx);
+        MPI_OK(MPI_Testsome(2 * N, r, &outcount, indices, MPI_STATUSES_IGNORE));
+        CHECKF(outcount == MPI_UNDEFINED, "Testsome over inactive persistent requests: %d",
+               outcount);
+        /* Keep the iterations apart (tags repeat). */
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    for (int i = 0; i < 2 * N; i++)
+        MPI_OK(MPI_Request_free(&r[i]));
+}
+
 int main(int argc, char **argv)
 {
     MPI_OK(MPI_Init(&argc, &argv));
@@ -196,6 +262,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     ring();
     wildcard();
+    any_some();
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0)
         printf("p2p_persistent: %d ranks ok\n", size);

@@ -67,7 +67,7 @@ static void check_truncated(const unsigned char *b, const MPI_Status *st, int ms
 }
 
 /* After every truncation a normal message must still get through. */
-static void follow_up(int k, unsigned char *b)
+static void follow_up(int k)
 {
     int v[2] = {k, -k};
     if (rank % 2 == 0) {
@@ -77,7 +77,6 @@ static void follow_up(int k, unsigned char *b)
         MPI_OK(MPI_Recv(w, 2, MPI_INT, partner, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECKF(w[0] == k && w[1] == -k, "message after a truncation: %d %d", w[0], w[1]);
     }
-    (void)b;
 }
 
 static void run(unsigned char *sb, unsigned char *rb)
@@ -165,7 +164,7 @@ static void run(unsigned char *sb, unsigned char *rb)
                 }
                 check_truncated(rb, &st, msg, cap, what);
             }
-            follow_up(k, rb);
+            follow_up(k);
         }
     }
 }
