@@ -76,7 +76,8 @@ static void send_ctrl_payload(int dst, int type, uint64_t sreq, uint64_t aux, ui
     if (pend_count[dst] == 0 && halo_tr_send(dst, &h, payload, len, NULL, NULL) == HALO_TR_OK)
         return;
     pend_add(dst, PEND_CTRL, &h, NULL);
-    memcpy(pend_tail->payload, payload, len);
+    if (len)
+        memcpy(pend_tail->payload, payload, len);
     pend_tail->len = len;
 }
 
