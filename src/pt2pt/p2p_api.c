@@ -57,6 +57,12 @@ static int isend_mode(const void *buf, MPI_Count count, MPI_Datatype type, int d
 {
     halo_comm_t *c = halo_comm_ptr(comm);
     halo_request_t *r;
+    /* An eager send that leaves at once is complete: no request of its own. */
+    if (dest != MPI_PROC_NULL && mode != HALO_MODE_SYNC &&
+        halo_send_now(buf, count, halo_dtype_ptr(type), dest, tag, c, p2p_ctx(c))) {
+        *request = (MPI_Request)halo_req_sent;
+        return MPI_SUCCESS;
+    }
     int rc = halo_isend(buf, count, halo_dtype_ptr(type), dest, tag, c, p2p_ctx(c), mode, &r);
     if (rc != MPI_SUCCESS) {
         halo_req_free(r);

@@ -440,9 +440,12 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
     }
 }
 
+void halo_req_init(void);
+
 void halo_pt2pt_init(void)
 {
     halo_obj_kind_setup(HALO_KIND_REQUEST, sizeof(halo_request_t), 1u << 24);
+    halo_req_init();
     halo_obj_kind_setup(HALO_KIND_MESSAGE, 64, 1u << 20);
     pend_count = halo_calloc((size_t)halo_world.size, sizeof *pend_count);
     blocked = halo_calloc(((size_t)halo_world.size + 63) / 64, sizeof *blocked);

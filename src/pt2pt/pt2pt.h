@@ -110,6 +110,11 @@ static inline halo_request_t *halo_req_ptr(MPI_Request r)
     return (halo_request_t *)r;
 }
 halo_request_t *halo_req_get(MPI_Request r);   /* validated, or NULL */
+
+/* One request object shared by every send that completed inside its
+ * call (an eager send that found room): the call needs no request of its
+ * own, and finishing it only clears the user's handle. */
+extern halo_request_t *halo_req_sent;
 halo_request_t *halo_req_alloc(halo_req_kind_t kind, halo_comm_t *comm);
 void halo_req_free(halo_request_t *r);
 /* One completion of r arrived (a request may wait for several). */

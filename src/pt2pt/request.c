@@ -16,6 +16,16 @@ void halo_status_empty(MPI_Status *s)
     halo_status_set_cancelled(s, 0);
 }
 
+halo_request_t *halo_req_sent;
+
+void halo_req_init(void)
+{
+    halo_req_sent = halo_obj_alloc(HALO_KIND_REQUEST);
+    halo_req_sent->kind = HALO_REQ_NULL;
+    atomic_store(&halo_req_sent->cc, 0);
+    halo_status_empty(&halo_req_sent->status);
+}
+
 halo_request_t *halo_req_get(MPI_Request r)
 {
     return halo_obj_lookup(HALO_KIND_REQUEST, r);
@@ -36,6 +46,8 @@ halo_request_t *halo_req_alloc(halo_req_kind_t kind, halo_comm_t *comm)
 
 void halo_req_free(halo_request_t *r)
 {
+    if (r == halo_req_sent)
+        return;
     if (r->comm)
         halo_comm_release(r->comm);
     if (r->dtype)
@@ -74,6 +86,12 @@ int halo_req_finish(MPI_Request *handle, MPI_Status *status)
 {
     halo_request_t *r = halo_req_ptr(*handle);
     int rc;
+    if (r == halo_req_sent) {
+        if (status != MPI_STATUS_IGNORE)
+            halo_status_empty(status);
+        *handle = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
     if (r->kind == HALO_REQ_GREQ) {
         MPI_Status st;
         halo_status_empty(&st);

@@ -362,6 +362,10 @@ int halo_api_request_free(MPI_Request *request)
     halo_request_t *r = halo_req_get(*request);
     if (!r)
         return halo_err(MPI_ERR_REQUEST, "(request=%p): not a valid request", (void *)*request);
+    if (r == halo_req_sent) {
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
     if (r->kind == HALO_REQ_GREQ) {
         /* free_fn runs once both MPI_Request_free and MPI_Grequest_complete
          * have happened, whichever comes last. */
