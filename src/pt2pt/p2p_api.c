@@ -33,23 +33,23 @@ static int send_mode(const void *buf, MPI_Count count, MPI_Datatype type, int de
     if (mode != HALO_MODE_SYNC && mode != HALO_MODE_BUFFERED &&
         halo_send_now(buf, count, dt, dest, tag, c, p2p_ctx(c)))
         return MPI_SUCCESS;
-    halo_request_t *r;
     int rc;
     if (mode == HALO_MODE_BUFFERED) {
         MPI_Request h;
-        extern int halo_ibsend(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
         rc = halo_ibsend(buf, count, type, dest, tag, comm, &h);
         if (rc == MPI_SUCCESS)
             halo_req_free(halo_req_ptr(h));
         return rc;
     }
-    rc = halo_isend(buf, count, dt, dest, tag, c, p2p_ctx(c), mode, &r);
-    if (rc != MPI_SUCCESS) {
-        halo_req_free(r);
-        return rc;
+    halo_request_t sr;
+    halo_req_stack_init(&sr, HALO_REQ_SEND, buf, count, dt, dest, tag, c, p2p_ctx(c), mode);
+    rc = halo_req_start(&sr);
+    if (rc == MPI_SUCCESS) {
+        halo_req_wait_raw(&sr);
+        rc = sr.status.MPI_ERROR;
     }
-    halo_req_wait_raw(r);
-    return finish_internal(r, MPI_STATUS_IGNORE);
+    free(sr.pack_buf);
+    return rc;
 }
 
 static int isend_mode(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
@@ -118,14 +118,14 @@ static int recv_common(void *buf, MPI_Count count, MPI_Datatype type, int source
                        MPI_Comm comm, MPI_Status *status)
 {
     halo_comm_t *c = halo_comm_ptr(comm);
-    halo_request_t *r;
-    int rc = halo_irecv(buf, count, halo_dtype_ptr(type), source, tag, c, p2p_ctx(c), &r);
-    if (rc != MPI_SUCCESS) {
-        halo_req_free(r);
-        return rc;
-    }
-    halo_req_wait_raw(r);
-    return finish_internal(r, status);
+    halo_request_t r;
+    halo_req_stack_init(&r, HALO_REQ_RECV, buf, count, halo_dtype_ptr(type), source, tag, c,
+                        p2p_ctx(c), HALO_MODE_STANDARD);
+    halo_req_start(&r);
+    halo_req_wait_raw(&r);
+    if (status != MPI_STATUS_IGNORE)
+        *status = r.status;
+    return r.status.MPI_ERROR;
 }
 
 int halo_api_recv_c(void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,

@@ -299,6 +299,24 @@ void halo_recv_from_unexp(halo_request_t *r, halo_unexp_t *u)
                  u->data);
 }
 
+/* A blocking call's request on the caller's stack: it lives until the call
+ * has waited for completion, and nothing refers to it afterwards, so it
+ * takes no references and never goes back to the slab. */
+void halo_req_stack_init(halo_request_t *r, int kind, const void *buf, MPI_Count count,
+                         halo_dtype_t *dt, int peer, int tag, halo_comm_t *comm, uint32_t ctx, int mode)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = (uint8_t)kind;
+    r->buf = (void *)buf;
+    r->count = count;
+    r->dtype = dt;
+    r->peer = peer;
+    r->tag = tag;
+    r->comm = comm;
+    r->ctx = ctx;
+    r->mode = (uint8_t)mode;
+}
+
 int halo_irecv(void *buf, MPI_Count count, halo_dtype_t *dt, int source, int tag,
                halo_comm_t *comm, uint32_t ctx, halo_request_t **req_p)
 {

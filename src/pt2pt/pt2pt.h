@@ -134,6 +134,10 @@ int halo_irecv(void *buf, MPI_Count count, halo_dtype_t *dt, int source, int tag
                halo_comm_t *comm, uint32_t ctx, halo_request_t **req_p);
 /* (Re)starts a persistent or prepared request. */
 int halo_req_start(halo_request_t *r);
+/* Prepares a request on a blocking call's stack (start it with
+ * halo_req_start, wait until complete, read its status; never free it). */
+void halo_req_stack_init(halo_request_t *r, int kind, const void *buf, MPI_Count count,
+                         halo_dtype_t *dt, int peer, int tag, halo_comm_t *comm, uint32_t ctx, int mode);
 
 /* Matching state per context. */
 struct halo_match *halo_match_get(uint32_t ctx, int nsrc);
