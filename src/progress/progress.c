@@ -25,16 +25,17 @@
 HALO_CFG_STR(cfg_wait_policy, "HALO_WAIT_POLICY", "auto",
              "how a blocked rank waits: spin, yield, sleep, or auto (spin briefly, then yield, "
              "then sleep; shorter spins when ranks outnumber cores)");
-HALO_CFG_INT(cfg_spin, "HALO_WAIT_SPIN", 0,
-             "polls before a waiting rank starts to yield (0: chosen by HALO_WAIT_POLICY)");
-HALO_CFG_INT(cfg_yield, "HALO_WAIT_YIELD", 0,
-             "yields before a waiting rank goes to sleep (0: chosen by HALO_WAIT_POLICY)");
+HALO_CFG_INT(cfg_spin, "HALO_WAIT_SPIN_US", -1,
+             "microseconds a waiting rank polls before it starts to yield (-1: chosen by HALO_WAIT_POLICY)");
+HALO_CFG_INT(cfg_yield, "HALO_WAIT_YIELD_US", -1,
+             "microseconds a waiting rank yields before it sleeps (-1: chosen by HALO_WAIT_POLICY)");
 
 #define MAX_HOOKS 8
 
 static halo_progress_hook_fn_t *hooks[MAX_HOOKS];
 static int nhooks;
-static long spin_limit, yield_limit;
+/* Phase ends, in seconds of idle waiting; negative: the phase never ends. */
+static double spin_time, yield_time;
 
 void halo_progress_init(void)
 {
@@ -48,25 +49,30 @@ void halo_progress_init(void)
      * node's cores then. */
     if (halo_world.local_size > 1 && ncpu == 1)
         oversubscribed = halo_world.local_size > sysconf(_SC_NPROCESSORS_ONLN);
+    /* Auto: with a core each, spin a while (a reply usually comes within
+     * microseconds), yield a little, then sleep. With more ranks than
+     * cores, spinning only steals the core from the rank we wait for:
+     * yield at once, and sleep after a few milliseconds, so a rank blocked
+     * for long costs nothing. */
     if (!strcmp(policy, "spin")) {
-        spin_limit = -1;
-        yield_limit = 0;
+        spin_time = -1;
+        yield_time = 0;
     } else if (!strcmp(policy, "yield")) {
-        spin_limit = 0;
-        yield_limit = -1;
+        spin_time = 0;
+        yield_time = -1;
     } else if (!strcmp(policy, "sleep")) {
-        spin_limit = 0;
-        yield_limit = 0;
+        spin_time = 0;
+        yield_time = 0;
     } else {
         if (strcmp(policy, "auto"))
             halo_warn("HALO_WAIT_POLICY=%s is not one of spin, yield, sleep, auto; using auto", policy);
-        spin_limit = oversubscribed ? 64 : 20000;
-        yield_limit = oversubscribed ? 16 : 2000;
+        spin_time = oversubscribed ? 0 : 200e-6;
+        yield_time = oversubscribed ? 5e-3 : 2e-3;
     }
-    if (halo_cfg_get(&cfg_spin) > 0)
-        spin_limit = halo_cfg_get(&cfg_spin);
-    if (halo_cfg_get(&cfg_yield) > 0)
-        yield_limit = halo_cfg_get(&cfg_yield);
+    if (halo_cfg_get(&cfg_spin) >= 0)
+        spin_time = 1e-6 * (double)halo_cfg_get(&cfg_spin);
+    if (halo_cfg_get(&cfg_yield) >= 0)
+        yield_time = 1e-6 * (double)halo_cfg_get(&cfg_yield);
 }
 
 void halo_progress_hook_add(halo_progress_hook_fn_t *fn)
@@ -118,6 +124,7 @@ static void sleep_on_doorbell(halo_progress_done_fn_t *done, void *arg)
 void halo_progress_wait(halo_progress_done_fn_t *done, void *arg)
 {
     long idle = 0;
+    double since = 0, waited = 0;
     while (!done(arg)) {
         if (halo_progress_poll() > 0) {
             idle = 0;
@@ -125,8 +132,14 @@ void halo_progress_wait(halo_progress_done_fn_t *done, void *arg)
         }
         if (done(arg))
             return;
-        idle++;
-        if (spin_limit < 0 || idle <= spin_limit) {
+        /* The clock is read every 32 idle polls: cheap, and precise enough. */
+        if ((idle++ & 31) == 0) {
+            double t = halo_now();
+            if (idle == 1)
+                since = t;
+            waited = t - since;
+        }
+        if (spin_time < 0 || waited < spin_time) {
             if (halo_lock_enabled) {
                 int depth = halo_lock_yield_begin();
                 cpu_relax();
@@ -134,7 +147,7 @@ void halo_progress_wait(halo_progress_done_fn_t *done, void *arg)
             } else {
                 cpu_relax();
             }
-        } else if (yield_limit < 0 || idle <= spin_limit + yield_limit) {
+        } else if (yield_time < 0 || waited < spin_time + yield_time) {
             int depth = halo_lock_yield_begin();
             sched_yield();
             halo_lock_yield_end(depth);
