@@ -148,54 +148,53 @@ int halo_api_group_compare(MPI_Group group1, MPI_Group group2, int *result)
     return MPI_SUCCESS;
 }
 
+/* The three set operations: the members of g1 kept by `keep` (all, those
+ * in g2, those not in g2), in g1's order, then for a union the members of
+ * g2 not in g1, in g2's order. */
+enum { KEEP_ALL, KEEP_IN_G2, KEEP_NOT_IN_G2 };
+
+static halo_group_t *set_op(const halo_group_t *g1, const halo_group_t *g2, int keep, bool add_g2)
+{
+    int *v = halo_malloc((size_t)(g1->size + g2->size + 1) * sizeof(int));
+    int n = 0;
+    int *in2 = world_index(g2);
+    for (int i = 0; i < g1->size; i++) {
+        bool there = in2[g1->world[i]] != 0;
+        if (keep == KEEP_ALL || (keep == KEEP_IN_G2) == there)
+            v[n++] = g1->world[i];
+    }
+    free(in2);
+    if (add_g2) {
+        int *in1 = world_index(g1);
+        for (int i = 0; i < g2->size; i++)
+            if (!in1[g2->world[i]])
+                v[n++] = g2->world[i];
+        free(in1);
+    }
+    halo_group_t *g = halo_group_new(n, v);
+    free(v);
+    return g;
+}
+
 int halo_api_group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     GROUP_CHECK(group1, g1);
     GROUP_CHECK(group2, g2);
-    int *v = halo_malloc((size_t)(g1->size + g2->size + 1) * sizeof(int));
-    int n = 0;
-    int *ix = world_index(g1);
-    for (int i = 0; i < g1->size; i++)
-        v[n++] = g1->world[i];
-    for (int i = 0; i < g2->size; i++)
-        if (!ix[g2->world[i]])
-            v[n++] = g2->world[i];
-    free(ix);
-    halo_group_t *g = halo_group_new(n, v);
-    free(v);
-    return out_group(g, newgroup);
+    return out_group(set_op(g1, g2, KEEP_ALL, true), newgroup);
 }
 
 int halo_api_group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     GROUP_CHECK(group1, g1);
     GROUP_CHECK(group2, g2);
-    int *v = halo_malloc((size_t)(g1->size + 1) * sizeof(int));
-    int n = 0;
-    int *ix = world_index(g2);
-    for (int i = 0; i < g1->size; i++)
-        if (ix[g1->world[i]])
-            v[n++] = g1->world[i];
-    free(ix);
-    halo_group_t *g = halo_group_new(n, v);
-    free(v);
-    return out_group(g, newgroup);
+    return out_group(set_op(g1, g2, KEEP_IN_G2, false), newgroup);
 }
 
 int halo_api_group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     GROUP_CHECK(group1, g1);
     GROUP_CHECK(group2, g2);
-    int *v = halo_malloc((size_t)(g1->size + 1) * sizeof(int));
-    int n = 0;
-    int *ix = world_index(g2);
-    for (int i = 0; i < g1->size; i++)
-        if (!ix[g1->world[i]])
-            v[n++] = g1->world[i];
-    free(ix);
-    halo_group_t *g = halo_group_new(n, v);
-    free(v);
-    return out_group(g, newgroup);
+    return out_group(set_op(g1, g2, KEEP_NOT_IN_G2, false), newgroup);
 }
 
 int halo_api_group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
