@@ -2,7 +2,9 @@
  *   halo_info                 version and summary
  *   halo_info --unsupported   MPI functions that return MPI_ERR_UNSUPPORTED_OPERATION
  *   halo_info --supported     MPI functions implemented
- *   halo_info --all           summary plus every configuration variable */
+ *   halo_info --all           summary plus every configuration variable
+ *   halo_info --coll          collective algorithms, their restrictions and the current choice
+ *   halo_info --coll-json     the collective tuning table in force, as a HALO_TUNING_FILE */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +13,8 @@ int halo_tool_api_count(void);
 const char *halo_tool_api_name(int i);
 int halo_tool_api_supported(int i);
 void halo_tool_config_print(FILE *out);
+void halo_tool_coll_print(FILE *out);
+void halo_tool_coll_print_json(FILE *out);
 
 static void summary(void)
 {
@@ -45,10 +49,14 @@ int main(int argc, char **argv)
         summary();
         printf("\nconfiguration variables (environment):\n");
         halo_tool_config_print(stdout);
+    } else if (!strcmp(argv[1], "--coll")) {
+        halo_tool_coll_print(stdout);
+    } else if (!strcmp(argv[1], "--coll-json")) {
+        halo_tool_coll_print_json(stdout);
     } else if (!strcmp(argv[1], "--version")) {
         printf("Halo MPI %d.%d\n", HALO_VERSION_MAJOR, HALO_VERSION_MINOR);
     } else {
-        fprintf(stderr, "usage: halo_info [--unsupported | --supported | --all | --version]\n");
+        fprintf(stderr, "usage: halo_info [--unsupported | --supported | --all | --coll | --coll-json | --version]\n");
         return 2;
     }
     return 0;

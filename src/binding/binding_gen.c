@@ -324,8 +324,6 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
     }
     rc = halo_api_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   done:
@@ -355,8 +353,6 @@ int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
     }
     rc = halo_api_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   done:
@@ -380,8 +376,6 @@ int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -414,8 +408,6 @@ int PMPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -447,7 +439,6 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
     }
     rc = halo_api_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   done:
@@ -478,7 +469,6 @@ int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
     }
     rc = halo_api_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   done:
@@ -511,7 +501,6 @@ int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendty
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -545,7 +534,6 @@ int PMPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatyp
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -705,8 +693,6 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
     }
     rc = halo_api_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   done:
@@ -736,8 +722,6 @@ int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
     }
     rc = halo_api_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   done:
@@ -761,8 +745,6 @@ int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -795,8 +777,6 @@ int PMPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -5667,7 +5647,6 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
     }
     rc = halo_api_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   done:
@@ -5698,7 +5677,6 @@ int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
     }
     rc = halo_api_gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   done:
@@ -5722,7 +5700,6 @@ int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -5756,7 +5733,6 @@ int PMPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -5789,7 +5765,6 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
     }
     rc = halo_api_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
   done:
@@ -5821,7 +5796,6 @@ int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
     }
     rc = halo_api_gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
   done:
@@ -5855,7 +5829,6 @@ int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
@@ -5890,7 +5863,6 @@ int PMPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
@@ -6867,8 +6839,6 @@ int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -6900,8 +6870,6 @@ int PMPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -6934,7 +6902,6 @@ int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
@@ -6967,7 +6934,6 @@ int PMPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
@@ -7050,8 +7016,6 @@ int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -7083,8 +7047,6 @@ int PMPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -7443,7 +7405,6 @@ int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -7476,7 +7437,6 @@ int PMPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -7510,7 +7470,6 @@ int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
@@ -7544,7 +7503,6 @@ int PMPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
@@ -7657,8 +7615,6 @@ int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype se
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -7690,8 +7646,6 @@ int PMPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -7724,7 +7678,6 @@ int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype s
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
@@ -7757,7 +7710,6 @@ int PMPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Da
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
@@ -7782,8 +7734,6 @@ int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sen
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -7815,8 +7765,6 @@ int PMPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -8632,7 +8580,6 @@ int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
@@ -8664,7 +8611,6 @@ int PMPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count r
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
@@ -8831,7 +8777,6 @@ int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -8864,7 +8809,6 @@ int PMPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -8898,7 +8842,6 @@ int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -8932,7 +8875,6 @@ int PMPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -9426,8 +9368,6 @@ int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
     }
     rc = halo_api_neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   done:
@@ -9457,8 +9397,6 @@ int PMPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
     }
     rc = halo_api_neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   done:
@@ -9482,8 +9420,6 @@ int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatyp
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -9516,8 +9452,6 @@ int PMPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -9549,7 +9483,6 @@ int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
     }
     rc = halo_api_neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   done:
@@ -9580,7 +9513,6 @@ int PMPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
     }
     rc = halo_api_neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   done:
@@ -9613,7 +9545,6 @@ int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Dataty
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -9647,7 +9578,6 @@ int PMPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MP
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -9672,8 +9602,6 @@ int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
     }
     rc = halo_api_neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   done:
@@ -9703,8 +9631,6 @@ int PMPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
     }
     rc = halo_api_neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   done:
@@ -9728,8 +9654,6 @@ int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -9762,8 +9686,6 @@ int PMPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
@@ -11162,7 +11084,6 @@ int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
     }
     rc = halo_api_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
@@ -11192,7 +11113,6 @@ int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
     }
     rc = halo_api_reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
@@ -11217,7 +11137,6 @@ int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvc
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
@@ -11250,7 +11169,6 @@ int PMPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Cou
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
@@ -12052,7 +11970,6 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
     }
     rc = halo_api_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   done:
@@ -12083,7 +12000,6 @@ int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
     }
     rc = halo_api_scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   done:
@@ -12107,7 +12023,6 @@ int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -12141,7 +12056,6 @@ int PMPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -12174,7 +12088,6 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
     }
     rc = halo_api_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
   done:
@@ -12206,7 +12119,6 @@ int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
     }
     rc = halo_api_scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
   done:
@@ -12240,7 +12152,6 @@ int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int di
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
@@ -12275,7 +12186,6 @@ int PMPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
     rc = halo_api_scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);

@@ -7,23 +7,23 @@
  * block delays the steps it travels through. Any p; in place or not. */
 #include "coll/algos.h"
 
-int halo_allgatherv_ring(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-                         const MPI_Count *rcounts, const MPI_Aint *displs, MPI_Datatype rtype,
-                         halo_comm_t *c, halo_sched_t **s_p)
+int halo_allgatherv_ring(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
 {
     int p = c->size, me = c->rank;
-    int64_t ext = (int64_t)halo_dtype_ptr(rtype)->extent;
-    halo_bref_t rb = halo_addr(rbuf);
+    int64_t ext = (int64_t)halo_type_extent(a->rtype);
+    const MPI_Count *rcounts = a->rcounts;
+    const MPI_Aint *displs = a->rdispls;
+    halo_bref_t rb = halo_addr(a->rbuf);
     int round = 0;
-    if (sbuf != MPI_IN_PLACE)
-        halo_sched_copy(s_p, round++, halo_addr(sbuf), scount, stype,
-                        halo_bref_add(rb, displs[me] * ext), rcounts[me], rtype);
+    if (a->sbuf != MPI_IN_PLACE)
+        halo_sched_copy(s_p, round++, halo_addr(a->sbuf), a->scount, a->stype,
+                        halo_bref_add(rb, displs[me] * ext), rcounts[me], a->rtype);
     int right = (me + 1) % p, left = (me - 1 + p) % p;
     for (int k = 0; k < p - 1; k++, round++) {
         int sblock = (me - k + p) % p;
         int rblock = (me - k - 1 + p) % p;
-        halo_sched_send(s_p, round, halo_bref_add(rb, displs[sblock] * ext), rcounts[sblock], rtype, right);
-        halo_sched_recv(s_p, round, halo_bref_add(rb, displs[rblock] * ext), rcounts[rblock], rtype, left);
+        halo_sched_send(s_p, round, halo_bref_add(rb, displs[sblock] * ext), rcounts[sblock], a->rtype, right);
+        halo_sched_recv(s_p, round, halo_bref_add(rb, displs[rblock] * ext), rcounts[rblock], a->rtype, left);
     }
     return MPI_SUCCESS;
 }

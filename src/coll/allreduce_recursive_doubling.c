@@ -8,26 +8,24 @@
  * Cost: (lg p' + 2 [if p is not a power of two]) * (alpha + n * beta + n * gamma).
  * Any p. Non-commutative operations: the lower block of ranks always goes
  * on the left of the operation, and the folding keeps rank order, so the
- * result is the reduction in rank order. In place or not. */
+ * result is the reduction in rank order. In place or not. Latency-optimal:
+ * the choice for small vectors. */
 #include "coll/algos.h"
 
-int halo_allreduce_recursive_doubling(const void *sbuf, void *rbuf, MPI_Count count,
-                                      MPI_Datatype type, MPI_Op op, halo_comm_t *c,
-                                      halo_sched_t **s_p)
+int halo_allreduce_recursive_doubling(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
 {
     int p = c->size, me = c->rank;
-    halo_dtype_t *dt = halo_dtype_ptr(type);
+    MPI_Count count = a->count;
+    MPI_Datatype type = a->type;
+    MPI_Op op = a->op;
     int round = 0;
-    if (sbuf != MPI_IN_PLACE)
-        halo_sched_copy(s_p, round++, halo_addr(sbuf), count, type, halo_addr(rbuf), count, type);
+    if (a->sbuf != MPI_IN_PLACE)
+        halo_sched_copy(s_p, round++, halo_addr(a->sbuf), count, type, halo_addr(a->rbuf), count, type);
     if (p == 1 || count == 0)
         return MPI_SUCCESS;
-    /* Partner data lands in scratch laid out like the user's buffer; the
-     * buffer's first byte sits at true_lb, so shift by it. */
-    MPI_Count span = (count - 1) * dt->extent + (dt->true_ub - dt->true_lb);
-    int64_t tmp = halo_sched_scratch(s_p, (uint64_t)span);
-    halo_bref_t tbuf = halo_bref_add(halo_scr(tmp), -dt->true_lb);
-    halo_bref_t rb = halo_addr(rbuf);
+    /* Partner data lands in scratch laid out like the user's buffer. */
+    halo_bref_t tbuf = halo_sched_span(s_p, count, type);
+    halo_bref_t rb = halo_addr(a->rbuf);
 
     int pof2 = 1;
     while (pof2 * 2 <= p)
@@ -52,7 +50,7 @@ int halo_allreduce_recursive_doubling(const void *sbuf, void *rbuf, MPI_Count co
             int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
             halo_sched_send(s_p, round, rb, count, type, dst);
             halo_sched_recv(s_p, round, tbuf, count, type, dst);
-            if (dst < me) {
+            if (dst < me || halo_op_commutes(op)) {
                 halo_sched_reduce(s_p, round++, tbuf, rb, count, type, op);
             } else {
                 /* rb = rb op tbuf: reduce into the scratch, then copy back. */

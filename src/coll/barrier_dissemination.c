@@ -6,8 +6,9 @@
  * Cost: ceil(lg p) * alpha. Any p. */
 #include "coll/algos.h"
 
-int halo_barrier_dissemination(halo_comm_t *c, halo_sched_t **s_p)
+int halo_barrier_dissemination(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
 {
+    (void)a;
     int p = c->size, me = c->rank;
     int round = 0;
     for (int dist = 1; dist < p; dist *= 2, round++) {

@@ -1,11 +1,17 @@
 /* Collectives as the rest of the library calls them (blocking, on internal
- * objects), and the start hook of persistent collective requests. */
+ * objects), and the start hook of persistent collective requests. The MPI
+ * functions themselves are in coll_api.c; docs/collectives.md describes
+ * the whole layer. */
 #ifndef HALO_COLL_COLL_H
 #define HALO_COLL_COLL_H
 
 #include "coll/sched.h"
 
+/* Loads the collective configuration (tuning tables, forced algorithms). */
 void halo_coll_init(void);
+/* MPI_Start of a persistent collective request: reruns its schedule. */
+struct halo_request;
+int halo_coll_start(struct halo_request *r);
 
 int halo_coll_barrier(halo_comm_t *c);
 int halo_coll_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, halo_comm_t *c);

@@ -1,126 +1,86 @@
-/* The collective MPI functions of the foundation: Barrier, Bcast, Allreduce,
- * Allgather, blocking, nonblocking and persistent. Each checks what the
- * binding layer could not (root, op, in-place rules), builds the schedule
- * of its algorithm, and runs it or hands it to a request. */
+/* The collective MPI functions on intracommunicators: Barrier, Bcast,
+ * Gather(v), Scatter(v), Allgather(v), Alltoall(v,w), Reduce, Allreduce,
+ * Reduce_scatter(_block), Scan, Exscan; blocking, nonblocking and
+ * persistent, with their large-count twins.
+ *
+ * Each entry point fills a halo_coll_args_t and calls coll_do, which
+ * checks what the binding layer could not (root, datatypes, operation,
+ * in-place rules, matching block sizes), picks the algorithm
+ * (coll_select.c), and builds its schedule. Blocking calls run it;
+ * nonblocking ones hand it to a request; persistent ones build it once, at
+ * initialization, with a tag taken then, and rerun it at every start.
+ * Building reads the caller's count and displacement arrays and never
+ * again, so nothing of them is kept. A pending request keeps references on
+ * the user datatypes and operation its schedule uses (the user may free
+ * them meanwhile). */
 #include "coll/coll.h"
 
-#include "coll/algos.h"
+#include "coll/select.h"
 #include "core/errors.h"
 #include "pt2pt/pt2pt.h"
 
-/* What to build: a collective's arguments, kept by persistent requests so
- * each start builds a fresh schedule with a fresh sequence number. */
-typedef enum { COLL_BARRIER = 1, COLL_BCAST, COLL_ALLREDUCE, COLL_ALLGATHER, COLL_ALLGATHERV } coll_kind_t;
+typedef halo_coll_args_t coll_args_t;
 
-typedef struct coll_args {
-    coll_kind_t kind;
-    const void *sbuf;
-    void *rbuf;
-    MPI_Count scount, rcount;
-    MPI_Datatype stype, rtype;
-    MPI_Op op;
-    int root;
-    /* v-collectives: per-rank counts and displacements, copied (persistent
-     * requests outlive the caller's arrays' promise). */
-    MPI_Count *rcounts;
-    MPI_Aint *rdispls;
-} coll_args_t;
+enum { RUN_BLOCKING, RUN_NONBLOCKING, RUN_PERSISTENT };
 
-static int build(const coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
+/* ---------------------------------------------------------------- references */
+
+typedef struct coll_refs {
+    int n, cap;
+    halo_obj_t **objs;
+} coll_refs_t;
+
+static void refs_add(coll_refs_t *r, void *handle)
 {
-    *s_p = halo_sched_new(c);
-    switch (a->kind) {
-    case COLL_BARRIER:
-        return halo_barrier_dissemination(c, s_p);
-    case COLL_BCAST:
-        return halo_bcast_binomial(a->rbuf, a->rcount, a->rtype, a->root, c, s_p);
-    case COLL_ALLREDUCE:
-        return halo_allreduce_recursive_doubling(a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, c, s_p);
-    case COLL_ALLGATHER:
-        return halo_allgather_ring(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, c, s_p);
-    case COLL_ALLGATHERV:
-        return halo_allgatherv_ring(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts, a->rdispls, a->rtype,
-                                    c, s_p);
+    if (!handle || (uintptr_t)handle < HALO_PREDEF_LIMIT)
+        return;
+    halo_obj_t *o = handle;
+    for (int i = 0; i < r->n; i++)
+        if (r->objs[i] == o)
+            return;
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 4;
+        r->objs = halo_realloc(r->objs, (size_t)r->cap * sizeof *r->objs);
     }
-    return MPI_ERR_INTERN;
+    halo_obj_ref(o);
+    r->objs[r->n++] = o;
 }
 
-static void args_free(coll_args_t *a)
+static void refs_release(void *p)
 {
-    free(a->rcounts);
-    free(a->rdispls);
-}
-
-static void args_release(void *p)
-{
-    args_free(p);
-    free(p);
-}
-
-static int run_blocking(coll_args_t *a, halo_comm_t *c)
-{
-    halo_sched_t *s;
-    int rc = build(a, c, &s);
-    args_free(a);
-    if (rc != MPI_SUCCESS) {
-        halo_sched_free(s);
-        return rc;
+    coll_refs_t *r = p;
+    for (int i = 0; i < r->n; i++) {
+        halo_obj_t *o = r->objs[i];
+        if (o->kind == HALO_KIND_DTYPE)
+            halo_dtype_release((halo_dtype_t *)o);
+        else if (halo_obj_unref(o))
+            halo_obj_free(o);
     }
-    return halo_sched_run(s);
+    free(r->objs);
+    free(r);
 }
 
-static int start_nonblocking(coll_args_t *a, halo_comm_t *c, MPI_Request *request)
+/* The user objects a schedule names: its steps' datatypes and operations. */
+static coll_refs_t *refs_of(const halo_sched_t *s)
 {
-    halo_sched_t *s;
-    int rc = build(a, c, &s);
-    args_free(a);
-    if (rc != MPI_SUCCESS) {
-        halo_sched_free(s);
-        return rc;
+    coll_refs_t *r = halo_calloc(1, sizeof *r);
+    for (int i = 0; i < s->nsteps; i++) {
+        refs_add(r, s->steps[i].type);
+        refs_add(r, s->steps[i].type2);
+        refs_add(r, s->steps[i].op);
     }
-    halo_request_t *r = halo_req_alloc(HALO_REQ_COLL, c);
-    halo_status_empty(&r->status);
-    r->sched = s;
-    *request = (MPI_Request)r;
-    halo_sched_start(s, r);
-    return MPI_SUCCESS;
-}
-
-static int init_persistent(const coll_args_t *a, halo_comm_t *c, MPI_Request *request)
-{
-    halo_request_t *r = halo_req_alloc(HALO_REQ_COLL, c);
-    r->persistent = 1;
-    r->active = 0;
-    coll_args_t *copy = halo_malloc(sizeof *copy);
-    *copy = *a;
-    r->priv = copy;
-    r->priv_free = args_release;
-    atomic_store(&r->cc, 0);
-    halo_status_empty(&r->status);
-    *request = (MPI_Request)r;
-    return MPI_SUCCESS;
-}
-
-int halo_coll_start(halo_request_t *r)
-{
-    if (r->sched) {
-        halo_sched_free(r->sched);
-        r->sched = NULL;
-    }
-    halo_sched_t *s;
-    int rc = build(r->priv, r->comm, &s);
-    if (rc != MPI_SUCCESS) {
-        halo_sched_free(s);
-        return rc;
-    }
-    atomic_store(&r->cc, 1);
-    halo_status_empty(&r->status);
-    r->sched = s;
-    halo_sched_start(s, r);
-    return MPI_SUCCESS;
+    return r;
 }
 
 /* ---------------------------------------------------------------- checks */
+
+static int intra_only(halo_comm_t *c)
+{
+    if (c->is_inter)
+        return halo_err(MPI_ERR_UNSUPPORTED_OPERATION,
+                        ": collectives on intercommunicators are not supported by Halo yet");
+    return MPI_SUCCESS;
+}
 
 static int check_root(halo_comm_t *c, int root)
 {
@@ -142,332 +102,803 @@ static int check_type(MPI_Datatype t, const char *arg)
     return MPI_SUCCESS;
 }
 
-static int check_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op)
+static int check_count(MPI_Count n, const char *arg)
 {
-    int rc = check_type(type, "datatype");
-    if (rc)
-        return rc;
-    if ((rc = halo_op_check(op, halo_dtype_ptr(type), "op")))
-        return rc;
-    if (sbuf == rbuf && count > 0 && sbuf != MPI_BOTTOM)
-        return halo_err(MPI_ERR_BUFFER, "(sendbuf=recvbuf=%p): buffers must differ; use MPI_IN_PLACE", rbuf);
-    if (rbuf == MPI_IN_PLACE)
-        return halo_err(MPI_ERR_BUFFER, "(recvbuf=MPI_IN_PLACE): only sendbuf may be MPI_IN_PLACE");
+    if (n < 0)
+        return halo_err(MPI_ERR_COUNT, "(%s=%lld): must be non-negative", arg, (long long)n);
     return MPI_SUCCESS;
 }
 
-static int check_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-                           MPI_Count rcount, MPI_Datatype rtype)
+static int check_counts(int p, const MPI_Count *n, const char *arg)
 {
-    int rc = check_type(rtype, "recvtype");
-    if (rc)
-        return rc;
-    if (rbuf == MPI_IN_PLACE)
-        return halo_err(MPI_ERR_BUFFER, "(recvbuf=MPI_IN_PLACE): only sendbuf may be MPI_IN_PLACE");
-    if (sbuf != MPI_IN_PLACE) {
-        if ((rc = check_type(stype, "sendtype")))
+    if (!n && p > 0)
+        return halo_err(MPI_ERR_COUNT, "(%s=NULL): an array of counts is required", arg);
+    for (int i = 0; i < p; i++)
+        if (n[i] < 0)
+            return halo_err(MPI_ERR_COUNT, "(%s[%d]=%lld): must be non-negative", arg, i, (long long)n[i]);
+    return MPI_SUCCESS;
+}
+
+static int check_types(int p, const MPI_Datatype *t, const char *arg)
+{
+    char name[48];
+    if (!t && p > 0)
+        return halo_err(MPI_ERR_TYPE, "(%s=NULL): an array of datatypes is required", arg);
+    for (int i = 0; i < p; i++) {
+        snprintf(name, sizeof name, "%s[%d]", arg, i);
+        int rc = check_type(t[i], name);
+        if (rc)
             return rc;
-        if (scount * halo_dtype_ptr(stype)->size != rcount * halo_dtype_ptr(rtype)->size)
-            return halo_err(MPI_ERR_TRUNCATE,
-                            "(sendcount=%lld, recvcount=%lld): each rank's block must have the "
-                            "same size in bytes on both sides", (long long)scount, (long long)rcount);
     }
     return MPI_SUCCESS;
 }
 
-/* ---------------------------------------------------------------- internal */
+static int no_in_place_recv(const void *rbuf)
+{
+    if (rbuf == MPI_IN_PLACE)
+        return halo_err(MPI_ERR_BUFFER, "(recvbuf=MPI_IN_PLACE): only sendbuf may be MPI_IN_PLACE");
+    return MPI_SUCCESS;
+}
+
+static int same_bytes(MPI_Count sc, MPI_Datatype st, MPI_Count rc, MPI_Datatype rt, const char *what)
+{
+    MPI_Count sb = sc * halo_dtype_ptr(st)->size, rb = rc * halo_dtype_ptr(rt)->size;
+    if (sb != rb)
+        return halo_err(MPI_ERR_TRUNCATE, "(%s): the block is %lld bytes on the sending side and %lld on "
+                        "the receiving side; they must be equal", what, (long long)sb, (long long)rb);
+    return MPI_SUCCESS;
+}
+
+/* Reductions: datatype, operation, and buffers that must not alias. */
+static int check_reduction(const void *sbuf, const void *rbuf, MPI_Count count, MPI_Datatype type,
+                           MPI_Op op, bool rbuf_used)
+{
+    int rc;
+    if ((rc = check_count(count, "count")) || (rc = check_type(type, "datatype")))
+        return rc;
+    if ((rc = halo_op_check(op, halo_dtype_ptr(type), "op")))
+        return rc;
+    if (rbuf_used && sbuf == rbuf && count > 0 && sbuf != MPI_BOTTOM)
+        return halo_err(MPI_ERR_BUFFER, "(sendbuf=recvbuf=%p): buffers must differ; use MPI_IN_PLACE", rbuf);
+    return MPI_SUCCESS;
+}
+
+static int check_args(const coll_args_t *a, halo_comm_t *c)
+{
+    int p = c->size, me = c->rank, rc = MPI_SUCCESS;
+    bool root = false;
+    switch (a->kind) {
+    case HALO_COLL_BARRIER:
+        return MPI_SUCCESS;
+    case HALO_COLL_BCAST:
+        if ((rc = check_root(c, a->root)) || (rc = check_count(a->count, "count")))
+            return rc;
+        return check_type(a->type, "datatype");
+    case HALO_COLL_GATHER:
+    case HALO_COLL_GATHERV:
+        if ((rc = check_root(c, a->root)))
+            return rc;
+        root = me == a->root;
+        if (!root && a->sbuf == MPI_IN_PLACE)
+            return halo_err(MPI_ERR_BUFFER, "(sendbuf=MPI_IN_PLACE): only the root may gather in place");
+        if (a->sbuf != MPI_IN_PLACE &&
+            ((rc = check_count(a->scount, "sendcount")) || (rc = check_type(a->stype, "sendtype"))))
+            return rc;
+        if (!root)
+            return MPI_SUCCESS;
+        if ((rc = no_in_place_recv(a->rbuf)) || (rc = check_type(a->rtype, "recvtype")))
+            return rc;
+        if (a->kind == HALO_COLL_GATHER) {
+            if ((rc = check_count(a->rcount, "recvcount")))
+                return rc;
+            if (a->sbuf != MPI_IN_PLACE)
+                return same_bytes(a->scount, a->stype, a->rcount, a->rtype, "sendcount, recvcount");
+            return MPI_SUCCESS;
+        }
+        if ((rc = check_counts(p, a->rcounts, "recvcounts")))
+            return rc;
+        if (a->sbuf != MPI_IN_PLACE)
+            return same_bytes(a->scount, a->stype, a->rcounts[me], a->rtype, "sendcount, recvcounts[root]");
+        return MPI_SUCCESS;
+    case HALO_COLL_SCATTER:
+    case HALO_COLL_SCATTERV:
+        if ((rc = check_root(c, a->root)))
+            return rc;
+        root = me == a->root;
+        if (!root && a->rbuf == MPI_IN_PLACE)
+            return halo_err(MPI_ERR_BUFFER, "(recvbuf=MPI_IN_PLACE): only the root may scatter in place");
+        if (a->rbuf != MPI_IN_PLACE &&
+            ((rc = check_count(a->rcount, "recvcount")) || (rc = check_type(a->rtype, "recvtype"))))
+            return rc;
+        if (!root)
+            return MPI_SUCCESS;
+        if (a->sbuf == MPI_IN_PLACE)
+            return halo_err(MPI_ERR_BUFFER, "(sendbuf=MPI_IN_PLACE): the root scatters in place with "
+                            "recvbuf=MPI_IN_PLACE");
+        if ((rc = check_type(a->stype, "sendtype")))
+            return rc;
+        if (a->kind == HALO_COLL_SCATTER) {
+            if ((rc = check_count(a->scount, "sendcount")))
+                return rc;
+            if (a->rbuf != MPI_IN_PLACE)
+                return same_bytes(a->scount, a->stype, a->rcount, a->rtype, "sendcount, recvcount");
+            return MPI_SUCCESS;
+        }
+        if ((rc = check_counts(p, a->scounts, "sendcounts")))
+            return rc;
+        if (a->rbuf != MPI_IN_PLACE)
+            return same_bytes(a->scounts[me], a->stype, a->rcount, a->rtype, "sendcounts[root], recvcount");
+        return MPI_SUCCESS;
+    case HALO_COLL_ALLGATHER:
+    case HALO_COLL_ALLGATHERV:
+        if ((rc = no_in_place_recv(a->rbuf)) || (rc = check_type(a->rtype, "recvtype")))
+            return rc;
+        if (a->kind == HALO_COLL_ALLGATHER ? (rc = check_count(a->rcount, "recvcount"))
+                                           : (rc = check_counts(p, a->rcounts, "recvcounts")))
+            return rc;
+        if (a->sbuf == MPI_IN_PLACE)
+            return MPI_SUCCESS;
+        if ((rc = check_count(a->scount, "sendcount")) || (rc = check_type(a->stype, "sendtype")))
+            return rc;
+        return same_bytes(a->scount, a->stype, a->rcounts ? a->rcounts[me] : a->rcount, a->rtype,
+                          a->rcounts ? "sendcount, recvcounts[rank]" : "sendcount, recvcount");
+    case HALO_COLL_ALLTOALL:
+        if ((rc = no_in_place_recv(a->rbuf)) || (rc = check_type(a->rtype, "recvtype")) ||
+            (rc = check_count(a->rcount, "recvcount")))
+            return rc;
+        if (a->sbuf == MPI_IN_PLACE)
+            return MPI_SUCCESS;
+        if ((rc = check_count(a->scount, "sendcount")) || (rc = check_type(a->stype, "sendtype")))
+            return rc;
+        return same_bytes(a->scount, a->stype, a->rcount, a->rtype, "sendcount, recvcount");
+    case HALO_COLL_ALLTOALLV:
+    case HALO_COLL_ALLTOALLW:
+        if ((rc = no_in_place_recv(a->rbuf)) || (rc = check_counts(p, a->rcounts, "recvcounts")))
+            return rc;
+        if (a->kind == HALO_COLL_ALLTOALLV ? (rc = check_type(a->rtype, "recvtype"))
+                                           : (rc = check_types(p, a->rtypes, "recvtypes")))
+            return rc;
+        if (a->sbuf == MPI_IN_PLACE)
+            return MPI_SUCCESS;
+        if ((rc = check_counts(p, a->scounts, "sendcounts")))
+            return rc;
+        return a->kind == HALO_COLL_ALLTOALLV ? check_type(a->stype, "sendtype")
+                                              : check_types(p, a->stypes, "sendtypes");
+    case HALO_COLL_REDUCE:
+        if ((rc = check_root(c, a->root)))
+            return rc;
+        root = me == a->root;
+        if (root && (rc = no_in_place_recv(a->rbuf)))
+            return rc;
+        if (!root && a->sbuf == MPI_IN_PLACE)
+            return halo_err(MPI_ERR_BUFFER, "(sendbuf=MPI_IN_PLACE): only the root may reduce in place");
+        return check_reduction(a->sbuf, a->rbuf, a->count, a->type, a->op, root);
+    case HALO_COLL_ALLREDUCE:
+    case HALO_COLL_SCAN:
+    case HALO_COLL_EXSCAN:
+    case HALO_COLL_REDUCE_SCATTER_BLOCK:
+        if ((rc = no_in_place_recv(a->rbuf)))
+            return rc;
+        return check_reduction(a->sbuf, a->rbuf, a->count, a->type, a->op, true);
+    case HALO_COLL_REDUCE_SCATTER:
+        if ((rc = no_in_place_recv(a->rbuf)) || (rc = check_counts(p, a->rcounts, "recvcounts")))
+            return rc;
+        MPI_Count total = 0;
+        for (int i = 0; i < p; i++)
+            total += a->rcounts[i];
+        return check_reduction(a->sbuf, a->rbuf, total, a->type, a->op, true);
+    case HALO_COLL_NKINDS:
+        break;
+    }
+    return halo_err(MPI_ERR_INTERN, ": unknown collective %d", (int)a->kind);
+}
+
+/* ---------------------------------------------------------------- running */
+
+static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *request)
+{
+    /* HALO_ERROR_CHECKING=0 skips the argument checks here as in the
+     * binding layer. */
+    int rc = intra_only(c);
+    if (rc || (halo_error_checking && (rc = check_args(a, c))))
+        return rc;
+    const halo_coll_algo_t *al = halo_coll_select(a, c);
+    if (!al)
+        return halo_err(MPI_ERR_INTERN, ": no usable %s algorithm", halo_coll_kind_name(a->kind));
+    halo_sched_t *s = halo_sched_new(c);
+    rc = al->build(a, c, &s);
+    if (rc != MPI_SUCCESS) {
+        halo_sched_free(s);
+        return rc;
+    }
+    if (how == RUN_BLOCKING)
+        return halo_sched_run(s);
+    halo_request_t *r = halo_req_alloc(HALO_REQ_COLL, c);
+    halo_status_empty(&r->status);
+    r->sched = s;
+    r->priv = refs_of(s);
+    r->priv_free = refs_release;
+    *request = (MPI_Request)r;
+    if (how == RUN_NONBLOCKING) {
+        halo_sched_start(s, r);
+    } else {
+        r->persistent = 1;
+        r->active = 0;
+        atomic_store(&r->cc, 0);
+    }
+    return MPI_SUCCESS;
+}
+
+int halo_coll_start(halo_request_t *r)
+{
+    halo_sched_reset(r->sched);
+    atomic_store(&r->cc, 1);
+    halo_status_empty(&r->status);
+    halo_sched_start(r->sched, r);
+    return MPI_SUCCESS;
+}
+
+/* The int forms of the v and w collectives widen their arrays (p entries
+ * each; NULL stays NULL) and share the large-count path. */
+typedef struct widened {
+    MPI_Count *scounts, *rcounts;
+    MPI_Aint *sdispls, *rdispls;
+} widened_t;
+
+static MPI_Count *widen_counts(int p, const int *v)
+{
+    if (!v)
+        return NULL;
+    MPI_Count *w = halo_malloc((size_t)(p ? p : 1) * sizeof *w);
+    for (int i = 0; i < p; i++)
+        w[i] = v[i];
+    return w;
+}
+
+static MPI_Aint *widen_displs(int p, const int *v)
+{
+    if (!v)
+        return NULL;
+    MPI_Aint *w = halo_malloc((size_t)(p ? p : 1) * sizeof *w);
+    for (int i = 0; i < p; i++)
+        w[i] = v[i];
+    return w;
+}
+
+static int run_widened(int how, coll_args_t *a, MPI_Comm comm, MPI_Request *request, const int *sc,
+                       const int *sd, const int *rc, const int *rd)
+{
+    halo_comm_t *c = halo_comm_ptr(comm);
+    int p = c->is_inter ? 0 : c->size;
+    /* Arrays that are not significant at this rank may be anything, NULL
+     * included: widen only what the call reads here. */
+    bool root = c->rank == a->root;
+    bool want_s = a->kind != HALO_COLL_SCATTERV || root;
+    bool want_r = a->kind != HALO_COLL_GATHERV || root;
+    if (a->sbuf == MPI_IN_PLACE && (a->kind == HALO_COLL_ALLTOALLV || a->kind == HALO_COLL_ALLTOALLW))
+        want_s = false;
+    widened_t w = {want_s ? widen_counts(p, sc) : NULL, want_r ? widen_counts(p, rc) : NULL,
+                   want_s ? widen_displs(p, sd) : NULL, want_r ? widen_displs(p, rd) : NULL};
+    a->scounts = w.scounts;
+    a->sdispls = w.sdispls;
+    a->rcounts = w.rcounts;
+    a->rdispls = w.rdispls;
+    int rcode = coll_do(how, a, c, request);
+    free(w.scounts);
+    free(w.rcounts);
+    free(w.sdispls);
+    free(w.rdispls);
+    return rcode;
+}
+
+static int run(int how, const coll_args_t *a, MPI_Comm comm, MPI_Request *request)
+{
+    return coll_do(how, a, halo_comm_ptr(comm), request);
+}
+
+/* ---------------------------------------------------------------- internal (coll.h) */
 
 int halo_coll_barrier(halo_comm_t *c)
 {
-    coll_args_t a = {.kind = COLL_BARRIER};
-    return run_blocking(&a, c);
+    coll_args_t a = {.kind = HALO_COLL_BARRIER};
+    return coll_do(RUN_BLOCKING, &a, c, NULL);
 }
 
 int halo_coll_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, halo_comm_t *c)
 {
-    coll_args_t a = {.kind = COLL_BCAST, .rbuf = buf, .rcount = count, .rtype = type, .root = root};
-    return run_blocking(&a, c);
+    coll_args_t a = {.kind = HALO_COLL_BCAST, .rbuf = buf, .count = count, .type = type, .root = root};
+    return coll_do(RUN_BLOCKING, &a, c, NULL);
 }
 
-int halo_coll_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype type,
-                        MPI_Op op, halo_comm_t *c)
+int halo_coll_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
+                        halo_comm_t *c)
 {
-    coll_args_t a = {.kind = COLL_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf, .rcount = count,
-                     .rtype = type, .op = op};
-    return run_blocking(&a, c);
+    coll_args_t a = {.kind = HALO_COLL_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf, .count = count,
+                     .type = type, .op = op};
+    return coll_do(RUN_BLOCKING, &a, c, NULL);
 }
 
 int halo_coll_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
                         MPI_Count rcount, MPI_Datatype rtype, halo_comm_t *c)
 {
-    coll_args_t a = {.kind = COLL_ALLGATHER, .sbuf = sbuf, .scount = scount, .stype = stype,
+    coll_args_t a = {.kind = HALO_COLL_ALLGATHER, .sbuf = sbuf, .scount = scount, .stype = stype,
                      .rbuf = rbuf, .rcount = rcount, .rtype = rtype};
-    return run_blocking(&a, c);
+    return coll_do(RUN_BLOCKING, &a, c, NULL);
+}
+
+int halo_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
+                         const int *displs, MPI_Datatype rtype, halo_comm_t *c)
+{
+    coll_args_t a = {.kind = HALO_COLL_ALLGATHERV, .sbuf = sbuf, .scount = scount, .stype = stype,
+                     .rbuf = rbuf, .rtype = rtype};
+    return run_widened(RUN_BLOCKING, &a, halo_comm_handle(c), NULL, NULL, NULL, rcounts, displs);
+}
+
+void halo_coll_init(void)
+{
+    halo_coll_select_init();
 }
 
 /* ---------------------------------------------------------------- MPI API */
 
-static int intra_only(halo_comm_t *c)
-{
-    if (c->is_inter)
-        return halo_err(MPI_ERR_UNSUPPORTED_OPERATION,
-                        ": collectives on intercommunicators are not supported by Halo yet");
-    return MPI_SUCCESS;
-}
-
+/* Barrier */
 int halo_api_barrier(MPI_Comm comm)
 {
-    halo_comm_t *c = halo_comm_ptr(comm);
-    int rc = intra_only(c);
-    return rc ? rc : halo_coll_barrier(c);
+    coll_args_t a = {.kind = HALO_COLL_BARRIER};
+    return run(RUN_BLOCKING, &a, comm, NULL);
 }
-
 int halo_api_ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    halo_comm_t *c = halo_comm_ptr(comm);
-    coll_args_t a = {.kind = COLL_BARRIER};
-    int rc = intra_only(c);
-    return rc ? rc : start_nonblocking(&a, c, request);
+    coll_args_t a = {.kind = HALO_COLL_BARRIER};
+    return run(RUN_NONBLOCKING, &a, comm, request);
 }
-
 int halo_api_barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)info;
-    halo_comm_t *c = halo_comm_ptr(comm);
-    coll_args_t a = {.kind = COLL_BARRIER};
-    int rc = intra_only(c);
-    return rc ? rc : init_persistent(&a, c, request);
+    coll_args_t a = {.kind = HALO_COLL_BARRIER};
+    return run(RUN_PERSISTENT, &a, comm, request);
 }
 
-static int bcast_args(void *buf, MPI_Count count, MPI_Datatype type, int root, halo_comm_t *c,
-                      coll_args_t *a)
-{
-    int rc = intra_only(c);
-    if (rc || (rc = check_root(c, root)) || (rc = check_type(type, "datatype")))
-        return rc;
-    *a = (coll_args_t){.kind = COLL_BCAST, .rbuf = buf, .rcount = count, .rtype = type, .root = root};
-    return MPI_SUCCESS;
-}
-
+/* Bcast */
+#define BCAST_ARGS {.kind = HALO_COLL_BCAST, .rbuf = buf, .count = count, .type = type, .root = root}
 int halo_api_bcast_c(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm)
 {
-    coll_args_t a;
-    halo_comm_t *c = halo_comm_ptr(comm);
-    int rc = bcast_args(buf, count, type, root, c, &a);
-    return rc ? rc : run_blocking(&a, c);
+    coll_args_t a = BCAST_ARGS;
+    return run(RUN_BLOCKING, &a, comm, NULL);
 }
-
 int halo_api_ibcast_c(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
                       MPI_Request *request)
 {
-    coll_args_t a;
-    halo_comm_t *c = halo_comm_ptr(comm);
-    int rc = bcast_args(buf, count, type, root, c, &a);
-    return rc ? rc : start_nonblocking(&a, c, request);
+    coll_args_t a = BCAST_ARGS;
+    return run(RUN_NONBLOCKING, &a, comm, request);
 }
-
 int halo_api_bcast_init_c(void *buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
                           MPI_Info info, MPI_Request *request)
 {
     (void)info;
-    coll_args_t a;
-    halo_comm_t *c = halo_comm_ptr(comm);
-    int rc = bcast_args(buf, count, type, root, c, &a);
-    return rc ? rc : init_persistent(&a, c, request);
+    coll_args_t a = BCAST_ARGS;
+    return run(RUN_PERSISTENT, &a, comm, request);
 }
 
-static int allreduce_args(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype type,
-                          MPI_Op op, halo_comm_t *c, coll_args_t *a)
+/* Gather, Scatter, Allgather, Alltoall: the same arguments. */
+#define BLOCK_ARGS(k)                                                                         \
+    {.kind = (k), .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf,               \
+     .rcount = rcount, .rtype = rtype, .root = root}
+#define BLOCK_PARAMS                                                                          \
+    const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,     \
+        MPI_Datatype rtype
+
+int halo_api_gather_c(BLOCK_PARAMS, int root, MPI_Comm comm)
 {
-    int rc = intra_only(c);
-    if (rc || (rc = check_allreduce(sbuf, rbuf, count, type, op)))
-        return rc;
-    *a = (coll_args_t){.kind = COLL_ALLREDUCE, .sbuf = sbuf, .rbuf = rbuf, .rcount = count,
-                       .rtype = type, .op = op};
-    return MPI_SUCCESS;
+    coll_args_t a = BLOCK_ARGS(HALO_COLL_GATHER);
+    return run(RUN_BLOCKING, &a, comm, NULL);
 }
-
-int halo_api_allreduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
-                         MPI_Comm comm)
+int halo_api_igather_c(BLOCK_PARAMS, int root, MPI_Comm comm, MPI_Request *request)
 {
-    coll_args_t a;
-    halo_comm_t *c = halo_comm_ptr(comm);
-    int rc = allreduce_args(sbuf, rbuf, count, type, op, c, &a);
-    return rc ? rc : run_blocking(&a, c);
+    coll_args_t a = BLOCK_ARGS(HALO_COLL_GATHER);
+    return run(RUN_NONBLOCKING, &a, comm, request);
 }
-
-int halo_api_iallreduce_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
-                          MPI_Comm comm, MPI_Request *request)
-{
-    coll_args_t a;
-    halo_comm_t *c = halo_comm_ptr(comm);
-    int rc = allreduce_args(sbuf, rbuf, count, type, op, c, &a);
-    return rc ? rc : start_nonblocking(&a, c, request);
-}
-
-int halo_api_allreduce_init_c(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype type,
-                              MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int halo_api_gather_init_c(BLOCK_PARAMS, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)info;
-    coll_args_t a;
-    halo_comm_t *c = halo_comm_ptr(comm);
-    int rc = allreduce_args(sbuf, rbuf, count, type, op, c, &a);
-    return rc ? rc : init_persistent(&a, c, request);
+    coll_args_t a = BLOCK_ARGS(HALO_COLL_GATHER);
+    return run(RUN_PERSISTENT, &a, comm, request);
 }
 
-static int allgather_args(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-                          MPI_Count rcount, MPI_Datatype rtype, halo_comm_t *c, coll_args_t *a)
+int halo_api_scatter_c(BLOCK_PARAMS, int root, MPI_Comm comm)
 {
-    int rc = intra_only(c);
-    if (rc || (rc = check_allgather(sbuf, scount, stype, rbuf, rcount, rtype)))
-        return rc;
-    *a = (coll_args_t){.kind = COLL_ALLGATHER, .sbuf = sbuf, .scount = scount, .stype = stype,
-                       .rbuf = rbuf, .rcount = rcount, .rtype = rtype};
-    return MPI_SUCCESS;
+    coll_args_t a = BLOCK_ARGS(HALO_COLL_SCATTER);
+    return run(RUN_BLOCKING, &a, comm, NULL);
 }
-
-int halo_api_allgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-                         MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm)
+int halo_api_iscatter_c(BLOCK_PARAMS, int root, MPI_Comm comm, MPI_Request *request)
 {
-    coll_args_t a;
-    halo_comm_t *c = halo_comm_ptr(comm);
-    int rc = allgather_args(sbuf, scount, stype, rbuf, rcount, rtype, c, &a);
-    return rc ? rc : run_blocking(&a, c);
+    coll_args_t a = BLOCK_ARGS(HALO_COLL_SCATTER);
+    return run(RUN_NONBLOCKING, &a, comm, request);
 }
-
-int halo_api_iallgather_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-                          MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request *request)
-{
-    coll_args_t a;
-    halo_comm_t *c = halo_comm_ptr(comm);
-    int rc = allgather_args(sbuf, scount, stype, rbuf, rcount, rtype, c, &a);
-    return rc ? rc : start_nonblocking(&a, c, request);
-}
-
-int halo_api_allgather_init_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-                              MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
-                              MPI_Request *request)
+int halo_api_scatter_init_c(BLOCK_PARAMS, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)info;
-    coll_args_t a;
-    halo_comm_t *c = halo_comm_ptr(comm);
-    int rc = allgather_args(sbuf, scount, stype, rbuf, rcount, rtype, c, &a);
-    return rc ? rc : init_persistent(&a, c, request);
+    coll_args_t a = BLOCK_ARGS(HALO_COLL_SCATTER);
+    return run(RUN_PERSISTENT, &a, comm, request);
 }
 
-static int allgatherv_args(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-                           const MPI_Count *rcounts, const MPI_Aint *displs, MPI_Datatype rtype,
-                           halo_comm_t *c, coll_args_t *a)
+int halo_api_allgather_c(BLOCK_PARAMS, MPI_Comm comm)
 {
-    int rc = intra_only(c);
-    if (rc || (rc = check_type(rtype, "recvtype")))
-        return rc;
-    if (rbuf == MPI_IN_PLACE)
-        return halo_err(MPI_ERR_BUFFER, "(recvbuf=MPI_IN_PLACE): only sendbuf may be MPI_IN_PLACE");
-    for (int i = 0; i < c->size; i++)
-        if (rcounts[i] < 0)
-            return halo_err(MPI_ERR_COUNT, "(recvcounts[%d]=%lld): must be non-negative", i, (long long)rcounts[i]);
-    if (sbuf != MPI_IN_PLACE) {
-        if ((rc = check_type(stype, "sendtype")))
-            return rc;
-        if (scount * halo_dtype_ptr(stype)->size != rcounts[c->rank] * halo_dtype_ptr(rtype)->size)
-            return halo_err(MPI_ERR_TRUNCATE, "(sendcount=%lld, recvcounts[%d]=%lld): the block sizes in "
-                            "bytes differ", (long long)scount, c->rank, (long long)rcounts[c->rank]);
-    }
-    *a = (coll_args_t){.kind = COLL_ALLGATHERV, .sbuf = sbuf, .scount = scount, .stype = stype,
-                       .rbuf = rbuf, .rtype = rtype};
-    a->rcounts = halo_malloc((size_t)c->size * sizeof(MPI_Count));
-    a->rdispls = halo_malloc((size_t)c->size * sizeof(MPI_Aint));
-    memcpy(a->rcounts, rcounts, (size_t)c->size * sizeof(MPI_Count));
-    memcpy(a->rdispls, displs, (size_t)c->size * sizeof(MPI_Aint));
-    return MPI_SUCCESS;
+    int root = 0;
+    coll_args_t a = BLOCK_ARGS(HALO_COLL_ALLGATHER);
+    return run(RUN_BLOCKING, &a, comm, NULL);
 }
-
-/* The int forms widen their arrays, then share the large-count path. */
-static void widen(int n, const int *counts, const int *displs, MPI_Count **c_p, MPI_Aint **d_p)
+int halo_api_iallgather_c(BLOCK_PARAMS, MPI_Comm comm, MPI_Request *request)
 {
-    *c_p = halo_malloc((size_t)(n ? n : 1) * sizeof(MPI_Count));
-    *d_p = halo_malloc((size_t)(n ? n : 1) * sizeof(MPI_Aint));
-    for (int i = 0; i < n; i++) {
-        (*c_p)[i] = counts[i];
-        (*d_p)[i] = displs[i];
-    }
+    int root = 0;
+    coll_args_t a = BLOCK_ARGS(HALO_COLL_ALLGATHER);
+    return run(RUN_NONBLOCKING, &a, comm, request);
 }
-
-enum { RUN_BLOCKING, RUN_NONBLOCKING, RUN_PERSISTENT };
-
-static int allgatherv_run(int how, const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-                          const MPI_Count *rcounts, const MPI_Aint *displs, MPI_Datatype rtype,
-                          MPI_Comm comm, MPI_Request *request)
+int halo_api_allgather_init_c(BLOCK_PARAMS, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    coll_args_t a;
-    halo_comm_t *c = halo_comm_ptr(comm);
-    int rc = allgatherv_args(sbuf, scount, stype, rbuf, rcounts, displs, rtype, c, &a);
-    if (rc)
-        return rc;
-    if (how == RUN_BLOCKING)
-        return run_blocking(&a, c);
-    if (how == RUN_NONBLOCKING)
-        return start_nonblocking(&a, c, request);
-    return init_persistent(&a, c, request);
+    (void)info;
+    int root = 0;
+    coll_args_t a = BLOCK_ARGS(HALO_COLL_ALLGATHER);
+    return run(RUN_PERSISTENT, &a, comm, request);
 }
 
-static int allgatherv_int(int how, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                          const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm,
-                          MPI_Request *request)
+int halo_api_alltoall_c(BLOCK_PARAMS, MPI_Comm comm)
 {
-    MPI_Count *cc;
-    MPI_Aint *dd;
-    widen(halo_comm_ptr(comm)->size, rcounts, displs, &cc, &dd);
-    int rc = allgatherv_run(how, sbuf, scount, stype, rbuf, cc, dd, rtype, comm, request);
-    free(cc);
-    free(dd);
-    return rc;
+    int root = 0;
+    coll_args_t a = BLOCK_ARGS(HALO_COLL_ALLTOALL);
+    return run(RUN_BLOCKING, &a, comm, NULL);
 }
+int halo_api_ialltoall_c(BLOCK_PARAMS, MPI_Comm comm, MPI_Request *request)
+{
+    int root = 0;
+    coll_args_t a = BLOCK_ARGS(HALO_COLL_ALLTOALL);
+    return run(RUN_NONBLOCKING, &a, comm, request);
+}
+int halo_api_alltoall_init_c(BLOCK_PARAMS, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    int root = 0;
+    coll_args_t a = BLOCK_ARGS(HALO_COLL_ALLTOALL);
+    return run(RUN_PERSISTENT, &a, comm, request);
+}
+
+/* Gatherv */
+#define GATHERV_ARGS                                                                          \
+    {.kind = HALO_COLL_GATHERV, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, \
+     .rcounts = rcounts, .rdispls = displs, .rtype = rtype, .root = root}
+#define GATHERV_INT_ARGS                                                                      \
+    {.kind = HALO_COLL_GATHERV, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf, \
+     .rtype = rtype, .root = root}
+
+int halo_api_gatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                       const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, int root,
+                       MPI_Comm comm)
+{
+    coll_args_t a = GATHERV_ARGS;
+    return run(RUN_BLOCKING, &a, comm, NULL);
+}
+int halo_api_igatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                        const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, int root,
+                        MPI_Comm comm, MPI_Request *request)
+{
+    coll_args_t a = GATHERV_ARGS;
+    return run(RUN_NONBLOCKING, &a, comm, request);
+}
+int halo_api_gatherv_init_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                            const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
+                            int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    coll_args_t a = GATHERV_ARGS;
+    return run(RUN_PERSISTENT, &a, comm, request);
+}
+int halo_api_gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                     const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    coll_args_t a = GATHERV_INT_ARGS;
+    return run_widened(RUN_BLOCKING, &a, comm, NULL, NULL, NULL, rcounts, displs);
+}
+int halo_api_igatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                      const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    coll_args_t a = GATHERV_INT_ARGS;
+    return run_widened(RUN_NONBLOCKING, &a, comm, request, NULL, NULL, rcounts, displs);
+}
+int halo_api_gatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                          const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
+                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    coll_args_t a = GATHERV_INT_ARGS;
+    return run_widened(RUN_PERSISTENT, &a, comm, request, NULL, NULL, rcounts, displs);
+}
+
+/* Scatterv */
+#define SCATTERV_ARGS                                                                         \
+    {.kind = HALO_COLL_SCATTERV, .sbuf = sbuf, .scounts = scounts, .sdispls = displs,         \
+     .stype = stype, .rbuf = rbuf, .rcount = rcount, .rtype = rtype, .root = root}
+#define SCATTERV_INT_ARGS                                                                     \
+    {.kind = HALO_COLL_SCATTERV, .sbuf = sbuf, .stype = stype, .rbuf = rbuf, .rcount = rcount, \
+     .rtype = rtype, .root = root}
+
+int halo_api_scatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
+                        MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                        MPI_Comm comm)
+{
+    coll_args_t a = SCATTERV_ARGS;
+    return run(RUN_BLOCKING, &a, comm, NULL);
+}
+int halo_api_iscatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
+                         MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                         MPI_Comm comm, MPI_Request *request)
+{
+    coll_args_t a = SCATTERV_ARGS;
+    return run(RUN_NONBLOCKING, &a, comm, request);
+}
+int halo_api_scatterv_init_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
+                             MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+                             int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    coll_args_t a = SCATTERV_ARGS;
+    return run(RUN_PERSISTENT, &a, comm, request);
+}
+int halo_api_scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
+                      void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    coll_args_t a = SCATTERV_INT_ARGS;
+    return run_widened(RUN_BLOCKING, &a, comm, NULL, scounts, displs, NULL, NULL);
+}
+int halo_api_iscatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
+                       void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    coll_args_t a = SCATTERV_INT_ARGS;
+    return run_widened(RUN_NONBLOCKING, &a, comm, request, scounts, displs, NULL, NULL);
+}
+int halo_api_scatterv_init(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
+                           void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                           MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    coll_args_t a = SCATTERV_INT_ARGS;
+    return run_widened(RUN_PERSISTENT, &a, comm, request, scounts, displs, NULL, NULL);
+}
+
+/* Allgatherv */
+#define ALLGATHERV_ARGS                                                                       \
+    {.kind = HALO_COLL_ALLGATHERV, .sbuf = sbuf, .scount = scount, .stype = stype,            \
+     .rbuf = rbuf, .rcounts = rcounts, .rdispls = displs, .rtype = rtype}
+#define ALLGATHERV_INT_ARGS                                                                   \
+    {.kind = HALO_COLL_ALLGATHERV, .sbuf = sbuf, .scount = scount, .stype = stype,            \
+     .rbuf = rbuf, .rtype = rtype}
 
 int halo_api_allgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
-                          const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, MPI_Comm comm)
+                          const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
+                          MPI_Comm comm)
 {
-    return allgatherv_run(RUN_BLOCKING, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, NULL);
-}
-int halo_api_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
-                        const int displs[], MPI_Datatype rtype, MPI_Comm comm)
-{
-    return allgatherv_int(RUN_BLOCKING, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, NULL);
+    coll_args_t a = ALLGATHERV_ARGS;
+    return run(RUN_BLOCKING, &a, comm, NULL);
 }
 int halo_api_iallgatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
                            const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
                            MPI_Comm comm, MPI_Request *request)
 {
-    return allgatherv_run(RUN_NONBLOCKING, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, request);
-}
-int halo_api_iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
-                         const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request *request)
-{
-    return allgatherv_int(RUN_NONBLOCKING, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, request);
+    coll_args_t a = ALLGATHERV_ARGS;
+    return run(RUN_NONBLOCKING, &a, comm, request);
 }
 int halo_api_allgatherv_init_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
                                const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
                                MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)info;
-    return allgatherv_run(RUN_PERSISTENT, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, request);
+    coll_args_t a = ALLGATHERV_ARGS;
+    return run(RUN_PERSISTENT, &a, comm, request);
 }
-int halo_api_allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
-                             const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Info info,
-                             MPI_Request *request)
+int halo_api_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                        const int displs[], MPI_Datatype rtype, MPI_Comm comm)
+{
+    coll_args_t a = ALLGATHERV_INT_ARGS;
+    return run_widened(RUN_BLOCKING, &a, comm, NULL, NULL, NULL, rcounts, displs);
+}
+int halo_api_iallgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+                         const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request *request)
+{
+    coll_args_t a = ALLGATHERV_INT_ARGS;
+    return run_widened(RUN_NONBLOCKING, &a, comm, request, NULL, NULL, rcounts, displs);
+}
+int halo_api_allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                             const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
+                             MPI_Info info, MPI_Request *request)
 {
     (void)info;
-    return allgatherv_int(RUN_PERSISTENT, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, request);
+    coll_args_t a = ALLGATHERV_INT_ARGS;
+    return run_widened(RUN_PERSISTENT, &a, comm, request, NULL, NULL, rcounts, displs);
 }
 
-int halo_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
-                         const int *displs, MPI_Datatype rtype, halo_comm_t *c)
+/* Alltoallv */
+#define ALLTOALLV_ARGS                                                                        \
+    {.kind = HALO_COLL_ALLTOALLV, .sbuf = sbuf, .scounts = scounts, .sdispls = sdispls,       \
+     .stype = stype, .rbuf = rbuf, .rcounts = rcounts, .rdispls = rdispls, .rtype = rtype}
+#define ALLTOALLV_INT_ARGS                                                                    \
+    {.kind = HALO_COLL_ALLTOALLV, .sbuf = sbuf, .stype = stype, .rbuf = rbuf, .rtype = rtype}
+#define ALLTOALLV_PARAMS_C                                                                    \
+    const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[], MPI_Datatype stype, \
+        void *rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[], MPI_Datatype rtype
+#define ALLTOALLV_PARAMS                                                                      \
+    const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void *rbuf, \
+        const int rcounts[], const int rdispls[], MPI_Datatype rtype
+
+int halo_api_alltoallv_c(ALLTOALLV_PARAMS_C, MPI_Comm comm)
 {
-    return allgatherv_int(RUN_BLOCKING, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
-                          halo_comm_handle(c), NULL);
+    coll_args_t a = ALLTOALLV_ARGS;
+    return run(RUN_BLOCKING, &a, comm, NULL);
+}
+int halo_api_ialltoallv_c(ALLTOALLV_PARAMS_C, MPI_Comm comm, MPI_Request *request)
+{
+    coll_args_t a = ALLTOALLV_ARGS;
+    return run(RUN_NONBLOCKING, &a, comm, request);
+}
+int halo_api_alltoallv_init_c(ALLTOALLV_PARAMS_C, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    coll_args_t a = ALLTOALLV_ARGS;
+    return run(RUN_PERSISTENT, &a, comm, request);
+}
+int halo_api_alltoallv(ALLTOALLV_PARAMS, MPI_Comm comm)
+{
+    coll_args_t a = ALLTOALLV_INT_ARGS;
+    return run_widened(RUN_BLOCKING, &a, comm, NULL, scounts, sdispls, rcounts, rdispls);
+}
+int halo_api_ialltoallv(ALLTOALLV_PARAMS, MPI_Comm comm, MPI_Request *request)
+{
+    coll_args_t a = ALLTOALLV_INT_ARGS;
+    return run_widened(RUN_NONBLOCKING, &a, comm, request, scounts, sdispls, rcounts, rdispls);
+}
+int halo_api_alltoallv_init(ALLTOALLV_PARAMS, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    coll_args_t a = ALLTOALLV_INT_ARGS;
+    return run_widened(RUN_PERSISTENT, &a, comm, request, scounts, sdispls, rcounts, rdispls);
 }
 
-void halo_coll_init(void)
+/* Alltoallw (displacements in bytes) */
+#define ALLTOALLW_ARGS                                                                        \
+    {.kind = HALO_COLL_ALLTOALLW, .sbuf = sbuf, .scounts = scounts, .sdispls = sdispls,       \
+     .stypes = stypes, .rbuf = rbuf, .rcounts = rcounts, .rdispls = rdispls, .rtypes = rtypes}
+#define ALLTOALLW_INT_ARGS                                                                    \
+    {.kind = HALO_COLL_ALLTOALLW, .sbuf = sbuf, .stypes = stypes, .rbuf = rbuf, .rtypes = rtypes}
+#define ALLTOALLW_PARAMS_C                                                                    \
+    const void *sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],                    \
+        const MPI_Datatype stypes[], void *rbuf, const MPI_Count rcounts[],                   \
+        const MPI_Aint rdispls[], const MPI_Datatype rtypes[]
+#define ALLTOALLW_PARAMS                                                                      \
+    const void *sbuf, const int scounts[], const int sdispls[], const MPI_Datatype stypes[],  \
+        void *rbuf, const int rcounts[], const int rdispls[], const MPI_Datatype rtypes[]
+
+int halo_api_alltoallw_c(ALLTOALLW_PARAMS_C, MPI_Comm comm)
 {
+    coll_args_t a = ALLTOALLW_ARGS;
+    return run(RUN_BLOCKING, &a, comm, NULL);
+}
+int halo_api_ialltoallw_c(ALLTOALLW_PARAMS_C, MPI_Comm comm, MPI_Request *request)
+{
+    coll_args_t a = ALLTOALLW_ARGS;
+    return run(RUN_NONBLOCKING, &a, comm, request);
+}
+int halo_api_alltoallw_init_c(ALLTOALLW_PARAMS_C, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    coll_args_t a = ALLTOALLW_ARGS;
+    return run(RUN_PERSISTENT, &a, comm, request);
+}
+int halo_api_alltoallw(ALLTOALLW_PARAMS, MPI_Comm comm)
+{
+    coll_args_t a = ALLTOALLW_INT_ARGS;
+    return run_widened(RUN_BLOCKING, &a, comm, NULL, scounts, sdispls, rcounts, rdispls);
+}
+int halo_api_ialltoallw(ALLTOALLW_PARAMS, MPI_Comm comm, MPI_Request *request)
+{
+    coll_args_t a = ALLTOALLW_INT_ARGS;
+    return run_widened(RUN_NONBLOCKING, &a, comm, request, scounts, sdispls, rcounts, rdispls);
+}
+int halo_api_alltoallw_init(ALLTOALLW_PARAMS, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    coll_args_t a = ALLTOALLW_INT_ARGS;
+    return run_widened(RUN_PERSISTENT, &a, comm, request, scounts, sdispls, rcounts, rdispls);
+}
+
+/* Reductions: Reduce, Allreduce, Scan, Exscan, Reduce_scatter_block. */
+#define RED_ARGS(k)                                                                           \
+    {.kind = (k), .sbuf = sbuf, .rbuf = rbuf, .count = count, .type = type, .op = op, .root = root}
+#define RED_PARAMS const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype type, MPI_Op op
+
+int halo_api_reduce_c(RED_PARAMS, int root, MPI_Comm comm)
+{
+    coll_args_t a = RED_ARGS(HALO_COLL_REDUCE);
+    return run(RUN_BLOCKING, &a, comm, NULL);
+}
+int halo_api_ireduce_c(RED_PARAMS, int root, MPI_Comm comm, MPI_Request *request)
+{
+    coll_args_t a = RED_ARGS(HALO_COLL_REDUCE);
+    return run(RUN_NONBLOCKING, &a, comm, request);
+}
+int halo_api_reduce_init_c(RED_PARAMS, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    coll_args_t a = RED_ARGS(HALO_COLL_REDUCE);
+    return run(RUN_PERSISTENT, &a, comm, request);
+}
+
+#define RED_NOROOT(name, kind)                                                                \
+    int halo_api_##name##_c(RED_PARAMS, MPI_Comm comm)                                        \
+    {                                                                                         \
+        int root = 0;                                                                         \
+        coll_args_t a = RED_ARGS(kind);                                                       \
+        return run(RUN_BLOCKING, &a, comm, NULL);                                             \
+    }                                                                                         \
+    int halo_api_i##name##_c(RED_PARAMS, MPI_Comm comm, MPI_Request *request)                 \
+    {                                                                                         \
+        int root = 0;                                                                         \
+        coll_args_t a = RED_ARGS(kind);                                                       \
+        return run(RUN_NONBLOCKING, &a, comm, request);                                       \
+    }                                                                                         \
+    int halo_api_##name##_init_c(RED_PARAMS, MPI_Comm comm, MPI_Info info, MPI_Request *request) \
+    {                                                                                         \
+        (void)info;                                                                           \
+        int root = 0;                                                                         \
+        coll_args_t a = RED_ARGS(kind);                                                       \
+        return run(RUN_PERSISTENT, &a, comm, request);                                        \
+    }
+
+RED_NOROOT(allreduce, HALO_COLL_ALLREDUCE)
+RED_NOROOT(scan, HALO_COLL_SCAN)
+RED_NOROOT(exscan, HALO_COLL_EXSCAN)
+RED_NOROOT(reduce_scatter_block, HALO_COLL_REDUCE_SCATTER_BLOCK)
+
+/* Reduce_scatter */
+#define RS_ARGS                                                                               \
+    {.kind = HALO_COLL_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf, .rcounts = rcounts,        \
+     .type = type, .op = op}
+#define RS_INT_ARGS {.kind = HALO_COLL_REDUCE_SCATTER, .sbuf = sbuf, .rbuf = rbuf, .type = type, .op = op}
+
+int halo_api_reduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count rcounts[], MPI_Datatype type,
+                              MPI_Op op, MPI_Comm comm)
+{
+    coll_args_t a = RS_ARGS;
+    return run(RUN_BLOCKING, &a, comm, NULL);
+}
+int halo_api_ireduce_scatter_c(const void *sbuf, void *rbuf, const MPI_Count rcounts[], MPI_Datatype type,
+                               MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    coll_args_t a = RS_ARGS;
+    return run(RUN_NONBLOCKING, &a, comm, request);
+}
+int halo_api_reduce_scatter_init_c(const void *sbuf, void *rbuf, const MPI_Count rcounts[],
+                                   MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    (void)info;
+    coll_args_t a = RS_ARGS;
+    return run(RUN_PERSISTENT, &a, comm, request);
+}
+int halo_api_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op,
+                            MPI_Comm comm)
+{
+    coll_args_t a = RS_INT_ARGS;
+    return run_widened(RUN_BLOCKING, &a, comm, NULL, NULL, NULL, rcounts, NULL);
+}
+int halo_api_ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op,
+                             MPI_Comm comm, MPI_Request *request)
+{
+    coll_args_t a = RS_INT_ARGS;
+    return run_widened(RUN_NONBLOCKING, &a, comm, request, NULL, NULL, rcounts, NULL);
+}
+int halo_api_reduce_scatter_init(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type,
+                                 MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    (void)info;
+    coll_args_t a = RS_INT_ARGS;
+    return run_widened(RUN_PERSISTENT, &a, comm, request, NULL, NULL, rcounts, NULL);
 }

@@ -9,7 +9,15 @@
 
 #define SCHED_INITIAL_STEPS 16
 
-halo_sched_t *halo_sched_new(halo_comm_t *comm)
+int32_t halo_sched_next_tag(halo_comm_t *comm)
+{
+    int32_t tag = (int32_t)(comm->coll_seq & 0x7fffffff);
+    if (!comm->coll_tag_fixed)
+        comm->coll_seq++;
+    return tag;
+}
+
+halo_sched_t *halo_sched_new_tagged(halo_comm_t *comm, int32_t tag)
 {
     size_t bytes = sizeof(halo_sched_t) + SCHED_INITIAL_STEPS * sizeof(halo_step_t);
     halo_sched_t *s = halo_calloc(1, bytes);
@@ -18,11 +26,14 @@ halo_sched_t *halo_sched_new(halo_comm_t *comm)
     s->cur_round = -1;
     s->comm = halo_comm_handle(comm);
     s->ctx = comm->ctx | comm->coll_sub;
-    s->tag = (int32_t)(comm->coll_seq & 0x7fffffff);
-    if (!comm->coll_tag_fixed)
-        comm->coll_seq++;
+    s->tag = tag;
     s->scratch_off = bytes;
     return s;
+}
+
+halo_sched_t *halo_sched_new(halo_comm_t *comm)
+{
+    return halo_sched_new_tagged(comm, halo_sched_next_tag(comm));
 }
 
 /* Grows the allocation, keeping steps then scratch; scratch offsets are
@@ -171,8 +182,11 @@ static void sched_advance(halo_sched_t *s)
         s->first_step = i;
         s->cur_round++;
         if (s->cur_round >= s->nrounds) {
+            /* Completing the owner may free the schedule (a request the
+             * user freed while pending): touch nothing after. */
+            s->in_advance = 0;
             sched_finish(s);
-            break;
+            return;
         }
         /* Post the messages of the new round. Count them all before posting
          * any, since a receive can complete while we post. */
@@ -185,14 +199,24 @@ static void sched_advance(halo_sched_t *s)
         for (int j = s->first_step; j < s->nsteps && s->steps[j].round == s->cur_round; j++) {
             halo_step_t *st = &s->steps[j];
             halo_request_t *r;
+            int rc;
             if (st->kind == HALO_STEP_SEND)
-                halo_isend(resolve(s, st->a), st->count, halo_dtype_ptr(st->type), st->peer, s->tag,
-                           comm, s->ctx, HALO_MODE_STANDARD, &r);
+                rc = halo_isend(resolve(s, st->a), st->count, halo_dtype_ptr(st->type), st->peer,
+                                s->tag, comm, s->ctx, HALO_MODE_STANDARD, &r);
             else if (st->kind == HALO_STEP_RECV)
-                halo_irecv(resolve(s, st->a), st->count, halo_dtype_ptr(st->type), st->peer, s->tag,
-                           comm, s->ctx, &r);
+                rc = halo_irecv(resolve(s, st->a), st->count, halo_dtype_ptr(st->type), st->peer,
+                                s->tag, comm, s->ctx, &r);
             else
                 continue;
+            if (rc != MPI_SUCCESS && !halo_req_done(r)) {
+                /* Refused before it was posted (no memory to pack it):
+                 * nobody else knows the request. */
+                if (s->error == MPI_SUCCESS)
+                    s->error = rc;
+                halo_req_free(r);
+                s->pending--;
+                continue;
+            }
             r->internal = 1;
             r->cb_arg = s;
             if (halo_req_done(r))
@@ -205,6 +229,31 @@ static void sched_advance(halo_sched_t *s)
     s->in_advance = 0;
 }
 
+static int step_cmp(const void *x, const void *y)
+{
+    const halo_step_t *a = x, *b = y;
+    if (a->round != b->round)
+        return a->round < b->round ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Algorithms may add steps out of round order; the engine wants each
+ * round's steps together, in the order they were added. */
+static void sched_sort(halo_sched_t *s)
+{
+    if (s->sorted)
+        return;
+    s->sorted = 1;
+    int i = 1;
+    while (i < s->nsteps && s->steps[i - 1].round <= s->steps[i].round)
+        i++;
+    if (i >= s->nsteps)
+        return;
+    for (int j = 0; j < s->nsteps; j++)
+        s->steps[j].seq = j;
+    qsort(s->steps, (size_t)s->nsteps, sizeof(halo_step_t), step_cmp);
+}
+
 static bool sched_is_done(void *arg)
 {
     return ((halo_sched_t *)arg)->done != 0;
@@ -212,6 +261,7 @@ static bool sched_is_done(void *arg)
 
 int halo_sched_run(halo_sched_t *s)
 {
+    sched_sort(s);
     sched_advance(s);
     if (!s->done)
         halo_progress_wait(sched_is_done, s);
@@ -223,7 +273,19 @@ int halo_sched_run(halo_sched_t *s)
 void halo_sched_start(halo_sched_t *s, struct halo_request *owner)
 {
     s->owner = owner;
+    sched_sort(s);
     sched_advance(s);
+}
+
+void halo_sched_reset(halo_sched_t *s)
+{
+    s->cur_round = -1;
+    s->first_step = 0;
+    s->pending = 0;
+    s->done = 0;
+    s->error = MPI_SUCCESS;
+    s->in_advance = 0;
+    s->owner = NULL;
 }
 
 void halo_sched_free(halo_sched_t *s)

@@ -10,8 +10,16 @@
  *
  * Steps are grouped in rounds. A round first posts all of its sends and
  * receives; when they have all completed, it runs its local copy and reduce
- * steps, in order; then the next round starts. A blocking collective builds
- * its schedule and waits on it; a nonblocking one hands it to a request. */
+ * steps, in the order they were added; then the next round starts. Steps
+ * may be added in any round order (the engine sorts them once, stably). A
+ * local step that must come before a round's messages goes in the round
+ * before (a round may have no messages at all). Messages between two ranks
+ * match in the order both sides post them (one tag per collective), so an
+ * algorithm posts them in the same order on both sides.
+ *
+ * A blocking collective builds its schedule and waits on it; a nonblocking
+ * one hands it to a request; a persistent one builds it once and reruns it
+ * (halo_sched_reset) at every start. */
 #ifndef HALO_COLL_SCHED_H
 #define HALO_COLL_SCHED_H
 
@@ -34,7 +42,7 @@ typedef struct halo_step {
     int32_t kind;
     int32_t round;
     int32_t peer;
-    int32_t spare;
+    int32_t seq;        /* order of addition (used to sort stably by round) */
     halo_bref_t a, b;
     MPI_Count count, count2;
     MPI_Datatype type, type2;
@@ -51,6 +59,7 @@ typedef struct halo_sched {
     int32_t done;
     int32_t error;
     int32_t in_advance;
+    int32_t sorted;          /* steps are in round order */
     int32_t tag;
     uint32_t ctx;
     MPI_Comm comm;
@@ -63,6 +72,11 @@ typedef struct halo_sched {
 /* A new empty schedule for a collective on comm (takes the next collective
  * sequence number). */
 halo_sched_t *halo_sched_new(halo_comm_t *comm);
+/* The same with a tag taken earlier (persistent collectives take one at
+ * initialization and use it for every start). */
+halo_sched_t *halo_sched_new_tagged(halo_comm_t *comm, int32_t tag);
+/* Takes the communicator's next collective sequence number as a tag. */
+int32_t halo_sched_next_tag(halo_comm_t *comm);
 /* Reserves scratch bytes; returns their offset (64-byte aligned). */
 int64_t halo_sched_scratch(halo_sched_t **s_p, uint64_t bytes);
 void halo_sched_send(halo_sched_t **s_p, int round, halo_bref_t buf, MPI_Count count,
@@ -92,6 +106,8 @@ static inline halo_bref_t halo_bref_add(halo_bref_t b, int64_t bytes)
 int halo_sched_run(halo_sched_t *s);
 /* Starts it under a request that completes with it. */
 void halo_sched_start(halo_sched_t *s, struct halo_request *owner);
+/* Makes a finished schedule ready to run again (persistent collectives). */
+void halo_sched_reset(halo_sched_t *s);
 void halo_sched_free(halo_sched_t *s);
 
 #endif

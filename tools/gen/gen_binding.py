@@ -381,11 +381,15 @@ def checks_for(f):
             if comm is None:
                 comm = p.name
             lines.append(f'HALO_CHECK(halo_chk_comm({p.name}, "{p.name}"));')
-    for p in f.params:
-        if p.kind in NNI_COUNT_KINDS and p.scalar_in and not p.root_only:
-            lines.append(f'HALO_CHECK(halo_chk_nonneg((MPI_Count){p.name}, "{p.name}", {NNI_COUNT_KINDS[p.kind]}));')
     has_buffer = any(p.kind == "BUFFER" for p in f.params)
     collective = "sendbuf" in names or "recvbuf" in names
+    for p in f.params:
+        if p.kind in NNI_COUNT_KINDS and p.scalar_in and not p.root_only:
+            # A collective's send or receive count is ignored with
+            # MPI_IN_PLACE (any value is legal then): the collective checks it.
+            if collective and not is_p2p and p.name in ("sendcount", "recvcount"):
+                continue
+            lines.append(f'HALO_CHECK(halo_chk_nonneg((MPI_Count){p.name}, "{p.name}", {NNI_COUNT_KINDS[p.kind]}));')
     for p in f.params:
         if p.kind == "DATATYPE" and p.scalar_in and not p.root_only \
                 and (cname, p.name) not in NULL_HANDLE_OK:

@@ -1,0 +1,111 @@
+/* Helpers shared by the algorithms (declared in algos.h): scratch laid out
+ * like a user buffer, staging of non-contiguous buffers as bytes, and one
+ * view of the blocks of Alltoall, Alltoallv and Alltoallw. */
+#include "coll/algos.h"
+
+halo_bref_t halo_sched_span(halo_sched_t **s_p, MPI_Count count, MPI_Datatype type)
+{
+    halo_dtype_t *dt = halo_dtype_ptr(type);
+    MPI_Count span = count > 0 ? (count - 1) * dt->extent + (dt->true_ub - dt->true_lb) : 0;
+    if (span < 0)
+        span = 0;
+    int64_t off = halo_sched_scratch(s_p, (uint64_t)span);
+    return halo_bref_add(halo_scr(off), -(int64_t)dt->true_lb);
+}
+
+halo_bref_t halo_sched_stage(halo_sched_t **s_p, int round, void *buf, MPI_Count count,
+                             MPI_Datatype type, bool load)
+{
+    halo_dtype_t *dt = halo_dtype_ptr(type);
+    if (halo_dt_contig(dt))
+        return halo_addr(buf);
+    MPI_Count bytes = count * dt->size;
+    halo_bref_t st = halo_scr(halo_sched_scratch(s_p, (uint64_t)bytes));
+    if (load)
+        halo_sched_copy(s_p, round, halo_addr(buf), count, type, st, bytes, MPI_BYTE);
+    return st;
+}
+
+void halo_sched_unstage(halo_sched_t **s_p, int round, halo_bref_t staged, void *buf,
+                        MPI_Count count, MPI_Datatype type)
+{
+    halo_dtype_t *dt = halo_dtype_ptr(type);
+    if (halo_dt_contig(dt))
+        return;
+    halo_sched_copy(s_p, round, staged, count * dt->size, MPI_BYTE, halo_addr(buf), count, type);
+}
+
+void halo_a2a_send_block(const halo_coll_args_t *a, int p, int peer, halo_bref_t *buf_p,
+                         MPI_Count *count_p, MPI_Datatype *type_p)
+{
+    (void)p;
+    halo_bref_t b = halo_addr(a->sbuf);
+    switch (a->kind) {
+    case HALO_COLL_ALLTOALL:
+        *buf_p = halo_bref_add(b, (int64_t)peer * a->scount * halo_type_extent(a->stype));
+        *count_p = a->scount;
+        *type_p = a->stype;
+        break;
+    case HALO_COLL_ALLTOALLV:
+        *buf_p = halo_bref_add(b, (int64_t)a->sdispls[peer] * halo_type_extent(a->stype));
+        *count_p = a->scounts[peer];
+        *type_p = a->stype;
+        break;
+    default:
+        *buf_p = halo_bref_add(b, (int64_t)a->sdispls[peer]);
+        *count_p = a->scounts[peer];
+        *type_p = a->stypes[peer];
+        break;
+    }
+}
+
+void halo_a2a_recv_block(const halo_coll_args_t *a, int p, int peer, halo_bref_t *buf_p,
+                         MPI_Count *count_p, MPI_Datatype *type_p)
+{
+    (void)p;
+    halo_bref_t b = halo_addr(a->rbuf);
+    switch (a->kind) {
+    case HALO_COLL_ALLTOALL:
+        *buf_p = halo_bref_add(b, (int64_t)peer * a->rcount * halo_type_extent(a->rtype));
+        *count_p = a->rcount;
+        *type_p = a->rtype;
+        break;
+    case HALO_COLL_ALLTOALLV:
+        *buf_p = halo_bref_add(b, (int64_t)a->rdispls[peer] * halo_type_extent(a->rtype));
+        *count_p = a->rcounts[peer];
+        *type_p = a->rtype;
+        break;
+    default:
+        *buf_p = halo_bref_add(b, (int64_t)a->rdispls[peer]);
+        *count_p = a->rcounts[peer];
+        *type_p = a->rtypes[peer];
+        break;
+    }
+}
+
+void halo_a2a_stage_in_place(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p,
+                             int round, halo_bref_t *out, MPI_Count *bytes)
+{
+    int p = c->size;
+    MPI_Count total = 0;
+    for (int j = 0; j < p; j++) {
+        halo_bref_t b;
+        MPI_Count n;
+        MPI_Datatype t;
+        halo_a2a_recv_block(a, p, j, &b, &n, &t);
+        bytes[j] = j == c->rank ? 0 : n * halo_type_size(t);
+        total += bytes[j];
+    }
+    int64_t base = halo_sched_scratch(s_p, (uint64_t)total);
+    MPI_Count off = 0;
+    for (int j = 0; j < p; j++) {
+        halo_bref_t b;
+        MPI_Count n;
+        MPI_Datatype t;
+        halo_a2a_recv_block(a, p, j, &b, &n, &t);
+        out[j] = halo_scr(base + off);
+        if (j != c->rank)
+            halo_sched_copy(s_p, round, b, n, t, out[j], bytes[j], MPI_BYTE);
+        off += bytes[j];
+    }
+}

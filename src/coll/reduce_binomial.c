@@ -1,0 +1,74 @@
+/* Reduce, binomial tree.
+ *
+ * Rank v (numbered relative to the root for commutative operations, as is
+ * for the others) receives the partial results of its children v + 2^j,
+ * 2^j below its lowest set bit, in increasing j, reduces each into its
+ * own, and sends the result to its parent v - lowbit(v). A child's subtree
+ * is the run of ranks just above the parent's, so the parent's data goes
+ * on the left and the result keeps rank order. For a non-commutative
+ * operation the tree is rooted at rank 0, which forwards the result to the
+ * root. Leaves send straight from the send buffer.
+ * Cost: ceil(lg p) * (alpha + n * beta + n * gamma) (plus alpha + n * beta
+ * for a non-commutative operation and a root other than 0). Any p, any
+ * operation; in place at the root. Latency-optimal: the choice for small
+ * vectors. */
+#include "coll/algos.h"
+
+static bool same_ref(halo_bref_t x, halo_bref_t y)
+{
+    return x.scratch == y.scratch && x.at == y.at;
+}
+
+int halo_reduce_binomial(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
+{
+    int p = c->size, me = c->rank, root = a->root;
+    MPI_Count count = a->count;
+    MPI_Datatype type = a->type;
+    MPI_Op op = a->op;
+    bool commute = halo_op_commutes(op), is_root = me == root;
+    int top = commute ? root : 0;   /* the rank at the tree's top */
+    int v = (me - top + p) % p;
+    int low = 1;
+    while (low < p && !(v & low))
+        low <<= 1;
+    bool children = low > 1 && v + 1 < p;
+    const void *in = (is_root && a->sbuf == MPI_IN_PLACE) ? a->rbuf : a->sbuf;
+    halo_bref_t rb = halo_addr(a->rbuf);
+    halo_bref_t acc = halo_addr(in);
+    int round = 0;
+    if (children) {
+        if (is_root) {
+            acc = rb;
+            if (a->sbuf != MPI_IN_PLACE)
+                halo_sched_copy(s_p, 0, halo_addr(a->sbuf), count, type, rb, count, type);
+        } else {
+            acc = halo_sched_span(s_p, count, type);
+            halo_sched_copy(s_p, 0, halo_addr(in), count, type, acc, count, type);
+        }
+        round = 1;
+        halo_bref_t tmp = halo_sched_span(s_p, count, type);
+        for (int mask = 1; mask < low && v + mask < p; mask <<= 1, round++) {
+            halo_sched_recv(s_p, round, tmp, count, type, (v + mask + top) % p);
+            if (commute) {
+                halo_sched_reduce(s_p, round, tmp, acc, count, type, op);
+            } else {
+                /* acc op tmp lands in tmp, which becomes the accumulator. */
+                halo_sched_reduce(s_p, round, acc, tmp, count, type, op);
+                halo_bref_t t = acc;
+                acc = tmp;
+                tmp = t;
+            }
+        }
+    }
+    if (v != 0)
+        halo_sched_send(s_p, round++, acc, count, type, (v - low + top) % p);
+    if (top != root) {
+        if (v == 0)
+            halo_sched_send(s_p, round, acc, count, type, root);
+        else if (is_root)
+            halo_sched_recv(s_p, round, rb, count, type, top);
+    } else if (is_root && !same_ref(acc, rb)) {
+        halo_sched_copy(s_p, round, acc, count, type, rb, count, type);
+    }
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,96 @@
+/* The built-in tuning table, in the format of HALO_TUNING_FILE (see
+ * docs/collectives.md), parsed by the same code at start-up; `halo_info
+ * --coll-json` prints it as a starting point for a file of one's own.
+ *
+ * For each collective, rules in order: the first whose bounds hold
+ * (inclusive; a missing bound is no bound) and whose algorithm's
+ * restrictions hold wins. msg_size is in bytes, as docs/collectives.md
+ * defines it per collective (the whole vector for reductions and Bcast,
+ * one rank's block for the gathers, scatters and Alltoall).
+ *
+ * The reasoning, from the algorithms' cost models: small messages are
+ * dominated by latency, so the lg p algorithms (binomial trees, recursive
+ * doubling, Bruck); large ones by bandwidth, so the algorithms that move
+ * each byte about once (scatter-allgather and pipelined broadcast,
+ * Rabenseifner and ring reductions, ring allgather, pairwise exchanges).
+ * The crossover sizes are the usual ones on shared memory and fast
+ * networks; `halo-tune` will measure them for a given machine. */
+#include "coll/select.h"
+
+const char halo_coll_tuning_default[] =
+    "{\n"
+    "  \"barrier\": [\n"
+    "    {\"algorithm\": \"dissemination\"}\n"
+    "  ],\n"
+    "  \"bcast\": [\n"
+    "    {\"msg_size_max\": 12288, \"algorithm\": \"binomial\"},\n"
+    "    {\"comm_size_max\": 3, \"algorithm\": \"binomial\"},\n"
+    "    {\"msg_size_max\": 524288, \"algorithm\": \"scatter_allgather\"},\n"
+    "    {\"algorithm\": \"pipeline\"}\n"
+    "  ],\n"
+    "  \"gather\": [\n"
+    "    {\"comm_size_min\": 4, \"msg_size_max\": 4096, \"algorithm\": \"binomial\"},\n"
+    "    {\"algorithm\": \"linear\"}\n"
+    "  ],\n"
+    "  \"gatherv\": [\n"
+    "    {\"algorithm\": \"linear\"}\n"
+    "  ],\n"
+    "  \"scatter\": [\n"
+    "    {\"comm_size_min\": 4, \"msg_size_max\": 4096, \"algorithm\": \"binomial\"},\n"
+    "    {\"algorithm\": \"linear\"}\n"
+    "  ],\n"
+    "  \"scatterv\": [\n"
+    "    {\"algorithm\": \"linear\"}\n"
+    "  ],\n"
+    "  \"allgather\": [\n"
+    "    {\"msg_size_max\": 32768, \"algorithm\": \"recursive_doubling\"},\n"
+    "    {\"msg_size_max\": 4096, \"algorithm\": \"bruck\"},\n"
+    "    {\"algorithm\": \"ring\"}\n"
+    "  ],\n"
+    "  \"allgatherv\": [\n"
+    "    {\"msg_size_max\": 32768, \"algorithm\": \"recursive_doubling\"},\n"
+    "    {\"msg_size_max\": 4096, \"algorithm\": \"bruck\"},\n"
+    "    {\"algorithm\": \"ring\"}\n"
+    "  ],\n"
+    "  \"alltoall\": [\n"
+    "    {\"comm_size_min\": 8, \"msg_size_max\": 256, \"algorithm\": \"bruck\"},\n"
+    "    {\"msg_size_max\": 32768, \"algorithm\": \"linear\"},\n"
+    "    {\"algorithm\": \"pairwise\"}\n"
+    "  ],\n"
+    "  \"alltoallv\": [\n"
+    "    {\"comm_size_max\": 64, \"algorithm\": \"linear\"},\n"
+    "    {\"algorithm\": \"pairwise\"}\n"
+    "  ],\n"
+    "  \"alltoallw\": [\n"
+    "    {\"comm_size_max\": 64, \"algorithm\": \"linear\"},\n"
+    "    {\"algorithm\": \"pairwise\"}\n"
+    "  ],\n"
+    "  \"reduce\": [\n"
+    "    {\"msg_size_max\": 4096, \"algorithm\": \"binomial\"},\n"
+    "    {\"comm_size_max\": 2, \"algorithm\": \"binomial\"},\n"
+    "    {\"algorithm\": \"rabenseifner\"}\n"
+    "  ],\n"
+    "  \"allreduce\": [\n"
+    "    {\"msg_size_max\": 4096, \"algorithm\": \"recursive_doubling\"},\n"
+    "    {\"comm_size_max\": 2, \"algorithm\": \"recursive_doubling\"},\n"
+    "    {\"msg_size_max\": 1048576, \"algorithm\": \"rabenseifner\"},\n"
+    "    {\"algorithm\": \"ring\"},\n"
+    "    {\"algorithm\": \"rabenseifner\"}\n"
+    "  ],\n"
+    "  \"reduce_scatter\": [\n"
+    "    {\"msg_size_max\": 524288, \"algorithm\": \"recursive_halving\"},\n"
+    "    {\"algorithm\": \"pairwise\"}\n"
+    "  ],\n"
+    "  \"reduce_scatter_block\": [\n"
+    "    {\"msg_size_max\": 524288, \"algorithm\": \"recursive_halving\"},\n"
+    "    {\"algorithm\": \"pairwise\"}\n"
+    "  ],\n"
+    "  \"scan\": [\n"
+    "    {\"comm_size_max\": 2, \"algorithm\": \"linear\"},\n"
+    "    {\"algorithm\": \"recursive_doubling\"}\n"
+    "  ],\n"
+    "  \"exscan\": [\n"
+    "    {\"comm_size_max\": 2, \"algorithm\": \"linear\"},\n"
+    "    {\"algorithm\": \"recursive_doubling\"}\n"
+    "  ]\n"
+    "}\n";

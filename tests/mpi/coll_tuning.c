@@ -1,0 +1,137 @@
+/* Collective selection from a tuning file (HALO_TUNING_FILE).
+ *
+ *   coll_tuning good | syntax | rules | missing
+ *
+ * writes a tuning file of its own (one per rank), points HALO_TUNING_FILE
+ * at it before MPI_Init, and checks what the tables choose:
+ * - good: the file's rules replace the built-in ones of the collectives it
+ *   names (bounds inclusive, first match wins, a rule whose algorithm's
+ *   restrictions fail is skipped), the others keep theirs; collectives run
+ *   correctly under the file's choices;
+ * - syntax: a file that does not parse is ignored as a whole, with a
+ *   warning naming the line and column (the testlist greps it);
+ * - rules: unknown collectives, unknown algorithms and malformed rules are
+ *   skipped with a warning, the file's good rules still apply (a collective
+ *   left with no usable rule keeps its built-in ones);
+ * - missing: a file that cannot be opened: a warning, built-in tables. */
+#include <unistd.h>
+
+#include "mpitest.h"
+
+const char *halo_tool_coll_choice(const char *coll, int p, long long bytes, int commute);
+
+static void expect(const char *coll, int p, long long bytes, int commute, const char *want)
+{
+    const char *got = halo_tool_coll_choice(coll, p, bytes, commute);
+    CHECK(got && !strcmp(got, want), "%s at p=%d, n=%lld%s: chose %s, expected %s", coll, p, bytes,
+          commute ? "" : " (non-commutative)", got ? got : "nothing", want);
+}
+
+static const char good[] =
+    "{\n"
+    "  \"_comment\": \"keys starting with _ are comments\",\n"
+    "  \"allreduce\": [\n"
+    "    {\"comm_size_max\": 4, \"msg_size_max\": 100, \"algorithm\": \"ring\", \"_why\": \"test\"},\n"
+    "    {\"msg_size_min\": 101, \"msg_size_max\": 200, \"algorithm\": \"recursive_doubling\"},\n"
+    "    {\"comm_size_min\": 5, \"algorithm\": \"ring\"}\n"
+    "  ],\n"
+    "  \"bcast\": [ {\"algorithm\": \"pipeline\"} ],\n"
+    "  \"alltoall\": []\n"
+    "}\n";
+
+static const char syntax[] =
+    "{\n"
+    "  \"allreduce\": [\n"
+    "    {\"algorithm\": \"ring\",}\n"
+    "  ]\n"
+    "}\n";
+
+static const char rules_ok[] =
+    "{\n"
+    "  \"no_such_collective\": [ {\"algorithm\": \"ring\"} ],\n"
+    "  \"reduce\": [\n"
+    "    {\"algorithm\": \"no_such_algorithm\"},\n"
+    "    {\"msg_size_max\": -5, \"algorithm\": \"binomial\"},\n"
+    "    {\"colour\": \"blue\", \"algorithm\": \"rabenseifner\"}\n"
+    "  ],\n"
+    "  \"scan\": {\"algorithm\": \"linear\"},\n"
+    "  \"bcast\": [ {\"algorithm\": \"nope\"} ]\n"
+    "}\n";
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "good";
+    char path[128];
+    snprintf(path, sizeof path, "/tmp/halo-coll-tuning-%d.json", (int)getpid());
+    const char *text = !strcmp(mode, "good") ? good : !strcmp(mode, "syntax") ? syntax
+                     : !strcmp(mode, "rules") ? rules_ok : NULL;
+    if (text) {
+        FILE *f = fopen(path, "w");
+        if (!f || fputs(text, f) < 0 || fclose(f))
+            return 2;
+    }
+    setenv("HALO_TUNING_FILE", path, 1);
+    MPI_OK(MPI_Init(&argc, &argv));
+    if (text)
+        unlink(path);
+    int rank, size;
+    MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+
+    /* Built-in rules, untouched by every file here. */
+    expect("gather", 8, 8, 1, "binomial");
+    expect("gather", 8, 1 << 20, 1, "linear");
+    expect("allgather", 4, 64, 1, "recursive_doubling");
+    expect("allgather", 5, 64, 1, "bruck");
+    expect("allgather", 5, 1 << 20, 1, "ring");
+
+    if (!strcmp(mode, "good")) {
+        expect("allreduce", 4, 100, 1, "ring");
+        expect("allreduce", 4, 100, 0, "recursive_doubling");   /* ring skipped: no rule left -> registry */
+        expect("allreduce", 3, 150, 0, "recursive_doubling");
+        expect("allreduce", 4, 101, 1, "recursive_doubling");
+        expect("allreduce", 4, 201, 1, "recursive_doubling");  /* no rule matches: registry's first */
+        expect("allreduce", 5, 1 << 20, 1, "ring");
+        expect("bcast", 2, 8, 1, "pipeline");
+        expect("bcast", 64, 1 << 22, 1, "pipeline");
+        expect("alltoall", 8, 8, 1, "pairwise");             /* empty list: registry's first */
+        expect("reduce", 8, 8, 1, "binomial");               /* built in */
+    } else if (!strcmp(mode, "rules")) {
+        expect("reduce", 8, 8, 1, "rabenseifner");           /* the one usable rule */
+        expect("reduce", 8, 1 << 20, 1, "rabenseifner");
+        expect("scan", 2, 8, 1, "linear");                   /* built in: not a list */
+        expect("scan", 8, 8, 1, "recursive_doubling");
+        expect("bcast", 8, 8, 1, "binomial");                /* no usable rule: built in */
+        expect("bcast", 8, 1 << 22, 1, "pipeline");
+    } else {
+        /* syntax, missing: the built-in tables everywhere. */
+        expect("allreduce", 4, 100, 1, "recursive_doubling");
+        expect("allreduce", 8, 1 << 22, 1, "ring");
+        expect("allreduce", 8, 1 << 22, 0, "rabenseifner");
+        expect("bcast", 8, 8, 1, "binomial");
+        expect("bcast", 8, 1 << 22, 1, "pipeline");
+        expect("reduce", 8, 1 << 20, 1, "rabenseifner");
+    }
+
+    /* The collectives run under whatever was chosen. */
+    enum { N = 5000 };
+    int *in = malloc(N * sizeof(int)), *out = malloc(N * sizeof(int));
+    for (int n = 1; n <= N; n *= 7) {
+        for (int i = 0; i < n; i++)
+            in[i] = rank + i;
+        MPI_OK(MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        for (int i = 0; i < n; i++)
+            CHECK(out[i] == size * (size - 1) / 2 + size * i, "allreduce n=%d [%d] = %d", n, i, out[i]);
+        for (int i = 0; i < n; i++)
+            out[i] = rank == size - 1 ? 7 * i : -1;
+        MPI_OK(MPI_Bcast(out, n, MPI_INT, size - 1, MPI_COMM_WORLD));
+        for (int i = 0; i < n; i++)
+            CHECK(out[i] == 7 * i, "bcast n=%d [%d] = %d", n, i, out[i]);
+    }
+    free(in);
+    free(out);
+    MPI_OK(MPI_Finalize());
+    if (rank == 0)
+        printf("coll_tuning %s: ok\n", mode);
+    return 0;
+}
