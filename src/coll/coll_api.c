@@ -445,6 +445,9 @@ void halo_coll_init(void)
 int halo_api_barrier(MPI_Comm comm)
 {
     coll_args_t a = {.kind = HALO_COLL_BARRIER};
+    halo_comm_t *c = halo_comm_ptr(comm);
+    if (c->is_inter)
+        return halo_intercomm_barrier(c);
     return run(RUN_BLOCKING, &a, comm, NULL);
 }
 int halo_api_ibarrier(MPI_Comm comm, MPI_Request *request)

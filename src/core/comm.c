@@ -54,6 +54,7 @@ void halo_comm_init(void)
 static void comm_destroy(halo_comm_t *c)
 {
     halo_bsend_comm_gone(c);
+    halo_intercomm_destroy(c);
     halo_match_release(c->ctx | HALO_CTX_P2P);
     halo_match_release(c->ctx | HALO_CTX_COLL);
     if (!(c->hdr.flags & HALO_OBJ_PREDEFINED))
@@ -127,7 +128,19 @@ int halo_api_comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
+    if (a->is_inter != b->is_inter) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
     int g = halo_group_compare(a->group, b->group);
+    if (a->is_inter) {
+        /* Both groups must match, in the same roles. */
+        int r = halo_group_compare(a->remote_group, b->remote_group);
+        if (r == MPI_UNEQUAL || g == MPI_UNEQUAL)
+            g = MPI_UNEQUAL;
+        else if (r == MPI_SIMILAR)
+            g = MPI_SIMILAR;
+    }
     *result = g == MPI_IDENT ? MPI_CONGRUENT : g;
     return MPI_SUCCESS;
 }
@@ -189,11 +202,16 @@ static int new_comm_from_group(halo_comm_t *parent, halo_group_t *group, uint32_
 static int dup_common(halo_comm_t *old, halo_info_t *info, MPI_Comm *newcomm)
 {
     uint32_t ctx;
-    int rc = halo_context_alloc(old, &ctx);
-    if (rc)
-        return rc;
     halo_comm_t *c;
-    new_comm_from_group(old, old->group, ctx, &c);
+    int rc;
+    if (old->is_inter) {
+        if ((rc = halo_intercomm_dup(old, &c)))
+            return rc;
+    } else {
+        if ((rc = halo_context_alloc(old, &ctx)))
+            return rc;
+        new_comm_from_group(old, old->group, ctx, &c);
+    }
     c->info = info ? halo_info_dup(info) : (old->info ? halo_info_dup(old->info) : NULL);
     if (old->topo)
         c->topo = halo_topo_dup(old->topo);
@@ -320,13 +338,17 @@ int halo_api_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         return halo_err(MPI_ERR_ARG, "(color=%d): color must be non-negative or MPI_UNDEFINED", color);
     halo_comm_t *c = halo_comm_ptr(comm);
     if (c->is_inter)
-        return halo_err(MPI_ERR_UNSUPPORTED_OPERATION, ": splitting intercommunicators is not supported yet");
+        return halo_err(MPI_ERR_UNSUPPORTED_OPERATION, ": MPI_Comm_split of an intercommunicator is not "
+                        "supported by Halo yet");
     return split_common(c, color, key, newcomm);
 }
 
 int halo_api_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     halo_comm_t *c = halo_comm_ptr(comm);
+    if (c->is_inter)
+        return halo_err(MPI_ERR_UNSUPPORTED_OPERATION, ": MPI_Comm_split_type of an intercommunicator is "
+                        "not supported by Halo yet");
     int color;
     switch (split_type) {
     case MPI_UNDEFINED:
@@ -366,6 +388,9 @@ int halo_api_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info in
 int halo_api_comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     halo_comm_t *old = halo_comm_ptr(comm);
+    if (old->is_inter)
+        return halo_err(MPI_ERR_UNSUPPORTED_OPERATION, ": MPI_Comm_create on an intercommunicator is not "
+                        "supported by Halo yet");
     halo_group_t *g = halo_obj_lookup(HALO_KIND_GROUP, group);
     if (!g)
         return halo_err(MPI_ERR_GROUP, "(group=%p): not a valid group", (void *)group);
@@ -390,6 +415,8 @@ int halo_api_comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 int halo_api_comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     halo_comm_t *old = halo_comm_ptr(comm);
+    if (old->is_inter)
+        return halo_err(MPI_ERR_COMM, "(comm): MPI_Comm_create_group needs an intracommunicator");
     halo_group_t *g = halo_obj_lookup(HALO_KIND_GROUP, group);
     if (!g)
         return halo_err(MPI_ERR_GROUP, "(group=%p): not a valid group", (void *)group);
@@ -455,7 +482,7 @@ int halo_api_comm_disconnect(MPI_Comm *comm)
     if (c && !(c->hdr.flags & HALO_OBJ_PREDEFINED)) {
         /* Disconnect waits for pending communication: a barrier does it for
          * the messages of this communicator's members. */
-        int rc = halo_coll_barrier(c);
+        int rc = c->is_inter ? halo_intercomm_barrier(c) : halo_coll_barrier(c);
         if (rc)
             return rc;
     }

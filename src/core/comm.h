@@ -40,6 +40,7 @@ typedef struct halo_comm {
     uint32_t coll_sub;           /* sub-context of its collective traffic */
     int coll_tag_fixed;          /* every collective uses coll_seq as its tag */
     halo_topo_t *topo;
+    struct halo_comm *local;     /* intercommunicators: an intracommunicator over the local group */
     char name[MPI_MAX_OBJECT_NAME];
 } halo_comm_t;
 
@@ -67,5 +68,11 @@ void halo_comm_release(halo_comm_t *c);
 /* Agrees on a new context id among the members of comm (collective). */
 int halo_context_alloc(halo_comm_t *comm, uint32_t *ctx_p);
 void halo_context_free(uint32_t ctx);
+/* Marks an id agreed elsewhere (with another group) as used here. */
+void halo_context_claim(uint32_t ctx);
+
+int halo_intercomm_dup(halo_comm_t *old, halo_comm_t **new_p);
+void halo_intercomm_destroy(halo_comm_t *c);
+int halo_intercomm_barrier(halo_comm_t *c);
 
 #endif

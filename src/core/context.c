@@ -81,3 +81,12 @@ void halo_context_free(uint32_t ctx)
 {
     unreserve(ctx >> HALO_CTX_SHIFT);
 }
+
+void halo_context_claim(uint32_t ctx)
+{
+    uint32_t id = ctx >> HALO_CTX_SHIFT;
+    if (next_id <= id)
+        next_id = id + 1;
+    if (halo_thread_level == MPI_THREAD_MULTIPLE && !is_reserved(id))
+        reserve(id);
+}

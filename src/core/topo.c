@@ -75,6 +75,8 @@ static int topo_of(MPI_Comm comm, int kind, halo_topo_t **t_p)
  * freshly agreed context; ranks n.. get MPI_COMM_NULL. */
 static int comm_prefix(halo_comm_t *old, int n, MPI_Comm *newcomm, halo_comm_t **c_p)
 {
+    if (old->is_inter)
+        return halo_err(MPI_ERR_COMM, ": process topologies need an intracommunicator");
     uint32_t ctx;
     int rc = halo_context_alloc(old, &ctx);
     if (rc)

@@ -4,6 +4,7 @@
 #define HALO_TESTS_MPITEST_H
 
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +31,26 @@ static inline int mt_world_rank(void)
         exit(3);                                                                              \
     } while (0)
 
+/* The condition's text goes in as an argument, never into the format. */
+static void mt_check_failed(const char *file, int line, const char *cond, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), noreturn, unused));
+static void mt_check_failed(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "FAIL rank %d %s:%d: check failed: %s: ", mt_world_rank(), file, line, cond);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+    exit(3);
+}
+
 #define CHECK(cond, ...)                                                                      \
     do {                                                                                      \
         if (!(cond))                                                                          \
-            MT_FAIL("check failed: " #cond ": " __VA_ARGS__);                                 \
+            mt_check_failed(__FILE__, __LINE__, #cond, __VA_ARGS__);                          \
     } while (0)
 
 /* An MPI call that must succeed. */
