@@ -58,12 +58,29 @@ int halo_op_apply(MPI_Op op, halo_dtype_t *dt, const void *in, void *inout, MPI_
         halo_dtype_t *b = halo_dtype_ptr(dt->basic);
         if (halo_dt_contig(dt))
             return halo_op_predef_apply(op, dt->basic, in, inout, count * dt->basic_count);
-        for (MPI_Count e = 0; e < count; e++) {
-            for (MPI_Count k = 0; k < dt->nblocks; k++) {
-                const halo_dt_block_t *blk = &dt->blocks[k];
-                MPI_Count off = e * dt->extent + blk->off;
-                int rc = halo_op_predef_apply(op, dt->basic, (const char *)in + off,
-                                              (char *)inout + off, blk->len / b->size);
+        if (dt->nblocks > 0) {
+            for (MPI_Count e = 0; e < count; e++) {
+                for (MPI_Count k = 0; k < dt->nblocks; k++) {
+                    const halo_dt_block_t *blk = &dt->blocks[k];
+                    MPI_Count off = e * dt->extent + blk->off;
+                    int rc = halo_op_predef_apply(op, dt->basic, (const char *)in + off,
+                                                  (char *)inout + off, blk->len / b->size);
+                    if (rc)
+                        return rc;
+                }
+            }
+            return MPI_SUCCESS;
+        }
+        /* More runs than a flat list holds (datatype/dtype.h): walk the
+         * runs as iovecs of `in`; inout has the same layout. */
+        MPI_Count pos = 0, total = count * dt->size;
+        while (pos < total) {
+            struct iovec iov[64];
+            int n = halo_dt_iov(in, count, dt, &pos, total, iov, 64);
+            for (int k = 0; k < n; k++) {
+                MPI_Aint off = (const char *)iov[k].iov_base - (const char *)in;
+                int rc = halo_op_predef_apply(op, dt->basic, (const char *)in + off, (char *)inout + off,
+                                              (MPI_Count)iov[k].iov_len / b->size);
                 if (rc)
                     return rc;
             }

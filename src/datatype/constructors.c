@@ -1,179 +1,124 @@
 /* Derived datatype constructors.
  *
- * Every constructor reduces to a list of "pieces": a child type repeated
- * `count` times from a displacement. The builder lays the children's runs
- * end to end into the new type's block list (merging runs that touch),
- * computes the bounds by the standard's rules, and records the envelope
- * and contents exactly as the constructor was called. */
-#include "datatype/dtype.h"
+ * Each constructor builds the new type's program from its children's
+ * programs (datatype/prog.h: loops stay loops, so a vector costs a few
+ * nodes whatever its count), computes the bounds by the standard's rules,
+ * and records the envelope and contents exactly as the constructor was
+ * called (MPI 5.0, Type_get_envelope/Type_get_contents tables).
+ *
+ * Bounds. lb is the lowest displacement of the type map and ub the highest
+ * end, except that explicit markers win: a resized, subarray or darray
+ * type carries lb and ub markers, and a type built from marked children
+ * takes its lb (ub) from the markers alone. A struct without ub markers is
+ * padded so that its extent is a multiple of the largest alignment of its
+ * basic types. An empty type map has no bounds (lb = ub = 0). */
+#include "datatype/prog.h"
 
 #include "binding/api_gen.h"
 #include "core/attr.h"
 #include "core/errors.h"
 
-typedef struct piece {
-    MPI_Count disp;      /* bytes */
-    halo_dtype_t *child;
-    MPI_Count count;     /* children laid one extent apart */
-} piece_t;
+/* ---------------------------------------------------------------- helpers */
 
-typedef struct blist {
-    halo_dt_block_t *v;
-    MPI_Count n, cap;
-    MPI_Count pos;
-} blist_t;
+typedef struct bnd {
+    bool lo_set, hi_set;
+    MPI_Count lo, hi;
+} bnd_t;
 
-static void blist_add(blist_t *b, MPI_Count off, MPI_Count len)
+static void bnd_lo(bnd_t *b, MPI_Count v)
 {
-    if (len == 0)
-        return;
-    if (b->n > 0) {
-        halo_dt_block_t *last = &b->v[b->n - 1];
-        if (last->off + last->len == off) {
-            last->len += len;
-            b->pos += len;
-            return;
-        }
-    }
-    if (b->n == b->cap) {
-        b->cap = b->cap ? 2 * b->cap : 8;
-        b->v = halo_realloc(b->v, (size_t)b->cap * sizeof *b->v);
-    }
-    b->v[b->n++] = (halo_dt_block_t){off, len, b->pos};
-    b->pos += len;
+    if (!b->lo_set || v < b->lo)
+        b->lo = v;
+    b->lo_set = true;
 }
 
-static MPI_Count align_of_basic(MPI_Datatype t)
+static void bnd_hi(bnd_t *b, MPI_Count v)
 {
-    halo_dtype_t *b = halo_dtype_ptr(t);
-    MPI_Count a = b->size;
-    if (b->flags & HALO_DT_PAIR)
-        a = b->extent - (b->extent > b->size ? b->extent - b->size : 0);
-    /* Complex types align like their parts. */
-    if (t == MPI_C_FLOAT_COMPLEX || t == MPI_CXX_FLOAT_COMPLEX || t == MPI_COMPLEX || t == MPI_COMPLEX8)
-        a = 4;
-    if (t == MPI_C_DOUBLE_COMPLEX || t == MPI_CXX_DOUBLE_COMPLEX || t == MPI_DOUBLE_COMPLEX ||
-        t == MPI_COMPLEX16 || t == MPI_2DOUBLE_PRECISION)
-        a = 8;
-    if (t == MPI_C_LONG_DOUBLE_COMPLEX || t == MPI_CXX_LONG_DOUBLE_COMPLEX || t == MPI_COMPLEX32)
-        a = 16;
-    if (t == MPI_2INT || t == MPI_2INTEGER || t == MPI_2REAL || t == MPI_FLOAT_INT || t == MPI_SHORT_INT)
-        a = 4;
-    if (t == MPI_DOUBLE_INT || t == MPI_LONG_INT)
-        a = 8;
-    if (t == MPI_LONG_DOUBLE_INT)
-        a = 16;
-    if (a > 16)
-        a = 16;
-    if (a < 1)
-        a = 1;
-    return a;
+    if (!b->hi_set || v > b->hi)
+        b->hi = v;
+    b->hi_set = true;
 }
 
-/* Largest alignment among the basic types a type is made of (struct
- * padding). Stored nowhere: recomputed from the contents when needed. */
-static MPI_Count type_align(halo_dtype_t *t)
+/* Bounds of n >= 1 instances of c, extent apart, from disp. */
+static void inst_range(const halo_dtype_t *c, MPI_Count disp, MPI_Count n, MPI_Count *lo, MPI_Count *hi)
 {
-    if (t->flags & HALO_DT_PREDEFINED)
-        return align_of_basic(halo_dtype_handle(t));
-    MPI_Count a = 1;
-    for (int i = 0; i < t->nd; i++) {
-        MPI_Count c = type_align(halo_dtype_ptr(t->types[i]));
-        if (c > a)
-            a = c;
-    }
-    return a;
+    MPI_Count span = (n - 1) * c->extent;
+    *lo = disp + c->lb + (span < 0 ? span : 0);
+    *hi = disp + c->ub + (span > 0 ? span : 0);
 }
 
-static halo_dtype_t *build(const piece_t *p, MPI_Count n, int combiner, int pad_struct)
+/* Whether instances of c bring an lb (ub) into a type map: data does, and
+ * so do markers even without data. */
+static bool has_lb(const halo_dtype_t *c)
+{
+    return c->size > 0 || (c->flags & HALO_DT_LB_MARKED);
+}
+static bool has_ub(const halo_dtype_t *c)
+{
+    return c->size > 0 || (c->flags & HALO_DT_UB_MARKED);
+}
+
+/* Adds instances of a single child type (all constructors but struct). */
+static void bnd_add(bnd_t *b, const halo_dtype_t *c, MPI_Count lo, MPI_Count hi)
+{
+    if (has_lb(c))
+        bnd_lo(b, lo);
+    if (has_ub(c))
+        bnd_hi(b, hi);
+}
+
+static halo_dtype_t *dt_new(int combiner)
 {
     halo_dtype_t *t = halo_obj_alloc(HALO_KIND_DTYPE);
     if (!t)
         halo_fatal("out of datatype objects");
     t->combiner = combiner;
-    blist_t bl = {0};
-    MPI_Count size = 0;
-    bool have = false, have_true = false;
-    MPI_Count lb = 0, ub = 0, tlb = 0, tub = 0;
-    MPI_Datatype basic = MPI_DATATYPE_NULL;
+    t->prog.root = -1;
+    return t;
+}
+
+/* Completes a new type from its built program, bounds and signature. */
+static void dt_done(halo_dtype_t *t, halo_dt_build_t *b, int32_t root, const bnd_t *bd, uint32_t markers,
+                    int nsig, const halo_dt_sig_t *sig)
+{
+    t->size = root >= 0 ? hb_node(b, root)->size : 0;
+    hb_finish(b, root, &t->prog);
+    t->lb = bd->lo_set ? bd->lo : 0;
+    t->ub = bd->hi_set ? bd->hi : 0;
+    if (!bd->lo_set && bd->hi_set)
+        t->lb = t->ub;
+    if (bd->lo_set && !bd->hi_set)
+        t->ub = t->lb;
+    t->extent = t->ub - t->lb;
+    t->flags |= markers;
+    if (t->size > 0)
+        halo_dt_prog_bounds(&t->prog, &t->true_lb, &t->true_ub);
+    else
+        t->true_lb = t->true_ub = 0;
+    t->sig = halo_malloc((size_t)(nsig > 0 ? nsig : 1) * sizeof *t->sig);
+    t->nsig = 0;
     bool mixed = false;
-    MPI_Count align = 1;
-    for (MPI_Count i = 0; i < n; i++) {
-        halo_dtype_t *c = p[i].child;
-        MPI_Count cnt = p[i].count;
-        if (cnt <= 0)
+    MPI_Datatype basic = MPI_DATATYPE_NULL;
+    t->align = 1;
+    for (int i = 0; i < nsig; i++) {
+        const halo_dtype_t *c = sig[i].type;
+        if (c->align > t->align)
+            t->align = c->align;
+        if (sig[i].reps == 0)
             continue;
-        size += cnt * c->size;
-        for (int e = 0; e < 2; e++) {
-            MPI_Count base = p[i].disp + (e ? (cnt - 1) * c->extent : 0);
-            if (!have || base + c->lb < lb)
-                lb = base + c->lb;
-            if (!have || base + c->ub > ub)
-                ub = base + c->ub;
-            have = true;
-            if (c->size > 0) {
-                if (!have_true || base + c->true_lb < tlb)
-                    tlb = base + c->true_lb;
-                if (!have_true || base + c->true_ub > tub)
-                    tub = base + c->true_ub;
-                have_true = true;
-            }
-        }
+        t->sig[t->nsig++] = sig[i];
+        t->nelem += sig[i].reps * c->nelem;
+        t->ext32_size += sig[i].reps * c->ext32_size;
         if (c->size > 0) {
             if (basic == MPI_DATATYPE_NULL && !mixed)
                 basic = c->basic;
-            if (c->basic != basic)
+            if (c->basic != basic || c->basic == MPI_DATATYPE_NULL)
                 mixed = true;
         }
-        if (pad_struct) {
-            MPI_Count a = type_align(c);
-            if (a > align)
-                align = a;
-        }
-        /* Runs of this piece: a child that is one run as long as its extent
-         * repeats into one run. */
-        if (c->nblocks == 1 && c->blocks[0].len == c->extent) {
-            blist_add(&bl, p[i].disp + c->blocks[0].off, cnt * c->extent);
-        } else {
-            for (MPI_Count k = 0; k < cnt; k++)
-                for (MPI_Count b = 0; b < c->nblocks; b++)
-                    blist_add(&bl, p[i].disp + k * c->extent + c->blocks[b].off, c->blocks[b].len);
-        }
     }
-    if (pad_struct && have) {
-        MPI_Count ext = ub - lb;
-        if (ext % align)
-            ub += align - ext % align;
-    }
-    t->size = size;
-    t->lb = have ? lb : 0;
-    t->ub = have ? ub : 0;
-    t->extent = t->ub - t->lb;
-    t->true_lb = have_true ? tlb : 0;
-    t->true_ub = have_true ? tub : 0;
     t->basic = mixed ? MPI_DATATYPE_NULL : basic;
-    t->basic_count = (t->basic != MPI_DATATYPE_NULL && size > 0) ? size / halo_dtype_ptr(t->basic)->size : 0;
-    if (size == 0)
-        t->basic_count = 0;
-    if (bl.n == 1) {
-        t->one_block = bl.v[0];
-        t->blocks = &t->one_block;
-        free(bl.v);
-    } else {
-        t->blocks = bl.v;
-    }
-    t->nblocks = bl.n;
-    if (bl.n == 0) {
-        t->one_block = (halo_dt_block_t){0, 0, 0};
-        t->blocks = &t->one_block;
-        t->nblocks = 1;
-    }
-    if (t->nblocks == 1 && t->blocks[0].off == 0 && t->blocks[0].len == size && size == t->extent &&
-        t->lb == 0)
-        t->flags |= HALO_DT_CONTIG;
-    if (size == 0 && t->extent == 0)
-        t->flags |= HALO_DT_CONTIG;
-    return t;
+    t->basic_count = t->basic != MPI_DATATYPE_NULL ? t->size / halo_dtype_ptr(t->basic)->size : 0;
+    halo_dt_finish(t);
 }
 
 /* Records the envelope and contents and takes references on the types. */
@@ -227,7 +172,45 @@ static int out(halo_dtype_t *t, MPI_Datatype *newtype)
     return MPI_SUCCESS;
 }
 
+static MPI_Count *widen_int(MPI_Count n, const int *v)
+{
+    MPI_Count *w = halo_malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
+    for (MPI_Count i = 0; i < n; i++)
+        w[i] = v[i];
+    return w;
+}
+
+static MPI_Count *widen_aint(MPI_Count n, const MPI_Aint *v)
+{
+    MPI_Count *w = halo_malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
+    for (MPI_Count i = 0; i < n; i++)
+        w[i] = v[i];
+    return w;
+}
+
 /* ---------------------------------------------------------------- contiguous, vector */
+
+/* count blocks of blocklength instances of old, stride_bytes apart. */
+static halo_dtype_t *strided(halo_dtype_t *o, MPI_Count count, MPI_Count blocklength, MPI_Count stride_bytes,
+                             int combiner)
+{
+    halo_dtype_t *t = dt_new(combiner);
+    halo_dt_build_t b;
+    hb_init(&b);
+    int32_t inner = hb_loop(&b, 0, blocklength, o->extent, hb_import(&b, o));
+    int32_t root = hb_loop(&b, 0, count, stride_bytes, inner);
+    bnd_t bd = {0};
+    uint32_t markers = 0;
+    if (count > 0 && blocklength > 0) {
+        MPI_Count lo, hi, span = (count - 1) * stride_bytes;
+        inst_range(o, 0, blocklength, &lo, &hi);
+        bnd_add(&bd, o, lo + (span < 0 ? span : 0), hi + (span > 0 ? span : 0));
+        markers = o->flags & (HALO_DT_LB_MARKED | HALO_DT_UB_MARKED);
+    }
+    halo_dt_sig_t sig = {o, count * blocklength};
+    dt_done(t, &b, root, &bd, markers, 1, &sig);
+    return t;
+}
 
 static int contiguous(MPI_Count count, MPI_Datatype old, MPI_Datatype *newtype, int big)
 {
@@ -235,8 +218,7 @@ static int contiguous(MPI_Count count, MPI_Datatype old, MPI_Datatype *newtype, 
     int rc = check_old(old, "oldtype", &o);
     if (rc || (rc = check_count(count, "count")))
         return rc;
-    piece_t p = {0, o, count};
-    halo_dtype_t *t = build(&p, 1, MPI_COMBINER_CONTIGUOUS, 0);
+    halo_dtype_t *t = strided(o, 1, count, 0, MPI_COMBINER_CONTIGUOUS);
     int ci = (int)count;
     if (big)
         record(t, 0, NULL, 0, NULL, 1, &count, 1, &old);
@@ -254,7 +236,8 @@ int halo_api_type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Dataty
     return contiguous(count, oldtype, newtype, 1);
 }
 
-static int vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride_bytes, MPI_Datatype old,
+/* stride in elements of oldtype (elem_stride) or in bytes. */
+static int vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride, int elem_stride, MPI_Datatype old,
                   MPI_Datatype *newtype, int combiner, const int *ints, int ni, const MPI_Aint *aints,
                   int na, const MPI_Count *counts, int nc)
 {
@@ -262,48 +245,41 @@ static int vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride_bytes
     int rc = check_old(old, "oldtype", &o);
     if (rc || (rc = check_count(count, "count")) || (rc = check_count(blocklength, "blocklength")))
         return rc;
-    piece_t *p = halo_malloc((size_t)(count ? count : 1) * sizeof *p);
-    for (MPI_Count i = 0; i < count; i++)
-        p[i] = (piece_t){i * stride_bytes, o, blocklength};
-    halo_dtype_t *t = build(p, count, combiner, 0);
-    free(p);
+    halo_dtype_t *t = strided(o, count, blocklength, elem_stride ? stride * o->extent : stride, combiner);
     record(t, ni, ints, na, aints, nc, counts, 1, &old);
     return out(t, newtype);
 }
 
 int halo_api_type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    halo_dtype_t *o = halo_dtype_get(oldtype);
     int ints[3] = {count, blocklength, stride};
-    return vector(count, blocklength, (MPI_Count)stride * (o ? o->extent : 0), oldtype, newtype,
-                  MPI_COMBINER_VECTOR, ints, 3, NULL, 0, NULL, 0);
+    return vector(count, blocklength, stride, 1, oldtype, newtype, MPI_COMBINER_VECTOR, ints, 3, NULL, 0,
+                  NULL, 0);
 }
 int halo_api_type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
                            MPI_Datatype *newtype)
 {
-    halo_dtype_t *o = halo_dtype_get(oldtype);
     MPI_Count c[3] = {count, blocklength, stride};
-    return vector(count, blocklength, stride * (o ? o->extent : 0), oldtype, newtype,
-                  MPI_COMBINER_VECTOR, NULL, 0, NULL, 0, c, 3);
+    return vector(count, blocklength, stride, 1, oldtype, newtype, MPI_COMBINER_VECTOR, NULL, 0, NULL, 0, c, 3);
 }
 int halo_api_type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                                  MPI_Datatype *newtype)
 {
     int ints[2] = {count, blocklength};
-    return vector(count, blocklength, stride, oldtype, newtype, MPI_COMBINER_HVECTOR, ints, 2, &stride, 1,
+    return vector(count, blocklength, stride, 0, oldtype, newtype, MPI_COMBINER_HVECTOR, ints, 2, &stride, 1,
                   NULL, 0);
 }
 int halo_api_type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     MPI_Count c[3] = {count, blocklength, stride};
-    return vector(count, blocklength, stride, oldtype, newtype, MPI_COMBINER_HVECTOR, NULL, 0, NULL, 0, c, 3);
+    return vector(count, blocklength, stride, 0, oldtype, newtype, MPI_COMBINER_HVECTOR, NULL, 0, NULL, 0, c, 3);
 }
 
 /* ---------------------------------------------------------------- indexed family */
 
-/* blens == NULL: every block has length blen0. Displacements in elements
- * of oldtype (disp_elems) or bytes. */
+/* Block i: blens[i] (or blen0 when blens is NULL) instances of old from
+ * displacement disps[i], in elements of old or in bytes. */
 static int indexed(MPI_Count count, const MPI_Count *blens, MPI_Count blen0, const MPI_Count *disps,
                    int disp_bytes, MPI_Datatype old, MPI_Datatype *newtype, int combiner,
                    const int *ints, int ni, const MPI_Aint *aints, int na, const MPI_Count *counts, int nc)
@@ -312,36 +288,53 @@ static int indexed(MPI_Count count, const MPI_Count *blens, MPI_Count blen0, con
     int rc = check_old(old, "oldtype", &o);
     if (rc || (rc = check_count(count, "count")))
         return rc;
-    piece_t *p = halo_malloc((size_t)(count ? count : 1) * sizeof *p);
     for (MPI_Count i = 0; i < count; i++) {
         MPI_Count bl = blens ? blens[i] : blen0;
-        if (bl < 0) {
-            free(p);
-            return halo_err(MPI_ERR_ARG, "(array_of_blocklengths[%lld]=%lld): must be non-negative",
-                            (long long)i, (long long)bl);
-        }
-        p[i] = (piece_t){disp_bytes ? disps[i] : disps[i] * o->extent, o, bl};
+        if (bl < 0)
+            return halo_err(MPI_ERR_ARG, "(%s[%lld]=%lld): must be non-negative",
+                            blens ? "array_of_blocklengths" : "blocklength", (long long)(blens ? i : 0),
+                            (long long)bl);
     }
-    halo_dtype_t *t = build(p, count, combiner, 0);
-    free(p);
+    halo_dtype_t *t = dt_new(combiner);
+    halo_dt_build_t b;
+    hb_init(&b);
+    int32_t croot = hb_import(&b, o);
+    bnd_t bd = {0};
+    MPI_Count reps = 0, ext = o->extent;
+    for (MPI_Count i = 0; i < count; i++) {
+        MPI_Count bl = blens ? blens[i] : blen0, lo, hi;
+        if (bl == 0)
+            continue;
+        inst_range(o, disp_bytes ? disps[i] : disps[i] * ext, bl, &lo, &hi);
+        bnd_add(&bd, o, lo, hi);
+        reps += bl;
+    }
+    int32_t root = -1;
+    const halo_dt_node_t *cr = croot >= 0 ? hb_node(&b, croot) : NULL;
+    if (cr && cr->kind == HALO_DT_RUN && cr->size == ext) {
+        /* Contiguous old type: every block is one run. */
+        MPI_Count *off = halo_malloc((size_t)(count ? count : 1) * sizeof *off);
+        MPI_Count *len = halo_malloc((size_t)(count ? count : 1) * sizeof *len);
+        MPI_Count c0 = cr->off;
+        for (MPI_Count i = 0; i < count; i++) {
+            off[i] = (disp_bytes ? disps[i] : disps[i] * ext) + c0;
+            len[i] = (blens ? blens[i] : blen0) * ext;
+        }
+        root = hb_runs(&b, off, len, count);
+        free(off);
+        free(len);
+    } else if (croot >= 0) {
+        int32_t *nodes = halo_malloc((size_t)(count ? count : 1) * sizeof *nodes);
+        for (MPI_Count i = 0; i < count; i++)
+            nodes[i] = hb_loop(&b, disp_bytes ? disps[i] : disps[i] * ext, blens ? blens[i] : blen0, ext, croot);
+        root = hb_list(&b, nodes, count);
+        free(nodes);
+    }
+    uint32_t markers = reps > 0 ? o->flags & (HALO_DT_LB_MARKED | HALO_DT_UB_MARKED) : 0;
+    halo_dt_sig_t sig = {o, reps};
+    dt_done(t, &b, root, &bd, markers, 1, &sig);
     record(t, ni, ints, na, aints, nc, counts, 1, &old);
     return out(t, newtype);
-}
-
-static MPI_Count *widen_int(int n, const int *v)
-{
-    MPI_Count *w = halo_malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
-    for (int i = 0; i < n; i++)
-        w[i] = v[i];
-    return w;
-}
-
-static MPI_Count *widen_aint(int n, const MPI_Aint *v)
-{
-    MPI_Count *w = halo_malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
-    for (int i = 0; i < n; i++)
-        w[i] = v[i];
-    return w;
 }
 
 int halo_api_type_indexed(int count, const int bl[], const int disp[], MPI_Datatype oldtype,
@@ -414,8 +407,6 @@ int halo_api_type_create_indexed_block(int count, int blocklength, const int dis
 {
     if (count < 0)
         return halo_err(MPI_ERR_COUNT, "(count=%d): must be non-negative", count);
-    if (blocklength < 0)
-        return halo_err(MPI_ERR_ARG, "(blocklength=%d): must be non-negative", blocklength);
     MPI_Count *d = widen_int(count, disp);
     int *ints = halo_malloc((size_t)(count + 2) * sizeof(int));
     ints[0] = count;
@@ -448,8 +439,6 @@ int halo_api_type_create_hindexed_block(int count, int blocklength, const MPI_Ai
 {
     if (count < 0)
         return halo_err(MPI_ERR_COUNT, "(count=%d): must be non-negative", count);
-    if (blocklength < 0)
-        return halo_err(MPI_ERR_ARG, "(blocklength=%d): must be non-negative", blocklength);
     MPI_Count *d = widen_aint(count, disp);
     int ints[2] = {count, blocklength};
     int rc = indexed(count, NULL, blocklength, d, 1, oldtype, newtype, MPI_COMBINER_HINDEXED_BLOCK, ints,
@@ -481,23 +470,58 @@ static int create_struct(MPI_Count count, const MPI_Count *bl, const MPI_Count *
 {
     if (count < 0)
         return halo_err(MPI_ERR_COUNT, "(count=%lld): must be non-negative", (long long)count);
-    piece_t *p = halo_malloc((size_t)(count ? count : 1) * sizeof *p);
+    halo_dtype_t **tv = halo_malloc((size_t)(count ? count : 1) * sizeof *tv);
+    bool lbm = false, ubm = false;
     for (MPI_Count i = 0; i < count; i++) {
-        halo_dtype_t *o;
         char arg[64];
         snprintf(arg, sizeof arg, "array_of_types[%lld]", (long long)i);
-        int rc = check_old(types[i], arg, &o);
+        int rc = check_old(types[i], arg, &tv[i]);
         if (rc == MPI_SUCCESS && bl[i] < 0)
             rc = halo_err(MPI_ERR_ARG, "(array_of_blocklengths[%lld]=%lld): must be non-negative",
                           (long long)i, (long long)bl[i]);
         if (rc) {
-            free(p);
+            free(tv);
             return rc;
         }
-        p[i] = (piece_t){disp[i], o, bl[i]};
+        if (bl[i] > 0) {
+            lbm |= (tv[i]->flags & HALO_DT_LB_MARKED) != 0;
+            ubm |= (tv[i]->flags & HALO_DT_UB_MARKED) != 0;
+        }
     }
-    halo_dtype_t *t = build(p, count, MPI_COMBINER_STRUCT, 1);
-    free(p);
+    halo_dtype_t *t = dt_new(MPI_COMBINER_STRUCT);
+    halo_dt_build_t b;
+    hb_init(&b);
+    int32_t *nodes = halo_malloc((size_t)(count ? count : 1) * sizeof *nodes);
+    halo_dt_sig_t *sig = halo_malloc((size_t)(count ? count : 1) * sizeof *sig);
+    bnd_t bd = {0};
+    for (MPI_Count i = 0; i < count; i++) {
+        halo_dtype_t *c = tv[i];
+        nodes[i] = bl[i] > 0 ? hb_loop(&b, disp[i], bl[i], c->extent, hb_import(&b, c)) : -1;
+        sig[i] = (halo_dt_sig_t){c, bl[i]};
+        if (bl[i] == 0)
+            continue;
+        MPI_Count lo, hi;
+        inst_range(c, disp[i], bl[i], &lo, &hi);
+        if (lbm ? (c->flags & HALO_DT_LB_MARKED) != 0 : has_lb(c))
+            bnd_lo(&bd, lo);
+        if (ubm ? (c->flags & HALO_DT_UB_MARKED) != 0 : has_ub(c))
+            bnd_hi(&bd, hi);
+    }
+    int32_t root = hb_list(&b, nodes, count);
+    free(nodes);
+    MPI_Count align = 1;
+    for (MPI_Count i = 0; i < count; i++)
+        if (bl[i] > 0 && tv[i]->align > align)
+            align = tv[i]->align;
+    if (!ubm && bd.lo_set && bd.hi_set) {
+        MPI_Count ext = bd.hi - bd.lo, r = ext % align;
+        if (r)
+            bd.hi += align - r;
+    }
+    uint32_t markers = (lbm ? HALO_DT_LB_MARKED : 0) | (ubm ? HALO_DT_UB_MARKED : 0);
+    dt_done(t, &b, root, &bd, markers, (int)count, sig);
+    free(sig);
+    free(tv);
     record(t, ni, ints, na, aints, nc, counts, (int)count, types);
     return out(t, newtype);
 }
@@ -541,14 +565,13 @@ static int resized(MPI_Datatype old, MPI_Count lb, MPI_Count extent, MPI_Datatyp
     int rc = check_old(old, "oldtype", &o);
     if (rc)
         return rc;
-    piece_t p = {0, o, 1};
-    halo_dtype_t *t = build(&p, 1, MPI_COMBINER_RESIZED, 0);
-    t->lb = lb;
-    t->ub = lb + extent;
-    t->extent = extent;
-    t->flags &= ~(uint32_t)HALO_DT_CONTIG;
-    if (t->nblocks == 1 && t->blocks[0].off == 0 && t->blocks[0].len == t->size && t->size == extent && lb == 0)
-        t->flags |= HALO_DT_CONTIG;
+    halo_dtype_t *t = dt_new(MPI_COMBINER_RESIZED);
+    halo_dt_build_t b;
+    hb_init(&b);
+    int32_t root = hb_import(&b, o);
+    bnd_t bd = {true, true, lb, lb + extent};
+    halo_dt_sig_t sig = {o, 1};
+    dt_done(t, &b, root, &bd, HALO_DT_LB_MARKED | HALO_DT_UB_MARKED, 1, &sig);
     record(t, 0, NULL, na, aints, nc, counts, 1, &old);
     return out(t, newtype);
 }
@@ -571,16 +594,25 @@ int halo_api_type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     int rc = check_old(oldtype, "oldtype", &o);
     if (rc)
         return rc;
-    piece_t p = {0, o, 1};
-    halo_dtype_t *t = build(&p, 1, MPI_COMBINER_DUP, 0);
-    t->lb = o->lb;
-    t->ub = o->ub;
-    t->extent = o->extent;
-    t->true_lb = o->true_lb;
-    t->true_ub = o->true_ub;
-    t->flags = (o->flags & (HALO_DT_CONTIG | HALO_DT_COMMITTED | HALO_DT_PAIR));
-    t->basic = o->basic;
-    t->basic_count = o->basic_count;
+    /* The same layout and committed state; contents: the old type. */
+    halo_dtype_t *t = halo_dt_clone(o);
+    for (int i = 0; i < t->nd; i++)
+        halo_dtype_release(halo_dtype_ptr(t->types[i]));
+    free(t->ints);
+    free(t->aints);
+    free(t->counts);
+    free(t->types);
+    t->ints = NULL;
+    t->aints = NULL;
+    t->counts = NULL;
+    t->types = NULL;
+    t->combiner = MPI_COMBINER_DUP;
+    t->flags = o->flags & (HALO_DT_CONTIG | HALO_DT_COMMITTED | HALO_DT_PAIR | HALO_DT_LB_MARKED |
+                           HALO_DT_UB_MARKED);
+    free(t->sig);
+    t->sig = halo_malloc(sizeof *t->sig);
+    t->sig[0] = (halo_dt_sig_t){o, 1};
+    t->nsig = 1;
     record(t, 0, NULL, 0, NULL, 0, NULL, 1, &oldtype);
     rc = halo_attr_copy_all(HALO_KIND_DTYPE, o, o->attrs, &t->attrs);
     if (rc) {
@@ -592,101 +624,48 @@ int halo_api_type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 
 /* ---------------------------------------------------------------- subarray, darray */
 
-/* Element offsets (in oldtype extents) of a multidimensional selection:
- * for each dimension the owned global indices, as runs; enumerated in the
- * order of the array's storage. */
+/* The indices a process owns along one dimension, as node-building steps:
+ * `nfull` blocks of `blk` indices, `gap` indices apart, from `start`, then
+ * (when rem > 0) `rem` indices from `last`. */
 typedef struct dim_sel {
-    MPI_Count n;          /* runs */
-    MPI_Count *start, *len;
+    MPI_Count start, blk, nfull, gap;
+    MPI_Count last, rem;
 } dim_sel_t;
 
-static void sel_add(dim_sel_t *s, MPI_Count start, MPI_Count len)
+static MPI_Count sel_count(const dim_sel_t *s)
 {
-    if (len <= 0)
-        return;
-    if (s->n > 0 && s->start[s->n - 1] + s->len[s->n - 1] == start) {
-        s->len[s->n - 1] += len;
-        return;
-    }
-    s->start = halo_realloc(s->start, (size_t)(s->n + 1) * sizeof(MPI_Count));
-    s->len = halo_realloc(s->len, (size_t)(s->n + 1) * sizeof(MPI_Count));
-    s->start[s->n] = start;
-    s->len[s->n] = len;
-    s->n++;
+    return s->nfull * s->blk + s->rem;
 }
 
-/* Builds pieces for the selection over an array of dims gsizes (storage
- * order given by `order`), then the type resized to the full array. */
-static halo_dtype_t *build_selection(int ndims, const MPI_Count *gsizes, dim_sel_t *sel, int order,
+/* Builds the selection of an array of dims gsizes (storage order `order`),
+ * resized to the whole array: lb 0, extent prod(gsizes) * extent(old). */
+static halo_dtype_t *build_selection(int ndims, const MPI_Count *gsizes, const dim_sel_t *sel, int order,
                                      halo_dtype_t *o, int combiner)
 {
-    /* Dimension visit order: slowest first. */
-    int *dim = halo_malloc((size_t)ndims * sizeof(int));
-    for (int i = 0; i < ndims; i++)
-        dim[i] = order == MPI_ORDER_C ? i : ndims - 1 - i;
-    MPI_Count *stride = halo_malloc((size_t)ndims * sizeof(MPI_Count));
-    MPI_Count total = 1;
-    for (int i = ndims - 1; i >= 0; i--) {
-        stride[dim[i]] = total;
-        total *= gsizes[dim[i]];
+    halo_dtype_t *t = dt_new(combiner);
+    halo_dt_build_t b;
+    hb_init(&b);
+    int32_t node = hb_import(&b, o);
+    MPI_Count stride = o->extent, reps = 1;
+    /* From the fastest-varying dimension out. */
+    for (int k = ndims - 1; k >= 0; k--) {
+        int d = order == MPI_ORDER_C ? k : ndims - 1 - k;
+        const dim_sel_t *s = &sel[d];
+        int32_t parts[2];
+        parts[0] = hb_loop(&b, s->start * stride, s->nfull, s->gap * stride, hb_loop(&b, 0, s->blk, stride, node));
+        parts[1] = hb_loop(&b, s->last * stride, s->rem, stride, node);
+        node = hb_list(&b, parts, 2);
+        stride *= gsizes[d];
+        reps *= sel_count(s);
     }
-    /* Odometer over runs of the outer dimensions and indices within them;
-     * the innermost dimension contributes whole runs. */
-    int inner = dim[ndims - 1];
-    MPI_Count npieces = 0, cap = 16;
-    piece_t *p = halo_malloc((size_t)cap * sizeof *p);
-    MPI_Count *run = halo_calloc((size_t)ndims, sizeof(MPI_Count));
-    MPI_Count *idx = halo_calloc((size_t)ndims, sizeof(MPI_Count));
-    bool empty = false;
-    for (int i = 0; i < ndims; i++)
-        if (sel[i].n == 0)
-            empty = true;
-    while (!empty) {
-        MPI_Count off = 0;
-        for (int i = 0; i < ndims - 1; i++) {
-            int d = dim[i];
-            off += (sel[d].start[run[d]] + idx[d]) * stride[d];
-        }
-        for (MPI_Count r = 0; r < sel[inner].n; r++) {
-            if (npieces == cap) {
-                cap *= 2;
-                p = halo_realloc(p, (size_t)cap * sizeof *p);
-            }
-            p[npieces++] = (piece_t){(off + sel[inner].start[r] * stride[inner]) * o->extent, o,
-                                     sel[inner].len[r]};
-        }
-        /* Next position of the outer dimensions, fastest varying last. */
-        int i = ndims - 2;
-        for (; i >= 0; i--) {
-            int d = dim[i];
-            if (++idx[d] < sel[d].len[run[d]])
-                break;
-            idx[d] = 0;
-            if (++run[d] < sel[d].n)
-                break;
-            run[d] = 0;
-        }
-        if (i < 0)
-            break;
-    }
-    halo_dtype_t *t = build(p, npieces, combiner, 0);
-    /* The selection keeps the full array as its extent. */
-    t->lb = 0;
-    t->ub = total * o->extent;
-    t->extent = t->ub;
-    t->flags &= ~(uint32_t)HALO_DT_CONTIG;
-    if (t->nblocks == 1 && t->blocks[0].off == 0 && t->blocks[0].len == t->size && t->size == t->extent)
-        t->flags |= HALO_DT_CONTIG;
-    free(p);
-    free(run);
-    free(idx);
-    free(dim);
-    free(stride);
+    bnd_t bd = {true, true, 0, stride};
+    halo_dt_sig_t sig = {o, reps};
+    dt_done(t, &b, node, &bd, HALO_DT_LB_MARKED | HALO_DT_UB_MARKED, 1, &sig);
     return t;
 }
 
 static int subarray(int ndims, const MPI_Count *sizes, const MPI_Count *subsizes, const MPI_Count *starts,
-                    int order, MPI_Datatype old, MPI_Datatype *newtype, halo_dtype_t **t_p)
+                    int order, MPI_Datatype old, halo_dtype_t **t_p)
 {
     halo_dtype_t *o;
     int rc = check_old(old, "oldtype", &o);
@@ -705,15 +684,9 @@ static int subarray(int ndims, const MPI_Count *sizes, const MPI_Count *subsizes
     }
     dim_sel_t *sel = halo_calloc((size_t)ndims, sizeof *sel);
     for (int i = 0; i < ndims; i++)
-        sel_add(&sel[i], starts[i], subsizes[i]);
-    halo_dtype_t *t = build_selection(ndims, sizes, sel, order, o, MPI_COMBINER_SUBARRAY);
-    for (int i = 0; i < ndims; i++) {
-        free(sel[i].start);
-        free(sel[i].len);
-    }
+        sel[i] = (dim_sel_t){starts[i], subsizes[i], 1, 0, 0, 0};
+    *t_p = build_selection(ndims, sizes, sel, order, o, MPI_COMBINER_SUBARRAY);
     free(sel);
-    *t_p = t;
-    *newtype = (MPI_Datatype)t;
     return MPI_SUCCESS;
 }
 
@@ -724,7 +697,7 @@ int halo_api_type_create_subarray(int ndims, const int sizes[], const int subsiz
         return halo_err(MPI_ERR_DIMS, "(ndims=%d): must be positive", ndims);
     MPI_Count *s = widen_int(ndims, sizes), *ss = widen_int(ndims, subsizes), *st = widen_int(ndims, starts);
     halo_dtype_t *t;
-    int rc = subarray(ndims, s, ss, st, order, oldtype, newtype, &t);
+    int rc = subarray(ndims, s, ss, st, order, oldtype, &t);
     if (rc == MPI_SUCCESS) {
         int *ints = halo_malloc((size_t)(3 * ndims + 2) * sizeof(int));
         ints[0] = ndims;
@@ -734,6 +707,7 @@ int halo_api_type_create_subarray(int ndims, const int sizes[], const int subsiz
         ints[3 * ndims + 1] = order;
         record(t, 3 * ndims + 2, ints, 0, NULL, 0, NULL, 1, &oldtype);
         free(ints);
+        *newtype = (MPI_Datatype)t;
     }
     free(s);
     free(ss);
@@ -746,7 +720,7 @@ int halo_api_type_create_subarray_c(int ndims, const MPI_Count sizes[], const MP
                                     MPI_Datatype *newtype)
 {
     halo_dtype_t *t;
-    int rc = subarray(ndims, sizes, subsizes, starts, order, oldtype, newtype, &t);
+    int rc = subarray(ndims, sizes, subsizes, starts, order, oldtype, &t);
     if (rc == MPI_SUCCESS) {
         int ints[2] = {ndims, order};
         MPI_Count *c = halo_malloc((size_t)(3 * ndims) * sizeof(MPI_Count));
@@ -755,6 +729,7 @@ int halo_api_type_create_subarray_c(int ndims, const MPI_Count sizes[], const MP
         memcpy(c + 2 * ndims, starts, (size_t)ndims * sizeof(MPI_Count));
         record(t, 2, ints, 0, NULL, 3 * ndims, c, 1, &oldtype);
         free(c);
+        *newtype = (MPI_Datatype)t;
     }
     return rc;
 }
@@ -774,11 +749,14 @@ static int darray(int size, int rank, int ndims, const MPI_Count *gsizes, const 
     for (int i = 0; i < ndims; i++) {
         if (psizes[i] <= 0)
             return halo_err(MPI_ERR_ARG, "(array_of_psizes[%d]=%d): must be positive", i, psizes[i]);
+        if (gsizes[i] <= 0)
+            return halo_err(MPI_ERR_ARG, "(array_of_gsizes[%d]=%lld): must be positive", i,
+                            (long long)gsizes[i]);
         nprocs *= psizes[i];
     }
     if (nprocs != size || rank < 0 || rank >= size)
         return halo_err(MPI_ERR_ARG, "(size=%d, rank=%d): the process grid has %d processes", size, rank, nprocs);
-    /* Coordinates of rank in the process grid, row-major (C order). */
+    /* Coordinates of rank in the process grid: row-major whatever the order. */
     int *coord = halo_malloc((size_t)ndims * sizeof(int));
     for (int i = ndims - 1, r = rank; i >= 0; i--) {
         coord[i] = r % psizes[i];
@@ -793,17 +771,17 @@ static int darray(int size, int rank, int ndims, const MPI_Count *gsizes, const 
             if (P != 1)
                 rc = halo_err(MPI_ERR_ARG, "(dimension %d): MPI_DISTRIBUTE_NONE needs a process grid size of 1", i);
             else
-                sel_add(&sel[i], 0, g);
+                sel[i] = (dim_sel_t){0, g, 1, 0, 0, 0};
             break;
         case MPI_DISTRIBUTE_BLOCK: {
-            MPI_Count b = dargs[i] == MPI_DISTRIBUTE_DFLT_DARG ? (g + P - 1) / P : dargs[i];
-            if (b * P < g || b <= 0) {
+            MPI_Count bs = dargs[i] == MPI_DISTRIBUTE_DFLT_DARG ? (g + P - 1) / P : dargs[i];
+            if (bs <= 0 || bs * P < g) {
                 rc = halo_err(MPI_ERR_ARG, "(dimension %d): block size %lld cannot cover %lld elements "
-                              "on %d processes", i, (long long)b, (long long)g, P);
+                              "on %d processes", i, (long long)bs, (long long)g, P);
                 break;
             }
-            MPI_Count s = (MPI_Count)c * b, e = s + b < g ? s + b : g;
-            sel_add(&sel[i], s, e - s);
+            MPI_Count s = (MPI_Count)c * bs, e = s + bs < g ? s + bs : g;
+            sel[i] = (dim_sel_t){s < g ? s : 0, e > s ? e - s : 0, 1, 0, 0, 0};
             break;
         }
         case MPI_DISTRIBUTE_CYCLIC: {
@@ -812,8 +790,14 @@ static int darray(int size, int rank, int ndims, const MPI_Count *gsizes, const 
                 rc = halo_err(MPI_ERR_ARG, "(array_of_dargs[%d]=%d): must be positive", i, dargs[i]);
                 break;
             }
-            for (MPI_Count s = (MPI_Count)c * k; s < g; s += k * P)
-                sel_add(&sel[i], s, s + k <= g ? k : g - s);
+            /* Blocks of k from c*k, every k*P; the last one may be short. */
+            MPI_Count s0 = (MPI_Count)c * k;
+            MPI_Count nblocks = s0 < g ? (g - s0 + k * P - 1) / (k * P) : 0;
+            MPI_Count lasts = s0 + (nblocks - 1) * k * P;
+            if (nblocks > 0 && lasts + k > g)
+                sel[i] = (dim_sel_t){s0, k, nblocks - 1, k * P, lasts, g - lasts};
+            else
+                sel[i] = (dim_sel_t){s0, k, nblocks, k * P, 0, 0};
             break;
         }
         default:
@@ -822,10 +806,6 @@ static int darray(int size, int rank, int ndims, const MPI_Count *gsizes, const 
     }
     if (rc == MPI_SUCCESS)
         *t_p = build_selection(ndims, gsizes, sel, order, o, MPI_COMBINER_DARRAY);
-    for (int i = 0; i < ndims; i++) {
-        free(sel[i].start);
-        free(sel[i].len);
-    }
     free(sel);
     free(coord);
     return rc;
@@ -882,15 +862,29 @@ int halo_api_type_create_darray_c(int size, int rank, int ndims, const MPI_Count
 
 /* ---------------------------------------------------------------- Fortran parameterized types */
 
+/* One object per (combiner, parameters), kept for the life of the library:
+ * the standard makes these predefined (never freed by the user, and the
+ * same handle for the same parameters). */
+static struct f90_cache {
+    int combiner, ints[2];
+    halo_dtype_t *t;
+} cache[64];
+static int ncache;
+
+void halo_dt_f90_reset(void)
+{
+    ncache = 0;
+}
+
+void halo_dt_f90_free_all(void)
+{
+    for (int i = 0; i < ncache; i++)
+        halo_dtype_release(cache[i].t);
+    ncache = 0;
+}
+
 static int f90_type(int combiner, MPI_Datatype base, const int *ints, int ni, MPI_Datatype *newtype)
 {
-    /* One cached object per (combiner, parameters): the standard makes these
-     * predefined-like (never freed by the user). */
-    static struct f90_cache {
-        int combiner, ints[2];
-        halo_dtype_t *t;
-    } cache[64];
-    static int ncache;
     for (int i = 0; i < ncache; i++) {
         if (cache[i].combiner == combiner && cache[i].ints[0] == ints[0] &&
             (ni < 2 || cache[i].ints[1] == ints[1])) {
@@ -899,11 +893,20 @@ static int f90_type(int combiner, MPI_Datatype base, const int *ints, int ni, MP
         }
     }
     halo_dtype_t *o = halo_dtype_ptr(base);
-    piece_t p = {0, o, 1};
-    halo_dtype_t *t = build(&p, 1, combiner, 0);
-    t->flags |= HALO_DT_COMMITTED;
+    halo_dtype_t *t = dt_new(combiner);
+    halo_dt_build_t b;
+    hb_init(&b);
+    int32_t root = hb_import(&b, o);
+    bnd_t bd = {true, true, o->lb, o->ub};
+    dt_done(t, &b, root, &bd, 0, 0, NULL);
+    /* A basic type for signatures and reductions. */
+    t->flags |= HALO_DT_COMMITTED | HALO_DT_F90;
     t->basic = base;
     t->basic_count = 1;
+    t->nelem = 1;
+    t->ext32_size = o->ext32_size;
+    t->align = o->align;
+    halo_dt_compile(t);
     record(t, ni, ints, 0, NULL, 0, NULL, 0, NULL);
     snprintf(t->name, sizeof t->name, "%s", o->name);
     if (ncache < (int)HALO_ARRAY_LEN(cache)) {
@@ -912,7 +915,6 @@ static int f90_type(int combiner, MPI_Datatype base, const int *ints, int ni, MP
         cache[ncache].ints[1] = ni > 1 ? ints[1] : 0;
         cache[ncache].t = t;
         ncache++;
-        halo_obj_ref(t);   /* the cache's reference: the type outlives any free */
     }
     *newtype = (MPI_Datatype)t;
     return MPI_SUCCESS;
@@ -920,19 +922,23 @@ static int f90_type(int combiner, MPI_Datatype base, const int *ints, int ni, MP
 
 int halo_api_type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
-    MPI_Datatype b = r <= 2 ? MPI_INTEGER1 : r <= 4 ? MPI_INTEGER2 : r <= 9 ? MPI_INTEGER4
-                   : r <= 18 ? MPI_INTEGER8 : r <= 38 ? MPI_INTEGER16 : MPI_DATATYPE_NULL;
+    MPI_Datatype b = r < 0 ? MPI_DATATYPE_NULL : r <= 2 ? MPI_INTEGER1 : r <= 4 ? MPI_INTEGER2
+                   : r <= 9 ? MPI_INTEGER4 : r <= 18 ? MPI_INTEGER8 : r <= 38 ? MPI_INTEGER16
+                   : MPI_DATATYPE_NULL;
     if (b == MPI_DATATYPE_NULL)
-        return halo_err(MPI_ERR_ARG, "(r=%d): no integer kind has that many decimal digits", r);
+        return halo_err(MPI_ERR_ARG, "(r=%d): no integer kind has that decimal exponent range", r);
     return f90_type(MPI_COMBINER_F90_INTEGER, b, &r, 1, newtype);
 }
 
+/* The kinds of SELECTED_REAL_KIND: IEEE single, double and quad. */
 static MPI_Datatype real_kind(int p, int r, int cplx)
 {
     if (p == MPI_UNDEFINED)
         p = 0;
     if (r == MPI_UNDEFINED)
         r = 0;
+    if (p < 0 || r < 0)
+        return MPI_DATATYPE_NULL;
     if (p <= 6 && r <= 37)
         return cplx ? MPI_COMPLEX8 : MPI_REAL4;
     if (p <= 15 && r <= 307)
@@ -959,35 +965,3 @@ int halo_api_type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
     int ints[2] = {p, r};
     return f90_type(MPI_COMBINER_F90_COMPLEX, b, ints, 2, newtype);
 }
-
-/* Number of basic elements in the first `bytes` packed bytes of one
- * element of a mixed type (Get_elements after a partial receive). */
-MPI_Count halo_dt_elements_partial(const halo_dtype_t *dt, MPI_Count bytes)
-{
-    if (dt->flags & HALO_DT_PREDEFINED)
-        return bytes >= dt->size ? 1 : 0;
-    if (dt->basic != MPI_DATATYPE_NULL)
-        return bytes / halo_dtype_ptr(dt->basic)->size;
-    /* Walk the children in type map order. */
-    MPI_Count n = 0;
-    for (int i = 0; i < dt->nd && bytes > 0; i++) {
-        halo_dtype_t *c = halo_dtype_ptr(dt->types[i]);
-        /* Struct: the i-th block length; otherwise one child type repeated. */
-        MPI_Count reps;
-        if (dt->combiner == MPI_COMBINER_STRUCT)
-            reps = dt->nc ? dt->counts[1 + i] : dt->ints[1 + i];
-        else
-            reps = c->size ? dt->size / c->size : 0;
-        for (MPI_Count k = 0; k < reps && bytes > 0; k++) {
-            if (bytes >= c->size) {
-                n += halo_dt_elements_partial(c, c->size);
-                bytes -= c->size;
-            } else {
-                n += halo_dt_elements_partial(c, bytes);
-                bytes = 0;
-            }
-        }
-    }
-    return n;
-}
-

@@ -6,6 +6,10 @@
 #include "core/attr.h"
 #include "core/errors.h"
 
+void halo_dt_api_anchor(void)
+{
+}
+
 static int type_arg(MPI_Datatype t, halo_dtype_t **out)
 {
     if (t == MPI_DATATYPE_NULL)
@@ -57,7 +61,10 @@ int halo_api_type_commit(MPI_Datatype *datatype)
     int rc = type_arg(*datatype, &t);
     if (rc)
         return rc;
-    t->flags |= HALO_DT_COMMITTED;
+    if (!(t->flags & HALO_DT_COMMITTED)) {
+        halo_dt_compile(t);
+        t->flags |= HALO_DT_COMMITTED;
+    }
     return MPI_SUCCESS;
 }
 
@@ -69,8 +76,7 @@ int halo_api_type_free(MPI_Datatype *datatype)
         return rc;
     if (t->flags & HALO_DT_PREDEFINED)
         return halo_err(MPI_ERR_TYPE, "(datatype=%s): predefined datatypes cannot be freed", t->name);
-    if (t->combiner == MPI_COMBINER_F90_INTEGER || t->combiner == MPI_COMBINER_F90_REAL ||
-        t->combiner == MPI_COMBINER_F90_COMPLEX)
+    if (t->flags & HALO_DT_F90)
         return halo_err(MPI_ERR_TYPE, ": types from MPI_Type_create_f90_* are predefined and cannot be freed");
     rc = halo_attr_delete_all(HALO_KIND_DTYPE, t, &t->attrs);
     if (rc)
@@ -146,10 +152,14 @@ static int contents(halo_dtype_t *t, MPI_Count mi, MPI_Count ma, MPI_Count mc, M
         memcpy(aints, t->aints, (size_t)t->na * sizeof(MPI_Aint));
     if (t->nc)
         memcpy(counts, t->counts, (size_t)t->nc * sizeof(MPI_Count));
+    /* Predefined types (and those of MPI_Type_create_f90_*, predefined too)
+     * come back as themselves; a derived one as a new handle that the
+     * caller frees, equal in layout and contents. A new object, not another
+     * reference: freeing it must not invalidate the caller's own handle. */
     for (int i = 0; i < t->nd; i++) {
-        types[i] = t->types[i];
-        /* Returned derived types count as new handles to be freed. */
-        halo_obj_ref(halo_dtype_ptr(t->types[i]));
+        halo_dtype_t *c = halo_dtype_ptr(t->types[i]);
+        types[i] = (c->flags & (HALO_DT_PREDEFINED | HALO_DT_F90)) ? t->types[i]
+                                                                   : (MPI_Datatype)halo_dt_clone(c);
     }
     return MPI_SUCCESS;
 }
@@ -171,24 +181,27 @@ int halo_api_type_get_contents(MPI_Datatype datatype, int mi, int ma, int md, in
     return contents(t, mi, ma, 0, md, ints, aints, NULL, types);
 }
 
+/* The standard's advice: the Fortran default kinds first (MPI_REAL,
+ * MPI_DOUBLE_PRECISION, MPI_INTEGER, MPI_COMPLEX, MPI_DOUBLE_COMPLEX,
+ * MPI_LOGICAL), then the sized types (INTEGER1 .. COMPLEX32). */
 int halo_api_type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
     MPI_Datatype t = MPI_DATATYPE_NULL;
     switch (typeclass) {
     case MPI_TYPECLASS_INTEGER:
-        t = size == 1 ? MPI_INTEGER1 : size == 2 ? MPI_INTEGER2 : size == 4 ? MPI_INTEGER4
+        t = size == 4 ? MPI_INTEGER : size == 1 ? MPI_INTEGER1 : size == 2 ? MPI_INTEGER2
           : size == 8 ? MPI_INTEGER8 : size == 16 ? MPI_INTEGER16 : MPI_DATATYPE_NULL;
         break;
     case MPI_TYPECLASS_REAL:
-        t = size == 2 ? MPI_REAL2 : size == 4 ? MPI_REAL4 : size == 8 ? MPI_REAL8
+        t = size == 4 ? MPI_REAL : size == 8 ? MPI_DOUBLE_PRECISION : size == 2 ? MPI_REAL2
           : size == 16 ? MPI_REAL16 : MPI_DATATYPE_NULL;
         break;
     case MPI_TYPECLASS_COMPLEX:
-        t = size == 4 ? MPI_COMPLEX4 : size == 8 ? MPI_COMPLEX8 : size == 16 ? MPI_COMPLEX16
+        t = size == 8 ? MPI_COMPLEX : size == 16 ? MPI_DOUBLE_COMPLEX : size == 4 ? MPI_COMPLEX4
           : size == 32 ? MPI_COMPLEX32 : MPI_DATATYPE_NULL;
         break;
     case MPIX_TYPECLASS_LOGICAL:
-        t = size == 1 ? MPI_LOGICAL1 : size == 2 ? MPI_LOGICAL2 : size == 4 ? MPI_LOGICAL4
+        t = size == 4 ? MPI_LOGICAL : size == 1 ? MPI_LOGICAL1 : size == 2 ? MPI_LOGICAL2
           : size == 8 ? MPI_LOGICAL8 : size == 16 ? MPI_LOGICAL16 : MPI_DATATYPE_NULL;
         break;
     default:
@@ -227,6 +240,8 @@ static int pack_common(const void *inbuf, MPI_Count incount, MPI_Datatype dataty
                        MPI_Count outsize, MPI_Count *position)
 {
     halo_dtype_t *t = halo_dtype_ptr(datatype);
+    if (incount < 0)
+        return halo_err(MPI_ERR_COUNT, "(incount=%lld): must be non-negative", (long long)incount);
     MPI_Count n = incount * t->size;
     if (*position < 0 || *position + n > outsize)
         return halo_err(MPI_ERR_TRUNCATE, "(outsize=%lld, position=%lld): %lld bytes do not fit",
@@ -240,6 +255,8 @@ static int unpack_common(const void *inbuf, MPI_Count insize, MPI_Count *positio
                          MPI_Count outcount, MPI_Datatype datatype)
 {
     halo_dtype_t *t = halo_dtype_ptr(datatype);
+    if (outcount < 0)
+        return halo_err(MPI_ERR_COUNT, "(outcount=%lld): must be non-negative", (long long)outcount);
     MPI_Count n = outcount * t->size;
     if (*position < 0 || *position + n > insize)
         return halo_err(MPI_ERR_TRUNCATE, "(insize=%lld, position=%lld): %lld bytes needed",

@@ -19,6 +19,8 @@ typedef struct bbuf {
     int attached;
     bseg_t *used;      /* in-use segments, sorted by offset */
     int pending;       /* sends whose copies are still in use */
+    halo_request_t **flushes;   /* MPI_Buffer_iflush requests waiting for pending == 0 */
+    int nflushes;
 } bbuf_t;
 
 typedef struct comm_bbuf {
@@ -86,6 +88,13 @@ static void copy_sent(halo_request_t *r)
         bbuf_release(b, (MPI_Count)r->cb_val);
     b->pending--;
     halo_req_free(r);
+    if (b->pending == 0 && b->nflushes) {
+        for (int i = 0; i < b->nflushes; i++)
+            halo_req_complete(b->flushes[i]);
+        free(b->flushes);
+        b->flushes = NULL;
+        b->nflushes = 0;
+    }
 }
 
 static int bsend_copy_and_send(const void *buf, MPI_Count count, halo_dtype_t *dt, int dest, int tag,
@@ -231,10 +240,22 @@ static int completed_request(halo_comm_t *c, MPI_Request *request)
     return MPI_SUCCESS;
 }
 
+/* A request that completes when every buffered send of b has completed. */
+static int iflush(bbuf_t *b, halo_comm_t *c, MPI_Request *request)
+{
+    if (b->pending == 0)
+        return completed_request(c, request);
+    halo_request_t *r = halo_req_alloc(HALO_REQ_NULL, c);
+    halo_status_empty(&r->status);
+    b->flushes = halo_realloc(b->flushes, (size_t)(b->nflushes + 1) * sizeof *b->flushes);
+    b->flushes[b->nflushes++] = r;
+    *request = (MPI_Request)r;
+    return MPI_SUCCESS;
+}
+
 int halo_api_buffer_iflush(MPI_Request *request)
 {
-    halo_api_buffer_flush();
-    return completed_request(NULL, request);
+    return iflush(&proc_buf, NULL, request);
 }
 
 int halo_api_comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
@@ -278,8 +299,11 @@ int halo_api_comm_flush_buffer(MPI_Comm comm)
 
 int halo_api_comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
 {
-    halo_api_comm_flush_buffer(comm);
-    return completed_request(halo_comm_ptr(comm), request);
+    halo_comm_t *c = halo_comm_ptr(comm);
+    bbuf_t *b = comm_buffer(c);
+    if (!b)
+        return completed_request(c, request);
+    return iflush(b, c, request);
 }
 
 /* Drops a communicator's buffer when the communicator goes away. */

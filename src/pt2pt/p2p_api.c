@@ -17,8 +17,7 @@ static inline uint32_t p2p_ctx(halo_comm_t *c)
 static int finish_internal(halo_request_t *r, MPI_Status *status)
 {
     int rc = r->status.MPI_ERROR;
-    if (status != MPI_STATUS_IGNORE)
-        *status = r->status;
+    halo_status_out(status, &r->status);
     halo_req_free(r);
     return rc;
 }
@@ -123,8 +122,7 @@ static int recv_common(void *buf, MPI_Count count, MPI_Datatype type, int source
                         p2p_ctx(c), HALO_MODE_STANDARD);
     halo_req_start(&r);
     halo_req_wait_raw(&r);
-    if (status != MPI_STATUS_IGNORE)
-        *status = r.status;
+    halo_status_out(status, &r.status);
     return r.status.MPI_ERROR;
 }
 
@@ -219,8 +217,7 @@ int halo_api_sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatyp
     MPI_Count got = halo_status_bytes(&st);
     halo_dt_unpack(buf, count, dt, 0, tmp, got);
     free(tmp);
-    if (status != MPI_STATUS_IGNORE)
-        *status = st;
+    halo_status_out(status, &st);
     return src != MPI_SUCCESS ? src : rrc;
 }
 
@@ -418,23 +415,9 @@ int halo_api_get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Co
 
 int halo_api_get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    halo_dtype_t *dt = halo_dtype_ptr(datatype);
-    MPI_Count bytes = halo_status_bytes(status);
-    if (dt->size == 0) {
-        *count = 0;
-        return MPI_SUCCESS;
-    }
-    MPI_Count whole = bytes / dt->size, rest = bytes % dt->size;
-    if (dt->basic != MPI_DATATYPE_NULL) {
-        halo_dtype_t *b = halo_dtype_ptr(dt->basic);
-        if (rest % b->size)
-            *count = MPI_UNDEFINED;
-        else
-            *count = whole * dt->basic_count + rest / b->size;
-        return MPI_SUCCESS;
-    }
-    extern MPI_Count halo_dt_elements_partial(const halo_dtype_t *dt, MPI_Count bytes);
-    *count = whole * halo_dt_elements_partial(dt, dt->size) + halo_dt_elements_partial(dt, rest);
+    /* Exact: pair types count two, and MPI_UNDEFINED when the data ends
+     * inside a basic element. */
+    *count = halo_dt_elements(halo_dtype_ptr(datatype), halo_status_bytes(status));
     return MPI_SUCCESS;
 }
 
@@ -447,9 +430,7 @@ int halo_api_get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI
 
 int halo_api_status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
-    halo_dtype_t *dt = halo_dtype_ptr(datatype);
-    MPI_Count bsize = dt->basic != MPI_DATATYPE_NULL ? halo_dtype_ptr(dt->basic)->size : dt->size;
-    halo_status_set_bytes(status, count * bsize);
+    halo_status_set_bytes(status, halo_dt_elements_bytes(halo_dtype_ptr(datatype), count));
     return MPI_SUCCESS;
 }
 int halo_api_status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)

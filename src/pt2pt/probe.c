@@ -33,7 +33,6 @@ static void fill_status(const halo_unexp_t *u, MPI_Status *status)
         return;
     status->MPI_SOURCE = u->src;
     status->MPI_TAG = u->tag;
-    status->MPI_ERROR = MPI_SUCCESS;
     halo_status_set_bytes(status, (MPI_Count)u->bytes);
     halo_status_set_cancelled(status, 0);
 }

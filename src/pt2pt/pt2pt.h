@@ -101,6 +101,17 @@ static inline MPI_Count halo_status_bytes(const MPI_Status *s)
 static inline void halo_status_set_cancelled(MPI_Status *s, int c) { s->MPI_internal[2] = c; }
 static inline int halo_status_cancelled(const MPI_Status *s) { return s->MPI_internal[2]; }
 void halo_status_empty(MPI_Status *s);
+/* Hands a request's status to the user: every field but MPI_ERROR, which
+ * only the multiple-completion calls set (and only when they return
+ * MPI_ERR_IN_STATUS). */
+static inline void halo_status_out(MPI_Status *dst, const MPI_Status *src)
+{
+    if (dst == MPI_STATUS_IGNORE)
+        return;
+    int err = dst->MPI_ERROR;
+    *dst = *src;
+    dst->MPI_ERROR = err;
+}
 
 void halo_pt2pt_init(void);
 void halo_pt2pt_finalize(void);

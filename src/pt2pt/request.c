@@ -99,8 +99,7 @@ int halo_req_finish(MPI_Request *handle, MPI_Status *status)
         rc = r->query_fn(r->extra_state, &st);
         if (rc == MPI_SUCCESS)
             rc = st.MPI_ERROR == MPI_SUCCESS ? r->status.MPI_ERROR : st.MPI_ERROR;
-        if (status != MPI_STATUS_IGNORE)
-            *status = st;
+        halo_status_out(status, &st);
         if (!r->persistent) {
             int frc = r->free_fn(r->extra_state);
             if (rc == MPI_SUCCESS)
@@ -111,8 +110,7 @@ int halo_req_finish(MPI_Request *handle, MPI_Status *status)
         return rc;
     }
     rc = r->status.MPI_ERROR;
-    if (status != MPI_STATUS_IGNORE)
-        *status = r->status;
+    halo_status_out(status, &r->status);
     if (rc != MPI_SUCCESS && r->comm)
         halo_err_redirect_comm(halo_comm_handle(r->comm));
     if (r->persistent) {

@@ -111,17 +111,24 @@ int halo_api_waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     halo_progress_wait(multi_ready, &m);
     int errors = 0;
     MPI_Status st;
+    int *codes = statuses != MPI_STATUSES_IGNORE ? halo_malloc((size_t)(count ? count : 1) * sizeof(int)) : NULL;
     for (int i = 0; i < count; i++) {
         MPI_Status *s = statuses != MPI_STATUSES_IGNORE ? &statuses[i] : &st;
-        if (req_inactive(reqs[i])) {
+        int r = MPI_SUCCESS;
+        if (req_inactive(reqs[i]))
             halo_status_empty(s);
-            continue;
-        }
-        int r = halo_req_finish(&reqs[i], s);
-        s->MPI_ERROR = r;
+        else
+            r = halo_req_finish(&reqs[i], s);
+        if (codes)
+            codes[i] = r;
         if (r != MPI_SUCCESS)
             errors++;
     }
+    /* The error fields are set only when the call reports MPI_ERR_IN_STATUS. */
+    if (errors && codes)
+        for (int i = 0; i < count; i++)
+            statuses[i].MPI_ERROR = codes[i];
+    free(codes);
     return errors ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
@@ -201,18 +208,22 @@ static int collect_some(int count, MPI_Request reqs[], int *outcount, int indice
                         MPI_Status statuses[])
 {
     int n = 0, errors = 0;
+    int *codes = halo_malloc((size_t)(count ? count : 1) * sizeof(int));
     for (int i = 0; i < count; i++) {
         if (req_inactive(reqs[i]) || !halo_req_done(halo_req_ptr(reqs[i])))
             continue;
         MPI_Status st;
         MPI_Status *s = statuses != MPI_STATUSES_IGNORE ? &statuses[n] : &st;
-        int r = halo_req_finish(&reqs[i], s);
-        s->MPI_ERROR = r;
-        if (r != MPI_SUCCESS)
+        codes[n] = halo_req_finish(&reqs[i], s);
+        if (codes[n] != MPI_SUCCESS)
             errors++;
         indices[n++] = i;
     }
     *outcount = n;
+    if (errors && statuses != MPI_STATUSES_IGNORE)
+        for (int k = 0; k < n; k++)
+            statuses[k].MPI_ERROR = codes[k];
+    free(codes);
     return errors ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
 }
 
@@ -256,11 +267,13 @@ static void peek_status(halo_request_t *r, MPI_Status *status)
     if (status == MPI_STATUS_IGNORE)
         return;
     if (r->kind == HALO_REQ_GREQ) {
-        halo_status_empty(status);
-        r->query_fn(r->extra_state, status);
+        MPI_Status st;
+        halo_status_empty(&st);
+        r->query_fn(r->extra_state, &st);
+        halo_status_out(status, &st);
         return;
     }
-    *status = r->status;
+    halo_status_out(status, &r->status);
 }
 
 int halo_api_request_get_status(MPI_Request request, int *flag, MPI_Status *status)

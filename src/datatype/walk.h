@@ -1,0 +1,201 @@
+/* The data mover over a type's program, written once for both directions:
+ * datatype/pack.c includes this file twice, with
+ *   W(name)          the name of a function for this direction,
+ *   MOVE(a, pk, n)   copy n bytes between user address a and packed pk,
+ *   MOVEK(a, pk, K)  the same for a constant K (a plain load and store).
+ * Node offsets are applied by the function that receives the node.
+ * No include guard: this is a template. */
+
+/* `reps` runs of `len` bytes, `stride` apart, from address a. */
+static inline void W(runs)(uintptr_t a, MPI_Count len, MPI_Count reps, MPI_Count stride, unsigned char **pkp)
+{
+    unsigned char *pk = *pkp;
+    if (stride == len) {
+        MOVE(a, pk, (size_t)(len * reps));
+        *pkp = pk + len * reps;
+        return;
+    }
+    switch (len) {
+    case 1:
+        for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += 1)
+            MOVEK(a, pk, 1);
+        break;
+    case 2:
+        for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += 2)
+            MOVEK(a, pk, 2);
+        break;
+    case 4:
+        for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += 4)
+            MOVEK(a, pk, 4);
+        break;
+    case 8:
+        for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += 8)
+            MOVEK(a, pk, 8);
+        break;
+    case 12:
+        for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += 12)
+            MOVEK(a, pk, 12);
+        break;
+    case 16:
+        for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += 16)
+            MOVEK(a, pk, 16);
+        break;
+    case 24:
+        for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += 24)
+            MOVEK(a, pk, 24);
+        break;
+    case 32:
+        for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += 32)
+            MOVEK(a, pk, 32);
+        break;
+    default:
+        if (len % 64 == 0 && len <= 1024) {
+            /* mid-sized blocks: 64-byte moves inline, no call per block */
+            for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += len)
+                for (MPI_Count o = 0; o < len; o += 64)
+                    MOVEK(a + (uintptr_t)o, pk + o, 64);
+            break;
+        }
+        for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += len)
+            MOVE(a, pk, (size_t)len);
+        break;
+    }
+    *pkp = pk;
+}
+
+/* One run of a length known only at run time, short ones without a call. */
+static inline void W(one)(uintptr_t a, MPI_Count len, unsigned char **pkp)
+{
+    unsigned char *pk = *pkp;
+    switch (len) {
+    case 1: MOVEK(a, pk, 1); break;
+    case 2: MOVEK(a, pk, 2); break;
+    case 4: MOVEK(a, pk, 4); break;
+    case 8: MOVEK(a, pk, 8); break;
+    case 16: MOVEK(a, pk, 16); break;
+    default: MOVE(a, pk, (size_t)len); break;
+    }
+    *pkp = pk + len;
+}
+
+/* `reps` whole instances of node n, the k-th at base + k * stride. */
+static void W(rep)(const halo_dt_prog_t *p, const halo_dt_node_t *n, uintptr_t base, MPI_Count reps,
+                   MPI_Count stride, unsigned char **pkp)
+{
+    base += (uintptr_t)n->off;
+    switch (n->kind) {
+    case HALO_DT_RUN:
+        W(runs)(base, n->size, reps, stride, pkp);
+        return;
+    case HALO_DT_LOOP: {
+        const halo_dt_node_t *c = &p->nodes[n->child];
+        if (c->kind == HALO_DT_RUN) {
+            /* Two-dimensional: the common vector and subarray plane. */
+            uintptr_t a = base + (uintptr_t)c->off;
+            for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride)
+                W(runs)(a, c->size, n->count, n->stride, pkp);
+        } else {
+            for (MPI_Count k = 0; k < reps; k++, base += (uintptr_t)stride)
+                W(rep)(p, c, base, n->count, n->stride, pkp);
+        }
+        return;
+    }
+    case HALO_DT_BLOCKS: {
+        const halo_dt_block_t *bl = p->blk + n->first;
+        MPI_Count nb = n->count;
+        for (MPI_Count k = 0; k < reps; k++, base += (uintptr_t)stride)
+            for (MPI_Count j = 0; j < nb; j++)
+                W(one)(base + (uintptr_t)bl[j].off, bl[j].len, pkp);
+        return;
+    }
+    default: {
+        const halo_dt_ent_t *e = p->ent + n->first;
+        for (MPI_Count k = 0; k < reps; k++, base += (uintptr_t)stride)
+            for (MPI_Count j = 0; j < n->count; j++)
+                W(rep)(p, &p->nodes[e[j].node], base, 1, 0, pkp);
+        return;
+    }
+    }
+}
+
+/* Packed bytes [skip, skip + len) of one instance of node n at base. */
+static void W(part)(const halo_dt_prog_t *p, const halo_dt_node_t *n, uintptr_t base, MPI_Count skip,
+                    MPI_Count len, unsigned char **pkp)
+{
+    if (skip == 0 && len == n->size) {
+        W(rep)(p, n, base, 1, 0, pkp);
+        return;
+    }
+    uintptr_t b = base + (uintptr_t)n->off;
+    switch (n->kind) {
+    case HALO_DT_RUN:
+        MOVE(b + (uintptr_t)skip, *pkp, (size_t)len);
+        *pkp += len;
+        return;
+    case HALO_DT_LOOP: {
+        const halo_dt_node_t *c = &p->nodes[n->child];
+        MPI_Count cs = c->size, i = skip / cs, r = skip % cs;
+        if (r) {
+            MPI_Count m = cs - r < len ? cs - r : len;
+            W(part)(p, c, b + (uintptr_t)(i * n->stride), r, m, pkp);
+            len -= m;
+            i++;
+        }
+        if (len >= cs) {
+            MPI_Count k = len / cs;
+            W(rep)(p, c, b + (uintptr_t)(i * n->stride), k, n->stride, pkp);
+            i += k;
+            len -= k * cs;
+        }
+        if (len)
+            W(part)(p, c, b + (uintptr_t)(i * n->stride), 0, len, pkp);
+        return;
+    }
+    case HALO_DT_BLOCKS: {
+        const halo_dt_block_t *bl = p->blk + n->first;
+        for (MPI_Count j = find_block(bl, n->count, skip); len > 0; j++) {
+            MPI_Count s = skip - bl[j].pos, m = bl[j].len - s < len ? bl[j].len - s : len;
+            MOVE(b + (uintptr_t)(bl[j].off + s), *pkp, (size_t)m);
+            *pkp += m;
+            len -= m;
+            skip += m;
+        }
+        return;
+    }
+    default: {
+        const halo_dt_ent_t *e = p->ent + n->first;
+        for (MPI_Count j = find_ent(e, n->count, skip); len > 0; j++) {
+            const halo_dt_node_t *c = &p->nodes[e[j].node];
+            MPI_Count s = skip - e[j].pos, m = c->size - s < len ? c->size - s : len;
+            W(part)(p, c, b, s, m, pkp);
+            len -= m;
+            skip += m;
+        }
+        return;
+    }
+    }
+}
+
+/* Packed bytes [pos, pos + len) of `count` elements at buf; the caller has
+ * clamped the range to the data. */
+static void W(top)(uintptr_t buf, const halo_dtype_t *dt, MPI_Count pos, MPI_Count len, unsigned char *pk)
+{
+    const halo_dt_prog_t *p = &dt->prog;
+    const halo_dt_node_t *r = &p->nodes[p->root];
+    MPI_Count sz = dt->size, ext = dt->extent;
+    MPI_Count e = pos / sz, s = pos % sz;
+    if (s) {
+        MPI_Count m = sz - s < len ? sz - s : len;
+        W(part)(p, r, buf + (uintptr_t)(e * ext), s, m, &pk);
+        len -= m;
+        e++;
+    }
+    if (len >= sz) {
+        MPI_Count k = len / sz;
+        W(rep)(p, r, buf + (uintptr_t)(e * ext), k, ext, &pk);
+        e += k;
+        len -= k * sz;
+    }
+    if (len)
+        W(part)(p, r, buf + (uintptr_t)(e * ext), 0, len, &pk);
+}
