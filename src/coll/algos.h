@@ -205,4 +205,66 @@ halo_coll_build_fn_t halo_scan_recursive_doubling;
 halo_coll_build_fn_t halo_exscan_linear;
 halo_coll_build_fn_t halo_exscan_recursive_doubling;
 
+/* ---------------------------------------------------------------- intercommunicators (inter_*.c) */
+
+/* A collective on an intercommunicator runs as one schedule on its bridge:
+ * a hidden intracommunicator over both groups (core/intercomm.c), so that
+ * one schedule, with one tag, names local and remote processes alike. The
+ * builders below see the intercommunicator through halo_inter_t and name
+ * peers by bridge rank (halo_inter_lr, halo_inter_rr). Arguments follow
+ * the intercommunicator rules: root is MPI_ROOT, MPI_PROC_NULL or a remote
+ * rank; v and w arrays are by remote rank (Reduce_scatter's by local rank);
+ * results come from the remote group. */
+halo_comm_t *halo_intercomm_bridge(halo_comm_t *inter);
+
+typedef struct halo_inter {
+    halo_comm_t *local;   /* the intracommunicator over the local group */
+    int p, q;             /* local and remote group sizes */
+    int me;               /* rank in the local group */
+    int loff, roff;       /* bridge ranks of local rank 0 and of remote rank 0 */
+} halo_inter_t;
+
+static inline int halo_inter_lr(const halo_inter_t *x, int local_rank)
+{
+    return x->loff + local_rank;
+}
+static inline int halo_inter_rr(const halo_inter_t *x, int remote_rank)
+{
+    return x->roff + remote_rank;
+}
+
+typedef int halo_inter_build_fn_t(const halo_coll_args_t *a, const halo_inter_t *x, halo_sched_t **s_p);
+
+/* Builds the schedule of a collective on intercommunicator c (made by the
+ * caller on c's bridge). Scan and Exscan: MPI_ERR_COMM. */
+int halo_inter_build(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p);
+
+/* Appends an intracommunicator algorithm run over the local group, its
+ * rounds shifted to start at `base` and its peers renamed to bridge
+ * ranks; *next_p is the first round after its steps (base if none). The
+ * algorithm's buffers must be user buffers (it names them by address). */
+void halo_inter_local_phase(halo_coll_build_fn_t *build, const halo_coll_args_t *a, const halo_inter_t *x,
+                            halo_sched_t **s_p, int base, int *next_p);
+/* Broadcast of a user buffer from local rank 0 over the local group, by
+ * the algorithm that the tables choose for it. */
+int halo_inter_local_bcast(const halo_inter_t *x, halo_sched_t **s_p, int base, void *buf,
+                           MPI_Count count, MPI_Datatype type, int *next_p);
+/* The local group's vectors (sbuf) reduced to local rank 0 in rank order,
+ * by a binomial tree, from round 0: *res_p is where the result is at local
+ * rank 0 (sbuf itself when the group has one process), *next_p the first
+ * round after this rank's part. */
+void halo_inter_local_reduce(const halo_inter_t *x, halo_sched_t **s_p, const void *sbuf, MPI_Count count,
+                             MPI_Datatype type, MPI_Op op, halo_bref_t *res_p, int *next_p);
+
+halo_inter_build_fn_t halo_inter_barrier;
+halo_inter_build_fn_t halo_inter_bcast;
+halo_inter_build_fn_t halo_inter_gather;           /* gather and gatherv */
+halo_inter_build_fn_t halo_inter_scatter;          /* scatter and scatterv */
+halo_inter_build_fn_t halo_inter_allgather;
+halo_inter_build_fn_t halo_inter_allgatherv;
+halo_inter_build_fn_t halo_inter_alltoall;         /* alltoall, -v, -w */
+halo_inter_build_fn_t halo_inter_reduce;
+halo_inter_build_fn_t halo_inter_allreduce;
+halo_inter_build_fn_t halo_inter_reduce_scatter;   /* and _block */
+
 #endif

@@ -1,7 +1,8 @@
-/* The collective MPI functions on intracommunicators: Barrier, Bcast,
- * Gather(v), Scatter(v), Allgather(v), Alltoall(v,w), Reduce, Allreduce,
- * Reduce_scatter(_block), Scan, Exscan; blocking, nonblocking and
- * persistent, with their large-count twins.
+/* The collective MPI functions: Barrier, Bcast, Gather(v), Scatter(v),
+ * Allgather(v), Alltoall(v,w), Reduce, Allreduce, Reduce_scatter(_block),
+ * Scan, Exscan; blocking, nonblocking and persistent, with their
+ * large-count twins; on intracommunicators and (all but Scan and Exscan)
+ * on intercommunicators, whose schedules come from inter_*.c.
  *
  * Each entry point fills a halo_coll_args_t and calls coll_do, which
  * checks what the binding layer could not (root, datatypes, operation,
@@ -73,14 +74,6 @@ static coll_refs_t *refs_of(const halo_sched_t *s)
 }
 
 /* ---------------------------------------------------------------- checks */
-
-static int intra_only(halo_comm_t *c)
-{
-    if (c->is_inter)
-        return halo_err(MPI_ERR_UNSUPPORTED_OPERATION,
-                        ": collectives on intercommunicators are not supported by Halo yet");
-    return MPI_SUCCESS;
-}
 
 static int check_root(halo_comm_t *c, int root)
 {
@@ -293,20 +286,167 @@ static int check_args(const coll_args_t *a, halo_comm_t *c)
     return halo_err(MPI_ERR_INTERN, ": unknown collective %d", (int)a->kind);
 }
 
+/* Intercommunicators (MPI 5.0 chapter 6): root is MPI_ROOT at the root,
+ * MPI_PROC_NULL in the rest of its group, the root's rank in the remote
+ * group elsewhere; arrays that name processes are by remote rank (except
+ * Reduce_scatter's, by local rank); MPI_IN_PLACE is never allowed, and
+ * block sizes are not compared (the two ends are in different processes). */
+enum { INTER_ROOT, INTER_IDLE, INTER_OTHER };
+
+static int inter_role(halo_comm_t *c, int root, int *role_p)
+{
+    if (root == MPI_ROOT)
+        *role_p = INTER_ROOT;
+    else if (root == MPI_PROC_NULL)
+        *role_p = INTER_IDLE;
+    else if (root >= 0 && root < c->remote_group->size)
+        *role_p = INTER_OTHER;
+    else
+        return halo_err(MPI_ERR_ROOT, "(root=%d): on an intercommunicator, root must be MPI_ROOT, "
+                        "MPI_PROC_NULL or a rank of the remote group (size %d)", root, c->remote_group->size);
+    return MPI_SUCCESS;
+}
+
+static int inter_not_in_place(const void *buf, const char *arg)
+{
+    if (buf == MPI_IN_PLACE)
+        return halo_err(MPI_ERR_BUFFER, "(%s=MPI_IN_PLACE): not allowed on an intercommunicator", arg);
+    return MPI_SUCCESS;
+}
+
+/* sendbuf, sendcount(s), sendtype(s) */
+static int inter_send_side(const coll_args_t *a, int n)
+{
+    int rc;
+    if ((rc = inter_not_in_place(a->sbuf, "sendbuf")))
+        return rc;
+    if (a->kind == HALO_COLL_ALLTOALLW) {
+        if ((rc = check_counts(n, a->scounts, "sendcounts")))
+            return rc;
+        return check_types(n, a->stypes, "sendtypes");
+    }
+    if (a->kind == HALO_COLL_SCATTERV || a->kind == HALO_COLL_ALLTOALLV)
+        rc = check_counts(n, a->scounts, "sendcounts");
+    else
+        rc = check_count(a->scount, "sendcount");
+    if (rc)
+        return rc;
+    return check_type(a->stype, "sendtype");
+}
+
+/* recvbuf, recvcount(s), recvtype(s) */
+static int inter_recv_side(const coll_args_t *a, int n)
+{
+    int rc;
+    if ((rc = inter_not_in_place(a->rbuf, "recvbuf")))
+        return rc;
+    if (a->kind == HALO_COLL_ALLTOALLW) {
+        if ((rc = check_counts(n, a->rcounts, "recvcounts")))
+            return rc;
+        return check_types(n, a->rtypes, "recvtypes");
+    }
+    if (a->kind == HALO_COLL_GATHERV || a->kind == HALO_COLL_ALLGATHERV || a->kind == HALO_COLL_ALLTOALLV)
+        rc = check_counts(n, a->rcounts, "recvcounts");
+    else
+        rc = check_count(a->rcount, "recvcount");
+    if (rc)
+        return rc;
+    return check_type(a->rtype, "recvtype");
+}
+
+static int check_args_inter(const coll_args_t *a, halo_comm_t *c)
+{
+    int q = c->remote_group->size, role = INTER_OTHER, rc;
+    switch (a->kind) {
+    case HALO_COLL_BARRIER:
+        return MPI_SUCCESS;
+    case HALO_COLL_BCAST:
+        if ((rc = inter_role(c, a->root, &role)) || role == INTER_IDLE ||
+            (rc = check_count(a->count, "count")))
+            return rc;
+        return check_type(a->type, "datatype");
+    case HALO_COLL_GATHER:
+    case HALO_COLL_GATHERV:
+        if ((rc = inter_role(c, a->root, &role)) || role == INTER_IDLE)
+            return rc;
+        return role == INTER_ROOT ? inter_recv_side(a, q) : inter_send_side(a, q);
+    case HALO_COLL_SCATTER:
+    case HALO_COLL_SCATTERV:
+        if ((rc = inter_role(c, a->root, &role)) || role == INTER_IDLE)
+            return rc;
+        return role == INTER_ROOT ? inter_send_side(a, q) : inter_recv_side(a, q);
+    case HALO_COLL_ALLGATHER:
+    case HALO_COLL_ALLGATHERV:
+    case HALO_COLL_ALLTOALL:
+    case HALO_COLL_ALLTOALLV:
+    case HALO_COLL_ALLTOALLW:
+        if ((rc = inter_send_side(a, q)))
+            return rc;
+        return inter_recv_side(a, q);
+    case HALO_COLL_REDUCE:
+        if ((rc = inter_role(c, a->root, &role)) || role == INTER_IDLE)
+            return rc;
+        if (role == INTER_ROOT) {   /* the root's sendbuf is not significant */
+            if ((rc = inter_not_in_place(a->rbuf, "recvbuf")))
+                return rc;
+            return check_reduction(NULL, a->rbuf, a->count, a->type, a->op, true);
+        }
+        if ((rc = inter_not_in_place(a->sbuf, "sendbuf")))
+            return rc;
+        return check_reduction(a->sbuf, NULL, a->count, a->type, a->op, false);
+    case HALO_COLL_ALLREDUCE:
+    case HALO_COLL_REDUCE_SCATTER_BLOCK:
+    case HALO_COLL_REDUCE_SCATTER: {
+        if ((rc = inter_not_in_place(a->sbuf, "sendbuf")) || (rc = inter_not_in_place(a->rbuf, "recvbuf")))
+            return rc;
+        MPI_Count total = a->count;
+        if (a->kind == HALO_COLL_REDUCE_SCATTER) {
+            if ((rc = check_counts(c->size, a->rcounts, "recvcounts")))
+                return rc;
+            total = 0;
+            for (int i = 0; i < c->size; i++)
+                total += a->rcounts[i];
+        }
+        return check_reduction(a->sbuf, a->rbuf, total, a->type, a->op, true);
+    }
+    case HALO_COLL_SCAN:
+    case HALO_COLL_EXSCAN:   /* not defined here: halo_inter_build refuses them */
+    case HALO_COLL_NKINDS:
+        break;
+    }
+    return MPI_SUCCESS;
+}
+
 /* ---------------------------------------------------------------- running */
+
+/* Builds the schedule of a collective on intercommunicator c: on its
+ * bridge, with a tag of the bridge's sequence (inter_util.c). */
+static int build_inter(const coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
+{
+    int rc;
+    if (halo_error_checking && (rc = check_args_inter(a, c)))
+        return rc;
+    *s_p = halo_sched_new(halo_intercomm_bridge(c));
+    return halo_inter_build(a, c, s_p);
+}
 
 static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *request)
 {
     /* HALO_ERROR_CHECKING=0 skips the argument checks here as in the
      * binding layer. */
-    int rc = intra_only(c);
-    if (rc || (halo_error_checking && (rc = check_args(a, c))))
-        return rc;
-    const halo_coll_algo_t *al = halo_coll_select(a, c);
-    if (!al)
-        return halo_err(MPI_ERR_INTERN, ": no usable %s algorithm", halo_coll_kind_name(a->kind));
-    halo_sched_t *s = halo_sched_new(c);
-    rc = al->build(a, c, &s);
+    int rc;
+    halo_sched_t *s = NULL;
+    if (c->is_inter) {
+        rc = build_inter(a, c, &s);
+    } else {
+        if (halo_error_checking && (rc = check_args(a, c)))
+            return rc;
+        const halo_coll_algo_t *al = halo_coll_select(a, c);
+        if (!al)
+            return halo_err(MPI_ERR_INTERN, ": no usable %s algorithm", halo_coll_kind_name(a->kind));
+        s = halo_sched_new(c);
+        rc = al->build(a, c, &s);
+    }
     if (rc != MPI_SUCCESS) {
         halo_sched_free(s);
         return rc;
@@ -369,10 +509,12 @@ static int run_widened(int how, coll_args_t *a, MPI_Comm comm, MPI_Request *requ
                        const int *sd, const int *rc, const int *rd)
 {
     halo_comm_t *c = halo_comm_ptr(comm);
-    int p = c->is_inter ? 0 : c->size;
+    /* Arrays have an entry by rank; on an intercommunicator, by remote
+     * rank, except Reduce_scatter's counts (by local rank). */
+    int p = c->is_inter && a->kind != HALO_COLL_REDUCE_SCATTER ? c->remote_group->size : c->size;
     /* Arrays that are not significant at this rank may be anything, NULL
      * included: widen only what the call reads here. */
-    bool root = c->rank == a->root;
+    bool root = c->is_inter ? a->root == MPI_ROOT : c->rank == a->root;
     bool want_s = a->kind != HALO_COLL_SCATTERV || root;
     bool want_r = a->kind != HALO_COLL_GATHERV || root;
     if (a->sbuf == MPI_IN_PLACE && (a->kind == HALO_COLL_ALLTOALLV || a->kind == HALO_COLL_ALLTOALLW))
@@ -445,9 +587,6 @@ void halo_coll_init(void)
 int halo_api_barrier(MPI_Comm comm)
 {
     coll_args_t a = {.kind = HALO_COLL_BARRIER};
-    halo_comm_t *c = halo_comm_ptr(comm);
-    if (c->is_inter)
-        return halo_intercomm_barrier(c);
     return run(RUN_BLOCKING, &a, comm, NULL);
 }
 int halo_api_ibarrier(MPI_Comm comm, MPI_Request *request)

@@ -99,11 +99,21 @@ int halo_attr_set(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyval,
         return halo_err(MPI_ERR_KEYVAL, "(keyval=%d): predefined attributes cannot be set", keyval);
     if ((rc = check_keyval(kind, keyval, &k)))
         return rc;
-    for (halo_attr_t *a = *list_p; a; a = a->next) {
+    /* Replacing runs the old value's delete callback first, with the
+     * attribute unlinked: the callback may touch the list (even delete the
+     * same attribute). A failing callback leaves the old value in place. */
+    for (halo_attr_t **pp = list_p; *pp; pp = &(*pp)->next) {
+        halo_attr_t *a = *pp;
         if (a->keyval == keyval) {
-            if ((rc = run_delete(kind, obj, a, k)))
+            *pp = a->next;
+            if ((rc = run_delete(kind, obj, a, k))) {
+                a->next = *list_p;
+                *list_p = a;
                 return rc;
+            }
             a->value = value;
+            a->next = *list_p;
+            *list_p = a;
             return MPI_SUCCESS;
         }
     }
@@ -161,9 +171,14 @@ int halo_attr_delete(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyv
     for (halo_attr_t **pp = list_p; *pp; pp = &(*pp)->next) {
         halo_attr_t *a = *pp;
         if (a->keyval == keyval) {
-            if ((rc = run_delete(kind, obj, a, k)))
-                return rc;
+            /* Unlinked before the callback runs (it may change the list);
+             * put back if the callback fails. */
             *pp = a->next;
+            if ((rc = run_delete(kind, obj, a, k))) {
+                a->next = *list_p;
+                *list_p = a;
+                return rc;
+            }
             free(a);
             keyval_unref(k);
             return MPI_SUCCESS;
@@ -217,6 +232,7 @@ int halo_attr_delete_all(halo_kind_t kind, void *obj, halo_attr_t **list_p)
     int rc = MPI_SUCCESS;
     while (*list_p) {
         halo_attr_t *a = *list_p;
+        *list_p = a->next;   /* unlinked first: the callback may change the list */
         keyval_t *k = keyval_get(a->keyval);
         if (k) {
             int r = run_delete(kind, obj, a, k);
@@ -224,7 +240,6 @@ int halo_attr_delete_all(halo_kind_t kind, void *obj, halo_attr_t **list_p)
                 rc = r;
             keyval_unref(k);
         }
-        *list_p = a->next;
         free(a);
     }
     return rc;

@@ -15,7 +15,7 @@ int halo_group_compare(const halo_group_t *a, const halo_group_t *b);
 void halo_topo_free(halo_topo_t *t);
 halo_topo_t *halo_topo_dup(const halo_topo_t *t);
 
-static void comm_setup(halo_comm_t *c, halo_group_t *group, uint32_t ctx)
+void halo_comm_setup(halo_comm_t *c, halo_group_t *group, uint32_t ctx)
 {
     c->ctx = ctx;
     c->group = group;
@@ -26,6 +26,7 @@ static void comm_setup(halo_comm_t *c, halo_group_t *group, uint32_t ctx)
     c->coll_sub = HALO_CTX_COLL;
     c->match[HALO_CTX_P2P] = halo_match_get(ctx | HALO_CTX_P2P, c->size);
     c->match[HALO_CTX_COLL] = halo_match_get(ctx | HALO_CTX_COLL, c->size);
+    c->match[HALO_CTX_GROUP] = halo_match_get(ctx | HALO_CTX_GROUP, c->size);
 }
 
 void halo_comm_init(void)
@@ -43,8 +44,8 @@ void halo_comm_init(void)
     memset(&halo_comm_self, 0, sizeof halo_comm_self);
     halo_obj_predef(HALO_KIND_COMM, (uintptr_t)MPI_COMM_WORLD, &halo_comm_world.hdr);
     halo_obj_predef(HALO_KIND_COMM, (uintptr_t)MPI_COMM_SELF, &halo_comm_self.hdr);
-    comm_setup(&halo_comm_world, gw, 1u << HALO_CTX_SHIFT);
-    comm_setup(&halo_comm_self, gs, 2u << HALO_CTX_SHIFT);
+    halo_comm_setup(&halo_comm_world, gw, 1u << HALO_CTX_SHIFT);
+    halo_comm_setup(&halo_comm_self, gs, 2u << HALO_CTX_SHIFT);
     halo_comm_world.errh = halo_errhandler_fatal();
     halo_comm_self.errh = halo_errhandler_fatal();
     snprintf(halo_comm_world.name, sizeof halo_comm_world.name, "MPI_COMM_WORLD");
@@ -57,6 +58,8 @@ static void comm_destroy(halo_comm_t *c)
     halo_intercomm_destroy(c);
     halo_match_release(c->ctx | HALO_CTX_P2P);
     halo_match_release(c->ctx | HALO_CTX_COLL);
+    if (c->match[HALO_CTX_GROUP])
+        halo_match_release(c->ctx | HALO_CTX_GROUP);
     if (!(c->hdr.flags & HALO_OBJ_PREDEFINED))
         halo_context_free(c->ctx);
     halo_group_release(c->group);
@@ -87,7 +90,7 @@ halo_comm_t *halo_comm_create_local(halo_group_t *group, uint32_t ctx, halo_comm
     if (!c)
         halo_fatal("out of communicator objects");
     halo_obj_ref(group);
-    comm_setup(c, group, ctx);
+    halo_comm_setup(c, group, ctx);
     c->errh = parent->errh;
     halo_obj_ref(c->errh);
     return c;
@@ -252,16 +255,29 @@ int halo_api_comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return dup_common(halo_comm_ptr(comm), in, newcomm);
 }
 
-/* Comm_idup agrees on the context id at once (a short blocking agreement)
- * and returns a request that is already complete. */
+/* Comm_idup: the new communicator's context is agreed without blocking
+ * (comm_agree.c); attributes are copied now. Intercommunicators agree in a
+ * short blocking exchange between their leaders, then the request is
+ * complete at once. */
 static int idup_common(MPI_Comm comm, halo_info_t *info, MPI_Comm *newcomm, MPI_Request *request)
 {
-    int rc = dup_common(halo_comm_ptr(comm), info, newcomm);
-    halo_request_t *r = halo_req_alloc(HALO_REQ_NULL, halo_comm_ptr(comm));
-    halo_status_empty(&r->status);
-    r->status.MPI_ERROR = rc;
-    halo_req_complete(r);
-    *request = (MPI_Request)r;
+    halo_comm_t *old = halo_comm_ptr(comm), *c;
+    if (old->is_inter) {
+        int rc = dup_common(old, info, newcomm);
+        halo_request_t *r = halo_req_alloc(HALO_REQ_NULL, old);
+        halo_status_empty(&r->status);
+        r->status.MPI_ERROR = rc;
+        halo_req_complete(r);
+        *request = (MPI_Request)r;
+        return rc;
+    }
+    int rc = halo_comm_idup_start(old, info ? info : old->info, &c, request);
+    if (rc)
+        return rc;
+    if (old->topo)
+        c->topo = halo_topo_dup(old->topo);
+    rc = halo_attr_copy_all(HALO_KIND_COMM, old, old->attrs, &c->attrs);
+    *newcomm = (MPI_Comm)c;
     return rc;
 }
 
@@ -332,23 +348,35 @@ static int split_common(halo_comm_t *old, int color, int key, MPI_Comm *newcomm)
     return MPI_SUCCESS;
 }
 
+/* Intercommunicators (core/intercomm.c). */
+int halo_intercomm_split(halo_comm_t *c, int color, int key, MPI_Comm *newcomm);
+int halo_intercomm_create_sub(halo_comm_t *c, halo_group_t *g, MPI_Comm *newcomm);
+
 int halo_api_comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     if (color < 0 && color != MPI_UNDEFINED)
         return halo_err(MPI_ERR_ARG, "(color=%d): color must be non-negative or MPI_UNDEFINED", color);
     halo_comm_t *c = halo_comm_ptr(comm);
     if (c->is_inter)
-        return halo_err(MPI_ERR_UNSUPPORTED_OPERATION, ": MPI_Comm_split of an intercommunicator is not "
-                        "supported by Halo yet");
+        return halo_intercomm_split(c, color, key, newcomm);
     return split_common(c, color, key, newcomm);
+}
+
+/* Whether the processes of c (both groups of an intercommunicator) are
+ * all on one node. */
+static bool comm_one_node(const halo_comm_t *c)
+{
+    const halo_group_t *gs[2] = {c->group, c->is_inter ? c->remote_group : NULL};
+    for (int k = 0; k < 2 && gs[k]; k++)
+        for (int i = 0; i < gs[k]->size; i++)
+            if (halo_world.procs[gs[k]->world[i]].node != halo_world.node)
+                return false;
+    return true;
 }
 
 int halo_api_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     halo_comm_t *c = halo_comm_ptr(comm);
-    if (c->is_inter)
-        return halo_err(MPI_ERR_UNSUPPORTED_OPERATION, ": MPI_Comm_split_type of an intercommunicator is "
-                        "not supported by Halo yet");
     int color;
     switch (split_type) {
     case MPI_UNDEFINED:
@@ -367,7 +395,12 @@ int halo_api_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info in
     }
     case MPI_COMM_TYPE_HW_UNGUIDED: {
         /* A strictly smaller communicator than the parent if the node level
-         * gives one, else MPI_COMM_NULL. */
+         * gives one, else MPI_COMM_NULL. An intercommunicator's processes
+         * are all known here: no agreement is needed. */
+        if (c->is_inter) {
+            color = comm_one_node(c) ? MPI_UNDEFINED : halo_world.node;
+            break;
+        }
         int n = 0;
         for (int i = 0; i < c->size; i++)
             if (halo_world.procs[c->world[i]].node == halo_world.node)
@@ -382,22 +415,23 @@ int halo_api_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info in
     default:
         return halo_err(MPI_ERR_ARG, "(split_type=%d): not a split type of the standard", split_type);
     }
+    if (c->is_inter)
+        return halo_intercomm_split(c, color, key, newcomm);
     return split_common(c, color, key, newcomm);
 }
 
 int halo_api_comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     halo_comm_t *old = halo_comm_ptr(comm);
-    if (old->is_inter)
-        return halo_err(MPI_ERR_UNSUPPORTED_OPERATION, ": MPI_Comm_create on an intercommunicator is not "
-                        "supported by Halo yet");
     halo_group_t *g = halo_obj_lookup(HALO_KIND_GROUP, group);
     if (!g)
         return halo_err(MPI_ERR_GROUP, "(group=%p): not a valid group", (void *)group);
     for (int i = 0; i < g->size; i++)
         if (halo_group_rank_of(old->group, g->world[i]) == MPI_UNDEFINED)
             return halo_err(MPI_ERR_GROUP, ": the group has a process (world rank %d) that is not in "
-                            "the communicator", g->world[i]);
+                            "the communicator%s", g->world[i], old->is_inter ? "'s local group" : "");
+    if (old->is_inter)
+        return halo_intercomm_create_sub(old, g, newcomm);
     uint32_t ctx;
     int rc = halo_context_alloc(old, &ctx);
     if (rc)
@@ -428,34 +462,51 @@ int halo_api_comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm
         if (halo_group_rank_of(old->group, g->world[i]) == MPI_UNDEFINED)
             return halo_err(MPI_ERR_GROUP, ": the group has a process (world rank %d) that is not in "
                             "the communicator", g->world[i]);
-    /* Agree on the id among the group only: a temporary communicator over
-     * the group, on the parent's group sub-context, whose collectives all
-     * carry the user's tag (concurrent calls differ by tag). */
-    halo_comm_t tmp;
-    memset(&tmp, 0, sizeof tmp);
-    /* Not in the slab, so never a valid user handle; the reference the
-     * creator holds keeps requests' references from ever freeing it. */
-    tmp.hdr.kind = HALO_KIND_COMM;
-    tmp.hdr.flags = HALO_OBJ_LIVE;
-    atomic_store(&tmp.hdr.ref, 1);
-    tmp.ctx = old->ctx;
-    tmp.group = g;
-    tmp.world = g->world;
-    tmp.size = g->size;
-    tmp.peer_size = g->size;
-    tmp.rank = g->rank;
-    tmp.coll_sub = HALO_CTX_GROUP;
-    tmp.coll_seq = (uint32_t)tag;
-    tmp.coll_tag_fixed = 1;
-    tmp.errh = old->errh;
-    halo_match_get(old->ctx | HALO_CTX_GROUP, g->size);
     uint32_t ctx;
-    int rc = halo_context_alloc(&tmp, &ctx);
-    halo_match_release(old->ctx | HALO_CTX_GROUP);
+    int rc = halo_context_alloc_group(old, g, tag, &ctx);
     if (rc)
         return rc;
     halo_comm_t *c;
     new_comm_from_group(old, g, ctx, &c);
+    *newcomm = (MPI_Comm)c;
+    return MPI_SUCCESS;
+}
+
+/* From groups (core/intercomm.c). */
+int32_t halo_stringtag_tag(const char *stringtag);
+void halo_group_tmp_comm(halo_comm_t *tmp, halo_group_t *g, int32_t tag);
+int halo_errhandler_arg(MPI_Errhandler errhandler, struct halo_errhandler **e_p);
+
+/* MPI_Comm_create_from_group, with a group of MPI_COMM_WORLD (sessions are
+ * not supported): the members agree on a context id over a temporary
+ * communicator whose collectives carry the stringtag's tag. */
+int halo_api_comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                                    MPI_Errhandler errhandler, MPI_Comm *newcomm)
+{
+    halo_group_t *g = halo_obj_lookup(HALO_KIND_GROUP, group);
+    if (!g)
+        return halo_err(MPI_ERR_GROUP, "(group=%p): not a valid group", (void *)group);
+    if (g->rank == MPI_UNDEFINED)
+        return halo_err(MPI_ERR_GROUP, "(group): the calling process is not in the group");
+    if (!stringtag)
+        return halo_err(MPI_ERR_ARG, "(stringtag=NULL): a string is required");
+    halo_info_t *in;
+    struct halo_errhandler *e;
+    int rc = info_or_null(info, &in);
+    if (rc || (rc = halo_errhandler_arg(errhandler, &e)))
+        return rc;
+    halo_comm_t tmp;
+    halo_group_tmp_comm(&tmp, g, halo_stringtag_tag(stringtag));
+    uint32_t ctx;
+    rc = halo_context_alloc(&tmp, &ctx);
+    if (rc)
+        return rc;
+    halo_comm_t *c;
+    new_comm_from_group(&tmp, g, ctx, &c);
+    halo_obj_ref(e);
+    halo_errhandler_release(c->errh);
+    c->errh = e;
+    c->info = in ? halo_info_dup(in) : NULL;
     *newcomm = (MPI_Comm)c;
     return MPI_SUCCESS;
 }

@@ -35,7 +35,7 @@ typedef struct halo_comm {
     struct halo_errhandler *errh;
     halo_attr_t *attrs;
     struct halo_info *info;
-    struct halo_match *match[2]; /* by HALO_CTX_P2P / HALO_CTX_COLL */
+    struct halo_match *match[3]; /* by HALO_CTX_P2P / HALO_CTX_COLL / HALO_CTX_GROUP */
     uint32_t coll_seq;           /* per-communicator collective sequence number */
     uint32_t coll_sub;           /* sub-context of its collective traffic */
     int coll_tag_fixed;          /* every collective uses coll_seq as its tag */
@@ -63,6 +63,8 @@ static inline MPI_Comm halo_comm_handle(halo_comm_t *c)
 /* A communicator over `group` (which it takes a reference on) with context
  * id ctx; rank and sizes derived from the group. Does not agree on anything. */
 halo_comm_t *halo_comm_create_local(halo_group_t *group, uint32_t ctx, halo_comm_t *parent);
+/* Fills in a communicator's group, sizes and matching state for ctx. */
+void halo_comm_setup(halo_comm_t *c, halo_group_t *group, uint32_t ctx);
 void halo_comm_release(halo_comm_t *c);
 
 /* Agrees on a new context id among the members of comm (collective). */
@@ -70,6 +72,22 @@ int halo_context_alloc(halo_comm_t *comm, uint32_t *ctx_p);
 void halo_context_free(uint32_t ctx);
 /* Marks an id agreed elsewhere (with another group) as used here. */
 void halo_context_claim(uint32_t ctx);
+/* Pieces of an agreement (ids unshifted): this process's candidate; a
+ * range check; whether this process may take the agreed id (reserving it
+ * at MPI_THREAD_MULTIPLE, where a second exchange must confirm that every
+ * member may: otherwise retry). */
+uint32_t halo_context_propose(void);
+int halo_context_check(uint32_t id);
+bool halo_context_try(uint32_t id);
+
+/* Agrees on an id among the members of group only, which are all in
+ * parent (Comm_create_group): point-to-point on the parent's group
+ * sub-context, in the parent's rank numbering, tagged with tag. */
+int halo_context_alloc_group(halo_comm_t *parent, halo_group_t *group, int tag, uint32_t *ctx_p);
+/* MPI_Comm_idup's agreement, without blocking: *newcomm_p is usable once
+ * the request completes. */
+int halo_comm_idup_start(halo_comm_t *old, struct halo_info *info, halo_comm_t **newcomm_p,
+                         MPI_Request *request);
 
 int halo_intercomm_dup(halo_comm_t *old, halo_comm_t **new_p);
 void halo_intercomm_destroy(halo_comm_t *c);

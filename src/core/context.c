@@ -82,6 +82,36 @@ void halo_context_free(uint32_t ctx)
     unreserve(ctx >> HALO_CTX_SHIFT);
 }
 
+/* ---------------------------------------------------------------- steps
+ * The allocation above, in pieces, for agreements that do not run as one
+ * blocking allreduce over a communicator (comm_agree.c). */
+
+uint32_t halo_context_propose(void)
+{
+    return next_id;
+}
+
+int halo_context_check(uint32_t id)
+{
+    if (id >= (1u << (32 - HALO_CTX_SHIFT)) - 1)
+        return halo_err(MPI_ERR_INTERN, ": out of communicator context ids");
+    return MPI_SUCCESS;
+}
+
+/* After the first exchange: may this process use id? (Reserves it if so,
+ * at MPI_THREAD_MULTIPLE.) Moves the counter past it either way. */
+bool halo_context_try(uint32_t id)
+{
+    if (next_id <= id)
+        next_id = id + 1;
+    if (halo_thread_level < MPI_THREAD_MULTIPLE)
+        return true;
+    if (is_reserved(id))
+        return false;
+    reserve(id);
+    return true;
+}
+
 void halo_context_claim(uint32_t ctx)
 {
     uint32_t id = ctx >> HALO_CTX_SHIFT;

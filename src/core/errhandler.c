@@ -13,8 +13,14 @@
 static halo_errhandler_t eh_fatal, eh_abort, eh_return;
 static HALO_TLS MPI_Comm redirect_comm;
 
+/* Also called before MPI_Init by the calls allowed then (creating a
+ * session's error handler); runs once. */
 void halo_errhandler_init(void)
 {
+    static int done;
+    if (done)
+        return;
+    done = 1;
     halo_obj_kind_setup(HALO_KIND_ERRHANDLER, sizeof(halo_errhandler_t), 1u << 16);
     eh_fatal.builtin = HALO_EH_FATAL;
     eh_abort.builtin = HALO_EH_ABORT;
@@ -149,6 +155,7 @@ int halo_unsupported(const char *fname)
 
 static int create(int kind, void (*fn)(void), MPI_Errhandler *errhandler)
 {
+    halo_errhandler_init();
     if (!fn)
         return halo_err(MPI_ERR_ARG, "(function=NULL): a function is required");
     halo_errhandler_t *e = halo_obj_alloc(HALO_KIND_ERRHANDLER);

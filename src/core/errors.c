@@ -23,9 +23,12 @@ typedef struct user_code {
     int errclass;     /* for a class: itself */
     int is_class;
     int live;
+    int ncodes;       /* for a class: live codes of it */
     char *text;       /* NULL: no string */
 } user_code_t;
 
+/* Removed entries are reused (lowest first), so adding and removing in a
+ * loop keeps the table small. */
 static user_code_t *user_codes;
 static int user_count, user_cap;
 
@@ -199,13 +202,24 @@ void halo_err_string(int code, char *buf, int *len_p)
 
 static int user_new(int errclass, int is_class)
 {
-    if (user_count == user_cap) {
-        user_cap = user_cap ? 2 * user_cap : 16;
-        user_codes = halo_realloc(user_codes, (size_t)user_cap * sizeof *user_codes);
+    int i = 0;
+    while (i < user_count && user_codes[i].live)
+        i++;
+    if (i == user_count) {
+        if (user_count == user_cap) {
+            user_cap = user_cap ? 2 * user_cap : 16;
+            user_codes = halo_realloc(user_codes, (size_t)user_cap * sizeof *user_codes);
+        }
+        user_count++;
     }
-    int code = HALO_ERR_USER_BASE + user_count;
-    user_codes[user_count++] = (user_code_t){
+    int code = HALO_ERR_USER_BASE + i;
+    user_codes[i] = (user_code_t){
         .errclass = is_class ? code : errclass, .is_class = is_class, .live = 1, .text = NULL};
+    if (!is_class) {
+        user_code_t *c = user_entry(errclass);
+        if (c)
+            c->ncodes++;
+    }
     return code;
 }
 
@@ -254,6 +268,9 @@ int halo_err_remove_code(int code)
         return halo_err(MPI_ERR_ARG, "(errorcode=%d): not a user-added error code", code);
     if (u->text)
         return halo_err(MPI_ERR_ARG, "(errorcode=%d): remove its string first", code);
+    user_code_t *c = user_entry(u->errclass);
+    if (c)
+        c->ncodes--;
     u->live = 0;
     return MPI_SUCCESS;
 }
@@ -265,10 +282,8 @@ int halo_err_remove_class(int errclass)
         return halo_err(MPI_ERR_ARG, "(errorclass=%d): not a user-added error class", errclass);
     if (u->text)
         return halo_err(MPI_ERR_ARG, "(errorclass=%d): remove its string first", errclass);
-    for (int i = 0; i < user_count; i++)
-        if (user_codes[i].live && !user_codes[i].is_class && user_codes[i].errclass == errclass)
-            return halo_err(MPI_ERR_ARG, "(errorclass=%d): error code %d still uses it",
-                            errclass, HALO_ERR_USER_BASE + i);
+    if (u->ncodes > 0)
+        return halo_err(MPI_ERR_ARG, "(errorclass=%d): %d error code(s) still use it", errclass, u->ncodes);
     u->live = 0;
     return MPI_SUCCESS;
 }

@@ -88,12 +88,13 @@ void halo_info_release(halo_info_t *in)
     halo_obj_free(in);
 }
 
-void halo_info_env_fill(int argc, char **argv, int thread_level)
+/* The keys of an environment info object (MPI 5.0 section 11.4): derived
+ * from the program's arguments and this process's surroundings only, so
+ * MPI_Info_create_env answers the same before and after MPI_Init. */
+static void env_fill(halo_info_t *in, int argc, char **argv)
 {
-    info_setup();
-    entries_free(&info_env);
     if (argc > 0 && argv && argv[0])
-        halo_info_set(&info_env, "command", argv[0]);
+        halo_info_set(in, "command", argv[0]);
     if (argc > 1 && argv) {
         size_t n = 1;
         for (int i = 1; i < argc; i++)
@@ -105,18 +106,28 @@ void halo_info_env_fill(int argc, char **argv, int thread_level)
                 strcat(s, " ");
             strcat(s, argv[i]);
         }
-        halo_info_set(&info_env, "argv", s);
+        halo_info_set(in, "argv", s);
         free(s);
     }
     char buf[4096];
-    snprintf(buf, sizeof buf, "%d", halo_world.size);
-    halo_info_set(&info_env, "maxprocs", buf);
-    halo_info_set(&info_env, "soft", buf);
-    if (halo_world.hostname[0])
-        halo_info_set(&info_env, "host", halo_world.hostname);
-    halo_info_set(&info_env, "arch", "x86_64");
+    const char *size = getenv("PMI_SIZE");
+    snprintf(buf, sizeof buf, "%d", size && atoi(size) > 0 ? atoi(size) : 1);
+    halo_info_set(in, "maxprocs", buf);
+    halo_info_set(in, "soft", buf);
+    if (gethostname(buf, sizeof buf) == 0) {
+        buf[sizeof buf - 1] = '\0';
+        halo_info_set(in, "host", buf);
+    }
+    halo_info_set(in, "arch", "x86_64");
     if (getcwd(buf, sizeof buf))
-        halo_info_set(&info_env, "wdir", buf);
+        halo_info_set(in, "wdir", buf);
+}
+
+void halo_info_env_fill(int argc, char **argv, int thread_level)
+{
+    info_setup();
+    entries_free(&info_env);
+    env_fill(&info_env, argc, argv);
     const char *lv = thread_level == MPI_THREAD_MULTIPLE   ? "MPI_THREAD_MULTIPLE"
                      : thread_level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
                      : thread_level == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
@@ -160,9 +171,10 @@ int halo_api_info_create(MPI_Info *info)
 
 int halo_api_info_create_env(int argc, char *argv[], MPI_Info *info)
 {
-    halo_info_t *in = halo_info_dup(&info_env);
-    if (argc > 0 && argv && argv[0] && !halo_info_lookup(in, "command"))
-        halo_info_set(in, "command", argv[0]);
+    halo_info_t *in = halo_info_new();
+    if (!in)
+        return halo_err(MPI_ERR_NO_MEM, ": out of info objects");
+    env_fill(in, argc, argv);
     *info = (MPI_Info)in;
     return MPI_SUCCESS;
 }

@@ -35,6 +35,7 @@ int halo_cfg_error_checking(void);
 void halo_attr_init_predef(void);
 void halo_errhandler_init(void);
 void halo_dtype_init(void);
+void halo_dtype_finalize(void);
 
 static void read_node_map(void)
 {
@@ -164,6 +165,7 @@ int halo_api_finalize(void)
     int rc = halo_coll_barrier(&halo_comm_world);
     halo_comm_finalize();
     halo_pt2pt_finalize();
+    halo_dtype_finalize();
     halo_attr_finalize();
     halo_pmi_finalize();
     atomic_store(&halo_state, HALO_STATE_FINALIZED);

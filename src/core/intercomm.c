@@ -1,16 +1,25 @@
-/* Intercommunicators: creation from two intracommunicators' leaders,
- * merging, duplication, and the remote-group queries.
+/* Intercommunicators: creation from two intracommunicators' leaders or
+ * from two groups, splitting and subsetting, merging, duplication, and the
+ * remote-group queries.
  *
  * An intercommunicator's `world` array lists the REMOTE group's world
  * ranks, so point-to-point (which addresses peers through comm->world and
  * stamps messages with comm->rank) works unchanged: a destination rank is a
  * remote rank, and a receiver matches the sender's rank in its own group,
  * which is the receiver's remote rank. Each intercommunicator also carries
- * an intracommunicator over its local group (`local`), on the group
- * sub-context of the same context id, for the collectives its own
- * operations need. Leaders talk to each other on the intercommunicator's
- * collective sub-context. */
+ * two hidden intracommunicators that it owns:
+ *   - `local`, over its local group, on the group sub-context of the same
+ *     context id, for the blocking collectives its own operations need;
+ *   - the bridge, over both groups (the group whose first member has the
+ *     lower world rank first), on sub-context BRIDGE_SUB, on which the
+ *     collectives of the intercommunicator run (src/coll/inter_*.c): one
+ *     schedule can name every process of both groups. It hangs off the
+ *     local view's `local` field, which an intracommunicator does not use
+ *     otherwise (halo_intercomm_bridge).
+ * Leaders talk to each other on the intercommunicator's collective
+ * sub-context, with tags of their own. */
 #include "binding/api_gen.h"
+#include "binding/binding.h"
 #include "coll/coll.h"
 #include "core/comm.h"
 #include "core/errhandler.h"
@@ -22,7 +31,13 @@
 #define LEADER_TAG_CTX 0x7fffff01
 #define LEADER_TAG_HIGH 0x7fffff02
 #define LEADER_TAG_BARRIER 0x7fffff03
+#define LEADER_TAG_SPLIT 0x7fffff04
+#define LEADER_TAG_CREATE 0x7fffff05
 #define MERGE_TAG 0x7ffffff0
+
+/* The sub-context of the bridges' traffic: the one of the four that
+ * comm.h leaves unnamed (P2P, COLL and GROUP are taken). */
+#define BRIDGE_SUB 3u
 
 /* Blocking send/receive between leaders on a given context. */
 static int leader_sendrecv(halo_comm_t *c, uint32_t ctx, int peer, int tag, const void *sbuf,
@@ -63,15 +78,64 @@ static halo_comm_t *local_view(halo_comm_t *inter)
     return l;
 }
 
+/* The intracommunicator over both groups. Both sides order it alike: the
+ * group whose first member has the lower world rank comes first (the
+ * groups are disjoint, so the two first members differ). */
+static halo_comm_t *bridge_view(halo_comm_t *inter)
+{
+    halo_group_t *a = inter->group, *b = inter->remote_group;
+    if (b->world[0] < a->world[0]) {
+        halo_group_t *t = a;
+        a = b;
+        b = t;
+    }
+    int n = a->size + b->size;
+    int *w = halo_malloc((size_t)n * sizeof(int));
+    memcpy(w, a->world, (size_t)a->size * sizeof(int));
+    memcpy(w + a->size, b->world, (size_t)b->size * sizeof(int));
+    halo_group_t *g = halo_group_new(n, w);
+    free(w);
+    halo_comm_t *m = halo_obj_alloc(HALO_KIND_COMM);
+    if (!m)
+        halo_fatal("out of communicator objects");
+    m->ctx = inter->ctx;
+    m->group = g;
+    m->world = g->world;
+    m->size = n;
+    m->peer_size = n;
+    m->rank = g->rank;
+    m->coll_sub = BRIDGE_SUB;
+    m->errh = inter->errh;
+    halo_obj_ref(m->errh);
+    m->match[HALO_CTX_P2P] = NULL;
+    m->match[HALO_CTX_COLL] = halo_match_get(inter->ctx | BRIDGE_SUB, n);
+    m->hdr.flags |= HALO_OBJ_USER_FREED;
+    return m;
+}
+
+halo_comm_t *halo_intercomm_bridge(halo_comm_t *inter)
+{
+    return inter->local->local;
+}
+
+/* Frees a view made by local_view or bridge_view. */
+static void view_free(halo_comm_t *v)
+{
+    halo_match_release(v->ctx | v->coll_sub);
+    halo_group_release(v->group);
+    halo_errhandler_release(v->errh);
+    halo_obj_free(v);
+}
+
 void halo_intercomm_destroy(halo_comm_t *c)
 {
     if (c->local) {
         halo_comm_t *l = c->local;
         c->local = NULL;
-        halo_match_release(l->ctx | HALO_CTX_GROUP);
-        halo_group_release(l->group);
-        halo_errhandler_release(l->errh);
-        halo_obj_free(l);
+        if (l->local)
+            view_free(l->local);
+        l->local = NULL;
+        view_free(l);
     }
 }
 
@@ -98,6 +162,7 @@ static halo_comm_t *inter_new(halo_group_t *local, halo_group_t *remote, uint32_
     c->match[HALO_CTX_P2P] = halo_match_get(ctx | HALO_CTX_P2P, remote->size);
     c->match[HALO_CTX_COLL] = halo_match_get(ctx | HALO_CTX_COLL, remote->size);
     c->local = local_view(c);
+    c->local->local = bridge_view(c);
     return c;
 }
 
@@ -132,11 +197,14 @@ static int agree_ctx_two_sides(halo_comm_t *local, int local_leader, halo_comm_t
     return MPI_SUCCESS;
 }
 
-/* Exchanges the groups' world ranks between leaders and spreads them. */
-static int exchange_groups(halo_comm_t *local, int local_leader, halo_comm_t *leader_comm,
-                           uint32_t leader_ctx, int peer, int tag, halo_group_t **remote_p)
+/* Exchanges a list of world ranks between the leaders (the local one
+ * sends `n` of them) and gives every member of the local group the remote
+ * list, as a group. */
+static int exchange_worlds(halo_comm_t *local, int local_leader, halo_comm_t *leader_comm,
+                           uint32_t leader_ctx, int peer, int tag, int n, const int *world,
+                           halo_group_t **remote_p)
 {
-    int n = local->size, rn = 0;
+    int rn = 0;
     int rc = MPI_SUCCESS;
     if (local->rank == local_leader)
         rc = leader_sendrecv(leader_comm, leader_ctx, peer, tag, &n, 1, &rn, 1, MPI_INT);
@@ -146,13 +214,21 @@ static int exchange_groups(halo_comm_t *local, int local_leader, halo_comm_t *le
         return rc;
     int *remote = halo_malloc((size_t)(rn > 0 ? rn : 1) * sizeof(int));
     if (local->rank == local_leader)
-        rc = leader_sendrecv(leader_comm, leader_ctx, peer, tag, local->group->world, n, remote, rn, MPI_INT);
+        rc = leader_sendrecv(leader_comm, leader_ctx, peer, tag, world, n, remote, rn, MPI_INT);
     if (rc == MPI_SUCCESS)
         rc = halo_coll_bcast(remote, rn, MPI_INT, local_leader, local);
     if (rc == MPI_SUCCESS)
         *remote_p = halo_group_new(rn, remote);
     free(remote);
     return rc;
+}
+
+/* Exchanges the groups' world ranks between leaders and spreads them. */
+static int exchange_groups(halo_comm_t *local, int local_leader, halo_comm_t *leader_comm,
+                           uint32_t leader_ctx, int peer, int tag, halo_group_t **remote_p)
+{
+    return exchange_worlds(local, local_leader, leader_comm, leader_ctx, peer, tag, local->size,
+                           local->group->world, remote_p);
 }
 
 int halo_api_intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
@@ -297,4 +373,207 @@ int halo_intercomm_barrier(halo_comm_t *c)
     if (rc == MPI_SUCCESS)
         rc = halo_coll_barrier(c->local);
     return rc;
+}
+
+/* ---------------------------------------------------------------- split and create */
+
+typedef struct key_rank {
+    int key, rank;
+} key_rank_t;
+
+static int cmp_key_rank(const void *a, const void *b)
+{
+    const key_rank_t *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank - y->rank;
+}
+
+/* The members of g whose (color, key) pair in ck (by rank in g) has the
+ * given color, ordered by key, then by rank in g. */
+static halo_group_t *color_group(const halo_group_t *g, const int *ck, int color)
+{
+    key_rank_t *v = halo_malloc((size_t)g->size * sizeof *v);
+    int n = 0;
+    for (int i = 0; i < g->size; i++)
+        if (ck[2 * i] == color)
+            v[n++] = (key_rank_t){ck[2 * i + 1], i};
+    qsort(v, (size_t)n, sizeof *v, cmp_key_rank);
+    int *w = halo_malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    for (int i = 0; i < n; i++)
+        w[i] = g->world[v[i].rank];
+    halo_group_t *r = halo_group_new(n, w);
+    free(w);
+    free(v);
+    return r;
+}
+
+/* MPI_Comm_split of an intercommunicator: every process learns the colors
+ * and keys of both groups (a local allgather, the leaders swap the tables,
+ * a local broadcast), one context id is agreed across both groups for all
+ * the new intercommunicators (they are disjoint), and each process builds
+ * the one of its color, if both groups have a member of that color. */
+int halo_intercomm_split(halo_comm_t *c, int color, int key, MPI_Comm *newcomm)
+{
+    halo_comm_t *l = c->local;
+    int p = c->size, q = c->remote_group->size;
+    int mine[2] = {color, key};
+    int *lck = halo_malloc((size_t)p * 2 * sizeof(int));
+    int *rck = halo_malloc((size_t)q * 2 * sizeof(int));
+    uint32_t ctx = 0;
+    int rc = halo_coll_allgather(mine, 2, MPI_INT, lck, 2, MPI_INT, l);
+    if (rc == MPI_SUCCESS && l->rank == 0)
+        rc = leader_sendrecv(c, c->ctx | HALO_CTX_COLL, 0, LEADER_TAG_SPLIT, lck, 2 * p, rck, 2 * q, MPI_INT);
+    if (rc == MPI_SUCCESS)
+        rc = halo_coll_bcast(rck, 2 * q, MPI_INT, 0, l);
+    if (rc == MPI_SUCCESS)
+        rc = agree_ctx_two_sides(l, 0, c, c->ctx | HALO_CTX_COLL, 0, LEADER_TAG_CTX, &ctx);
+    *newcomm = MPI_COMM_NULL;
+    if (rc == MPI_SUCCESS) {
+        if (color != MPI_UNDEFINED) {
+            halo_group_t *lg = color_group(c->group, lck, color);
+            halo_group_t *rg = color_group(c->remote_group, rck, color);
+            if (rg->size > 0)
+                *newcomm = (MPI_Comm)inter_new(lg, rg, ctx, c->errh);
+            halo_group_release(lg);
+            halo_group_release(rg);
+        }
+        if (*newcomm == MPI_COMM_NULL)
+            halo_context_free(ctx);
+    }
+    free(lck);
+    free(rck);
+    return rc;
+}
+
+/* MPI_Comm_create of an intercommunicator: g is a subgroup of the local
+ * group (checked by the caller); the leaders swap the two subgroups, and
+ * the members of both get an intercommunicator between them. */
+int halo_intercomm_create_sub(halo_comm_t *c, halo_group_t *g, MPI_Comm *newcomm)
+{
+    halo_comm_t *l = c->local;
+    halo_group_t *rg = NULL;
+    *newcomm = MPI_COMM_NULL;
+    int rc = exchange_worlds(l, 0, c, c->ctx | HALO_CTX_COLL, 0, LEADER_TAG_CREATE, g->size, g->world, &rg);
+    if (rc)
+        return rc;
+    uint32_t ctx;
+    rc = agree_ctx_two_sides(l, 0, c, c->ctx | HALO_CTX_COLL, 0, LEADER_TAG_CTX, &ctx);
+    if (rc == MPI_SUCCESS) {
+        if (g->size > 0 && rg->size > 0 && g->rank != MPI_UNDEFINED)
+            *newcomm = (MPI_Comm)inter_new(g, rg, ctx, c->errh);
+        else
+            halo_context_free(ctx);
+    }
+    halo_group_release(rg);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- from groups */
+
+/* The tag of the exchanges that create a communicator from groups with a
+ * given stringtag: a 30-bit FNV-1a hash of it, with bit 30 set, so that it
+ * stays above MPI_COMM_WORLD's collective sequence numbers (on the
+ * collective sub-context) and below the fixed tags 0x7fffff00 and up.
+ * Concurrent creations must use stringtags whose tags differ; the same
+ * stringtag may be reused once a creation has returned. */
+int32_t halo_stringtag_tag(const char *stringtag)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *s = (const unsigned char *)stringtag; *s; s++) {
+        h ^= *s;
+        h *= 16777619u;
+    }
+    h &= 0x3fffffffu;
+    if (h >= 0x3fffff00u)
+        h -= 0x100u;
+    return (int32_t)(0x40000000u | h);
+}
+
+/* A temporary intracommunicator over a group g of MPI_COMM_WORLD (which
+ * includes the caller), for the agreements of the *_from_group(s)
+ * functions: on MPI_COMM_WORLD's group sub-context, with one tag for all
+ * its collectives. Not in the slab, so never a valid user handle. The
+ * matching state of that sub-context is kept from the first use on: an
+ * early message of the next creation must not be dropped with it. */
+void halo_group_tmp_comm(halo_comm_t *tmp, halo_group_t *g, int32_t tag)
+{
+    static bool held;
+    if (!held) {
+        halo_match_get(halo_comm_world.ctx | HALO_CTX_GROUP, halo_comm_world.size);
+        held = true;
+    }
+    memset(tmp, 0, sizeof *tmp);
+    tmp->hdr.kind = HALO_KIND_COMM;
+    tmp->hdr.flags = HALO_OBJ_LIVE;
+    atomic_store(&tmp->hdr.ref, 1);
+    tmp->ctx = halo_comm_world.ctx;
+    tmp->group = g;
+    tmp->world = g->world;
+    tmp->size = g->size;
+    tmp->peer_size = g->size;
+    tmp->rank = g->rank;
+    tmp->coll_sub = HALO_CTX_GROUP;
+    tmp->coll_seq = (uint32_t)tag;
+    tmp->coll_tag_fixed = 1;
+    tmp->errh = halo_comm_world.errh;
+}
+
+/* The error handler argument of the *_from_group(s) functions. */
+int halo_errhandler_arg(MPI_Errhandler errhandler, struct halo_errhandler **e_p)
+{
+    halo_errhandler_t *e = halo_obj_lookup(HALO_KIND_ERRHANDLER, errhandler);
+    if (!e)
+        return halo_err(MPI_ERR_ARG, "(errhandler=%p): not a valid error handler", (void *)errhandler);
+    if (!e->builtin && e->objkind != HALO_EOBJ_COMM)
+        return halo_err(MPI_ERR_ARG, "(errhandler): this error handler was made for another kind of object");
+    *e_p = e;
+    return MPI_SUCCESS;
+}
+
+/* MPI_Intercomm_create_from_groups, with groups taken from MPI_COMM_WORLD
+ * (sessions are not supported): each group agrees on a context id over a
+ * temporary communicator (halo_group_tmp_comm), and the two leaders swap
+ * theirs through MPI_COMM_WORLD's collective sub-context, all with the
+ * stringtag's tag. Both sides must name the same two groups and leaders;
+ * that is not checked. */
+int halo_api_intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                          int remote_leader, const char *stringtag, MPI_Info info,
+                                          MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+    (void)info;
+    halo_group_t *lg = halo_obj_lookup(HALO_KIND_GROUP, local_group);
+    halo_group_t *rg = halo_obj_lookup(HALO_KIND_GROUP, remote_group);
+    if (!lg)
+        return halo_err(MPI_ERR_GROUP, "(local_group=%p): not a valid group", (void *)local_group);
+    if (!rg)
+        return halo_err(MPI_ERR_GROUP, "(remote_group=%p): not a valid group", (void *)remote_group);
+    if (lg->rank == MPI_UNDEFINED)
+        return halo_err(MPI_ERR_GROUP, "(local_group): the calling process is not in the local group");
+    if (local_leader < 0 || local_leader >= lg->size)
+        return halo_err(MPI_ERR_RANK, "(local_leader=%d): not a rank of local_group (size %d)", local_leader,
+                        lg->size);
+    if (remote_leader < 0 || remote_leader >= rg->size)
+        return halo_err(MPI_ERR_RANK, "(remote_leader=%d): not a rank of remote_group (size %d)",
+                        remote_leader, rg->size);
+    if (!stringtag)
+        return halo_err(MPI_ERR_ARG, "(stringtag=NULL): a string is required");
+    halo_errhandler_t *e;
+    int rc = halo_errhandler_arg(errhandler, &e);
+    if (rc)
+        return rc;
+    for (int i = 0; i < rg->size; i++)
+        if (halo_group_rank_of(lg, rg->world[i]) != MPI_UNDEFINED)
+            return halo_err(MPI_ERR_GROUP, ": the local and remote groups overlap (world rank %d is in both)",
+                            rg->world[i]);
+    int32_t tag = halo_stringtag_tag(stringtag);
+    halo_comm_t tmp;
+    halo_group_tmp_comm(&tmp, lg, tag);
+    uint32_t ctx;
+    rc = agree_ctx_two_sides(&tmp, local_leader, &halo_comm_world, halo_comm_world.ctx | HALO_CTX_COLL,
+                             rg->world[remote_leader], tag, &ctx);
+    if (rc)
+        return rc;
+    *newintercomm = (MPI_Comm)inter_new(lg, rg, ctx, e);
+    return MPI_SUCCESS;
 }

@@ -96,6 +96,40 @@ static int comm_prefix(halo_comm_t *old, int n, MPI_Comm *newcomm, halo_comm_t *
 
 /* ---------------------------------------------------------------- Cartesian */
 
+/* Depth-first search over factorizations of n into k factors, each at most
+ * `max` (so the factors come out non-increasing); keeps the lexicographically
+ * smallest in best (best[0] == 0 means none yet). */
+static void balanced_factors(int n, int k, int max, int depth, int *cur, int *best)
+{
+    if (k == 1) {
+        if (n > max)
+            return;
+        cur[depth] = n;
+        int better = best[0] == 0;
+        for (int i = 0; !better && i <= depth; i++) {
+            if (cur[i] != best[i]) {
+                better = cur[i] < best[i];
+                break;
+            }
+        }
+        if (better)
+            memcpy(best, cur, (size_t)(depth + 1) * sizeof(int));
+        return;
+    }
+    for (int d = max < n ? max : n; d >= 1; d--) {
+        if (n % d)
+            continue;
+        /* The largest factor is at least the k-th root of n. */
+        long p = 1;
+        for (int i = 0; i < k && p < n; i++)
+            p *= d;
+        if (p < n)
+            break;
+        cur[depth] = d;
+        balanced_factors(n / d, k - 1, d, depth + 1, cur, best);
+    }
+}
+
 static int dims_create(int nnodes, int ndims, int dims[])
 {
     if (ndims < 0)
@@ -121,34 +155,14 @@ static int dims_create(int nnodes, int ndims, int dims[])
             return halo_err(MPI_ERR_DIMS, ": the fixed dimensions multiply to %ld, not nnodes=%d", fixed, nnodes);
         return MPI_SUCCESS;
     }
-    /* Spread the prime factors, largest first, onto the currently smallest
-     * free dimension: dimensions as close to each other as possible. */
+    /* The most balanced factorization: of all ways to write `rest` as a
+     * product of free_dims factors in non-increasing order, the smallest
+     * in lexicographic order (smallest largest factor, then the next...). */
     int *f = halo_calloc((size_t)free_dims, sizeof(int));
-    for (int i = 0; i < free_dims; i++)
-        f[i] = 1;
-    int primes[64], np = 0, r = rest;
-    for (int p = 2; (long)p * p <= r; p++)
-        while (r % p == 0) {
-            primes[np++] = p;
-            r /= p;
-        }
-    if (r > 1)
-        primes[np++] = r;
-    for (int k = np - 1; k >= 0; k--) {
-        int best = 0;
-        for (int i = 1; i < free_dims; i++)
-            if (f[i] < f[best])
-                best = i;
-        f[best] *= primes[k];
-    }
-    /* Non-increasing order. */
-    for (int i = 0; i < free_dims; i++)
-        for (int j = i + 1; j < free_dims; j++)
-            if (f[j] > f[i]) {
-                int t = f[i];
-                f[i] = f[j];
-                f[j] = t;
-            }
+    int *cur = halo_calloc((size_t)free_dims, sizeof(int));
+    f[0] = 0;
+    balanced_factors(rest, free_dims, rest, 0, cur, f);
+    free(cur);
     for (int i = 0, k = 0; i < ndims; i++)
         if (dims[i] == 0)
             dims[i] = f[k++];
