@@ -205,6 +205,23 @@ halo_coll_build_fn_t halo_scan_recursive_doubling;
 halo_coll_build_fn_t halo_exscan_linear;
 halo_coll_build_fn_t halo_exscan_recursive_doubling;
 
+/* Shared memory, one node (shm_*.c; building blocks in coll/shm.h). */
+halo_coll_build_fn_t halo_barrier_shm;
+halo_coll_build_fn_t halo_bcast_shm;
+halo_coll_build_fn_t halo_reduce_shm;
+halo_coll_build_fn_t halo_allreduce_shm;
+halo_coll_build_fn_t halo_allreduce_shm_rsag;
+halo_coll_build_fn_t halo_gather_shm;      /* gather and gatherv */
+halo_coll_build_fn_t halo_scatter_shm;     /* scatter and scatterv */
+halo_coll_build_fn_t halo_allgather_shm;   /* allgather and allgatherv */
+halo_coll_build_fn_t halo_alltoall_shm;
+
+/* Two levels, several nodes (two_level_*.c). */
+halo_coll_build_fn_t halo_barrier_two_level;
+halo_coll_build_fn_t halo_bcast_two_level;
+halo_coll_build_fn_t halo_reduce_two_level;
+halo_coll_build_fn_t halo_allreduce_two_level;
+
 /* ---------------------------------------------------------------- intercommunicators (inter_*.c) */
 
 /* A collective on an intercommunicator runs as one schedule on its bridge:

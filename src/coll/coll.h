@@ -9,6 +9,9 @@
 
 /* Loads the collective configuration (tuning tables, forced algorithms). */
 void halo_coll_init(void);
+/* Frees a communicator's collective state (node groups, shared-memory
+ * region) when the communicator goes away. */
+void halo_coll_comm_free(halo_comm_t *c);
 /* MPI_Start of a persistent collective request: reruns its schedule. */
 struct halo_request;
 int halo_coll_start(struct halo_request *r);

@@ -9,7 +9,7 @@
  * in-place rules, matching block sizes), picks the algorithm
  * (coll_select.c), and builds its schedule. Blocking calls run it;
  * nonblocking ones hand it to a request; persistent ones build it once, at
- * initialization, with a tag taken then, and rerun it at every start.
+ * initialization and rerun it, with the next sequence number, at every start.
  * Building reads the caller's count and displacement arrays and never
  * again, so nothing of them is kept. A pending request keeps references on
  * the user datatypes and operation its schedule uses (the user may free
@@ -436,21 +436,30 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
      * binding layer. */
     int rc;
     halo_sched_t *s = NULL;
+    halo_comm_t *tc = c->is_inter ? halo_intercomm_bridge(c) : c;   /* whose tags the call takes */
     if (c->is_inter) {
         rc = build_inter(a, c, &s);
+    } else if (halo_error_checking && (rc = check_args(a, c))) {
+        s = NULL;
     } else {
-        if (halo_error_checking && (rc = check_args(a, c)))
-            return rc;
         const halo_coll_algo_t *al = halo_coll_select(a, c);
         if (!al)
-            return halo_err(MPI_ERR_INTERN, ": no usable %s algorithm", halo_coll_kind_name(a->kind));
-        s = halo_sched_new(c);
-        rc = al->build(a, c, &s);
+            rc = halo_err(MPI_ERR_INTERN, ": no usable %s algorithm", halo_coll_kind_name(a->kind));
+        else {
+            s = halo_sched_new(c);
+            rc = al->build(a, c, &s);
+        }
     }
     if (rc != MPI_SUCCESS) {
+        /* The other ranks may be in this collective already: they learn
+         * that it failed here instead of waiting for us (a persistent
+         * collective only fails when started). */
+        if (how != RUN_PERSISTENT)
+            halo_sched_fail_call(tc, s, rc);
         halo_sched_free(s);
         return rc;
     }
+    s->kind = (int32_t)a->kind;
     if (how == RUN_BLOCKING)
         return halo_sched_run(s);
     halo_request_t *r = halo_req_alloc(HALO_REQ_COLL, c);
@@ -472,6 +481,7 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
 int halo_coll_start(halo_request_t *r)
 {
     halo_sched_reset(r->sched);
+    halo_sched_renumber(r->sched);
     atomic_store(&r->cc, 1);
     halo_status_empty(&r->status);
     halo_sched_start(r->sched, r);
@@ -579,6 +589,7 @@ int halo_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void 
 void halo_coll_init(void)
 {
     halo_coll_select_init();
+    halo_sched_init();
 }
 
 /* ---------------------------------------------------------------- MPI API */

@@ -10,6 +10,7 @@
  * them out of the way where they do not apply. */
 #include "coll/select.h"
 
+#include "coll/shm.h"
 #include "core/halo.h"
 
 #define ALG(coll, name, fn, restr, cost) {HALO_COLL_##coll, name, fn, restr, cost}
@@ -66,8 +67,38 @@ const halo_coll_algo_t halo_coll_algos[] = {
     ALG(EXSCAN, "recursive_doubling", halo_exscan_recursive_doubling, 0, "lg p (a + n b + 2n g)"),
     ALG(EXSCAN, "linear", halo_exscan_linear, 0, "(p-1) (a + n b + n g)"),
 
-    /* Shared-memory (HALO_ALG_ONE_NODE) and two-level (HALO_ALG_MULTI_NODE)
-     * algorithms: none yet. */
+    /* Shared memory: flags and data in the node group's region, no messages. */
+    ALG(BARRIER, "shm", halo_barrier_shm, HALO_ALG_ONE_NODE, "2 flag transfers"),
+    ALG(BCAST, "shm", halo_bcast_shm, HALO_ALG_ONE_NODE,
+        "per 32K chunk: 2 flag transfers + copy in, copy out"),
+    ALG(REDUCE, "shm", halo_reduce_shm, HALO_ALG_ONE_NODE | HALO_ALG_SHM_TYPE,
+        "per 32K chunk: 2 flag transfers + copy in + (p-1) n g at root"),
+    ALG(ALLREDUCE, "shm", halo_allreduce_shm, HALO_ALG_ONE_NODE | HALO_ALG_SHM_TYPE,
+        "per 64K chunk: 2 flag transfers + copy in + (p-1) n g"),
+    ALG(ALLREDUCE, "shm_rsag", halo_allreduce_shm_rsag, HALO_ALG_ONE_NODE | HALO_ALG_SHM_TYPE,
+        "per 64K chunk: 3 flag transfers + copy in + (p-1)/p n (g + copy)"),
+    ALG(GATHER, "shm", halo_gather_shm, HALO_ALG_ONE_NODE, "per 32K chunk: 2 flag transfers + copy in, p-1 copies out"),
+    ALG(GATHERV, "shm", halo_gather_shm, HALO_ALG_ONE_NODE, "per 32K chunk: 2 flag transfers + copy in, p-1 copies out"),
+    ALG(SCATTER, "shm", halo_scatter_shm, HALO_ALG_ONE_NODE, "per 32K chunk: 2 flag transfers + p-1 copies in, copy out"),
+    ALG(SCATTERV, "shm", halo_scatter_shm, HALO_ALG_ONE_NODE, "per 32K chunk: 2 flag transfers + p-1 copies in, copy out"),
+    ALG(ALLGATHER, "shm", halo_allgather_shm, HALO_ALG_ONE_NODE,
+        "per 32K chunk: 2 flag transfers + copy in, p-1 copies out"),
+    ALG(ALLGATHERV, "shm", halo_allgather_shm, HALO_ALG_ONE_NODE,
+        "per 32K chunk: 2 flag transfers + copy in, p-1 copies out"),
+    ALG(ALLTOALL, "shm", halo_alltoall_shm, HALO_ALG_ONE_NODE,
+        "per 32K/p per destination: 2 flag transfers + n copied in, n out"),
+
+    /* Two levels: shared memory on each node, the network among node leaders. */
+    ALG(BARRIER, "two_level", halo_barrier_two_level, HALO_ALG_MULTI_NODE,
+        "2 flag transfers + leaders' barrier"),
+    ALG(BCAST, "two_level", halo_bcast_two_level, HALO_ALG_MULTI_NODE,
+        "leaders' bcast + shm bcast per node"),
+    ALG(REDUCE, "two_level", halo_reduce_two_level,
+        HALO_ALG_MULTI_NODE | HALO_ALG_SHM_TYPE | HALO_ALG_NODE_ORDER,
+        "shm reduce per node + leaders' reduce (+ n b to a root that is no leader)"),
+    ALG(ALLREDUCE, "two_level", halo_allreduce_two_level,
+        HALO_ALG_MULTI_NODE | HALO_ALG_SHM_TYPE | HALO_ALG_NODE_ORDER,
+        "shm reduce per node + leaders' allreduce + shm bcast per node"),
 };
 const int halo_coll_nalgos = (int)HALO_ARRAY_LEN(halo_coll_algos);
 
@@ -112,38 +143,40 @@ const halo_coll_algo_t *halo_coll_algo_find(halo_coll_kind_t k, const char *name
     return NULL;
 }
 
-bool halo_coll_comm_one_node(halo_comm_t *c)
+void halo_coll_facts(const halo_coll_args_t *a, halo_comm_t *c, halo_coll_facts_t *f)
 {
-    if (!halo_world.procs || !c)
-        return true;
-    int node = halo_world.procs[c->world[0]].node;
-    for (int i = 1; i < c->size; i++)
-        if (halo_world.procs[c->world[i]].node != node)
-            return false;
-    return true;
+    const halo_coll_topo_t *t = halo_coll_topo(c);
+    f->p = c->size;
+    f->ppn = t->max_local;
+    f->one_node = t->one_node;
+    f->node_blocks = t->node_blocks;
+    f->commute = !a->op || a->op == MPI_OP_NULL || halo_op_commutes(a->op);
+    f->shm_type = true;
+    f->flat = false;
+    if (a->op && a->op != MPI_OP_NULL) {
+        halo_dtype_t *dt = halo_dtype_ptr(a->type);
+        f->shm_type = dt->extent > 0 && dt->true_ub - dt->true_lb <= HALO_CSHM_HALF;
+    }
 }
 
-const char *halo_coll_algo_unusable_at(const halo_coll_algo_t *al, int p, bool commute, bool one_node)
+const char *halo_coll_algo_unusable(const halo_coll_algo_t *al, const halo_coll_facts_t *f)
 {
     unsigned r = al->restrictions;
-    if ((r & HALO_ALG_POF2) && !halo_is_pof2(p))
+    if ((r & HALO_ALG_POF2) && !halo_is_pof2(f->p))
         return "the communicator size is not a power of two";
-    if ((r & HALO_ALG_COMMUTATIVE) && !commute)
+    if ((r & HALO_ALG_COMMUTATIVE) && !f->commute)
         return "the operation is not commutative";
-    if ((r & HALO_ALG_ONE_NODE) && !one_node)
+    if ((r & HALO_ALG_ONE_NODE) && !f->one_node)
         return "the communicator spans several nodes";
-    if ((r & HALO_ALG_MULTI_NODE) && one_node)
+    if ((r & HALO_ALG_MULTI_NODE) && f->one_node)
         return "the communicator is on one node";
+    if ((r & (HALO_ALG_ONE_NODE | HALO_ALG_MULTI_NODE)) && f->flat)
+        return "it is node-aware, and the ranks here are node leaders";
+    if ((r & HALO_ALG_NODE_ORDER) && !f->commute && !f->node_blocks)
+        return "the operation is not commutative and the nodes do not hold blocks of consecutive ranks";
+    if ((r & HALO_ALG_SHM_TYPE) && !f->shm_type)
+        return "an element of the datatype does not fit a shared-memory chunk";
     return NULL;
-}
-
-const char *halo_coll_algo_unusable(const halo_coll_algo_t *al, const halo_coll_args_t *a,
-                                    halo_comm_t *c)
-{
-    bool commute = !a->op || a->op == MPI_OP_NULL || halo_op_commutes(a->op);
-    bool one_node = (al->restrictions & (HALO_ALG_ONE_NODE | HALO_ALG_MULTI_NODE))
-                        ? halo_coll_comm_one_node(c) : true;
-    return halo_coll_algo_unusable_at(al, c->size, commute, one_node);
 }
 
 void halo_coll_restrictions_str(unsigned r, char *buf, size_t len)
@@ -156,6 +189,8 @@ void halo_coll_restrictions_str(unsigned r, char *buf, size_t len)
         {HALO_ALG_COMMUTATIVE, "commutative op"},
         {HALO_ALG_ONE_NODE, "one node"},
         {HALO_ALG_MULTI_NODE, "several nodes"},
+        {HALO_ALG_SHM_TYPE, "element fits a shared chunk"},
+        {HALO_ALG_NODE_ORDER, "commutative op or ranks in node blocks"},
     };
     size_t n = 0;
     buf[0] = '\0';

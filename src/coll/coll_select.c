@@ -59,6 +59,7 @@ static halo_cfg_t *const algo_vars[HALO_COLL_NKINDS] = {
 
 typedef struct tune_rule {
     long long comm_min, comm_max;   /* ranks, inclusive */
+    long long ppn_min, ppn_max;     /* ranks per node (the largest node group), inclusive */
     long long msg_min, msg_max;     /* bytes, inclusive */
     const halo_coll_algo_t *algo;
 } tune_rule_t;
@@ -72,7 +73,6 @@ typedef struct tune_table {
 static tune_table_t tables[HALO_COLL_NKINDS];
 static const halo_coll_algo_t *forced[HALO_COLL_NKINDS];
 static bool warned[HALO_COLL_NKINDS];
-static bool node_aware[HALO_COLL_NKINDS];   /* some algorithm is restricted by node */
 static bool loaded;
 
 /* Warnings about the configuration come from one rank of the job only. */
@@ -112,7 +112,7 @@ static bool load_rules(halo_coll_kind_t kind, const halo_json_t *list, const cha
             CONFIG_WARN("%s:%d:%d: a rule must be an object; ignored", where, r->line, r->col);
             continue;
         }
-        tune_rule_t rule = {0, LLONG_MAX, 0, LLONG_MAX, NULL};
+        tune_rule_t rule = {0, LLONG_MAX, 0, LLONG_MAX, 0, LLONG_MAX, NULL};
         bool ok = true;
         for (int k = 0; k < r->n && ok; k++) {
             const char *key = r->keys[k];
@@ -123,6 +123,10 @@ static bool load_rules(halo_coll_kind_t kind, const halo_json_t *list, const cha
                 ok = rule_bound(v, key, where, &rule.comm_min);
             else if (!strcmp(key, "comm_size_max"))
                 ok = rule_bound(v, key, where, &rule.comm_max);
+            else if (!strcmp(key, "ppn_min"))
+                ok = rule_bound(v, key, where, &rule.ppn_min);
+            else if (!strcmp(key, "ppn_max"))
+                ok = rule_bound(v, key, where, &rule.ppn_max);
             else if (!strcmp(key, "msg_size_min"))
                 ok = rule_bound(v, key, where, &rule.msg_min);
             else if (!strcmp(key, "msg_size_max"))
@@ -228,9 +232,6 @@ void halo_coll_select_init(void)
     if (loaded)
         return;
     loaded = true;
-    for (int i = 0; i < halo_coll_nalgos; i++)
-        if (halo_coll_algos[i].restrictions & (HALO_ALG_ONE_NODE | HALO_ALG_MULTI_NODE))
-            node_aware[halo_coll_algos[i].coll] = true;
     if (!load_tuning(halo_coll_tuning_default, "built-in"))
         halo_fatal("the built-in collective tuning table does not parse");
     const char *path = halo_cfg_get_str(&cfg_tuning_file);
@@ -302,31 +303,43 @@ MPI_Count halo_coll_msg_bytes(const halo_coll_args_t *a, halo_comm_t *c)
 }
 
 /* By the table, then the registry's order. */
-static const halo_coll_algo_t *choose(halo_coll_kind_t kind, int p, MPI_Count bytes, bool commute,
-                                      bool one_node)
+static const halo_coll_algo_t *choose(halo_coll_kind_t kind, const halo_coll_facts_t *f,
+                                      MPI_Count bytes)
 {
     const tune_table_t *t = &tables[kind];
     for (int i = 0; i < t->n; i++) {
         const tune_rule_t *r = &t->rules[i];
-        if (p < r->comm_min || p > r->comm_max || bytes < r->msg_min || bytes > r->msg_max)
+        if (f->p < r->comm_min || f->p > r->comm_max || f->ppn < r->ppn_min || f->ppn > r->ppn_max ||
+            bytes < r->msg_min || bytes > r->msg_max)
             continue;
-        if (!halo_coll_algo_unusable_at(r->algo, p, commute, one_node))
+        if (!halo_coll_algo_unusable(r->algo, f))
             return r->algo;
     }
     for (int i = 0; i < halo_coll_nalgos; i++)
-        if (halo_coll_algos[i].coll == kind &&
-            !halo_coll_algo_unusable_at(&halo_coll_algos[i], p, commute, one_node))
+        if (halo_coll_algos[i].coll == kind && !halo_coll_algo_unusable(&halo_coll_algos[i], f))
             return &halo_coll_algos[i];
     return NULL;
+}
+
+/* The facts halo_info and the tests ask about: p ranks on one node. */
+static halo_coll_facts_t one_node_facts(int p, bool commute)
+{
+    return (halo_coll_facts_t){.p = p, .ppn = p, .commute = commute, .one_node = true, .shm_type = true};
 }
 
 const halo_coll_algo_t *halo_coll_select(const halo_coll_args_t *a, halo_comm_t *c)
 {
     halo_coll_kind_t kind = a->kind;
     halo_coll_select_init();
+    /* Temporary communicators of the communicator constructors (a fixed
+     * tag, no state of their own) take message-passing algorithms only. */
+    if (c->coll_tag_fixed)
+        return halo_coll_select_flat(a, c);
+    halo_coll_facts_t facts;
+    halo_coll_facts(a, c, &facts);
     const halo_coll_algo_t *f = forced[kind];
     if (f) {
-        const char *why = halo_coll_algo_unusable(f, a, c);
+        const char *why = halo_coll_algo_unusable(f, &facts);
         if (!why)
             return f;
         if (!warned[kind] && c->rank == 0) {
@@ -335,11 +348,15 @@ const halo_coll_algo_t *halo_coll_select(const halo_coll_args_t *a, halo_comm_t 
                       algo_vars[kind]->name, f->name, why);
         }
     }
-    bool commute = !a->op || a->op == MPI_OP_NULL || halo_op_commutes(a->op);
-    /* Where ranks live costs a pass over the communicator: only asked when
-     * some algorithm of this collective cares. */
-    bool one_node = node_aware[kind] ? halo_coll_comm_one_node(c) : true;
-    return choose(kind, c->size, halo_coll_msg_bytes(a, c), commute, one_node);
+    return choose(kind, &facts, halo_coll_msg_bytes(a, c));
+}
+
+const halo_coll_algo_t *halo_coll_select_flat(const halo_coll_args_t *a, halo_comm_t *view)
+{
+    halo_coll_select_init();
+    halo_coll_facts_t f = {.p = view->size, .ppn = 1, .one_node = false, .shm_type = false, .flat = true};
+    f.commute = !a->op || a->op == MPI_OP_NULL || halo_op_commutes(a->op);
+    return choose(a->kind, &f, halo_coll_msg_bytes(a, view));
 }
 
 /* ---------------------------------------------------------------- halo_info */
@@ -406,6 +423,9 @@ HALO_EXPORT void halo_tool_coll_print(FILE *out)
             size_t n = bounds_str(cond, sizeof cond, "p", r->comm_min, r->comm_max);
             if (n)
                 n += (size_t)snprintf(cond + n, sizeof cond - n, ", ");
+            size_t m = bounds_str(cond + n, sizeof cond - n, "ppn", r->ppn_min, r->ppn_max);
+            if (m)
+                n += m + (size_t)snprintf(cond + n + m, sizeof cond - n - m, ", ");
             if (!bounds_str(cond + n, sizeof cond - n, "n", r->msg_min, r->msg_max))
                 cond[n ? n - 2 : 0] = '\0';
             fprintf(out, "    %-34s -> %s\n", cond[0] ? cond : "any", r->algo->name);
@@ -427,7 +447,8 @@ HALO_EXPORT void halo_tool_coll_print(FILE *out)
         for (size_t i = 0; i < HALO_ARRAY_LEN(ps); i++) {
             fprintf(out, "    %6d", ps[i]);
             for (size_t j = 0; j < nn; j++) {
-                const halo_coll_algo_t *al = choose((halo_coll_kind_t)k, ps[i], by_size ? ns[j] : 0, true, true);
+                halo_coll_facts_t f = one_node_facts(ps[i], true);
+                const halo_coll_algo_t *al = choose((halo_coll_kind_t)k, &f, by_size ? ns[j] : 0);
                 fprintf(out, " %-19s", al ? al->name : "-");
             }
             fprintf(out, "\n");
@@ -453,7 +474,8 @@ HALO_EXPORT const char *halo_tool_coll_choice(const char *coll, int p, long long
     int k = halo_coll_kind_from_name(coll);
     if (k < 0 || p < 1)
         return NULL;
-    const halo_coll_algo_t *al = choose((halo_coll_kind_t)k, p, bytes, commute != 0, true);
+    halo_coll_facts_t f = one_node_facts(p, commute != 0);
+    const halo_coll_algo_t *al = choose((halo_coll_kind_t)k, &f, bytes);
     return al ? al->name : NULL;
 }
 
@@ -473,6 +495,10 @@ HALO_EXPORT void halo_tool_coll_print_json(FILE *out)
                 fprintf(out, "\"comm_size_min\": %lld, ", r->comm_min);
             if (r->comm_max != LLONG_MAX)
                 fprintf(out, "\"comm_size_max\": %lld, ", r->comm_max);
+            if (r->ppn_min > 0)
+                fprintf(out, "\"ppn_min\": %lld, ", r->ppn_min);
+            if (r->ppn_max != LLONG_MAX)
+                fprintf(out, "\"ppn_max\": %lld, ", r->ppn_max);
             if (r->msg_min > 0)
                 fprintf(out, "\"msg_size_min\": %lld, ", r->msg_min);
             if (r->msg_max != LLONG_MAX)

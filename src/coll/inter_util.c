@@ -36,7 +36,9 @@ int halo_inter_local_bcast(const halo_inter_t *x, halo_sched_t **s_p, int base, 
                            MPI_Count count, MPI_Datatype type, int *next_p)
 {
     halo_coll_args_t b = {.kind = HALO_COLL_BCAST, .rbuf = buf, .count = count, .type = type, .root = 0};
-    const halo_coll_algo_t *al = halo_coll_select(&b, x->local);
+    /* A message-passing algorithm: the schedule runs on the bridge, whose
+     * shared-memory region is not the local group's. */
+    const halo_coll_algo_t *al = halo_coll_select_flat(&b, x->local);
     if (!al)
         return halo_err(MPI_ERR_INTERN, ": no usable bcast algorithm for the local group");
     halo_inter_local_phase(al->build, &b, x, s_p, base, next_p);

@@ -16,7 +16,7 @@
 
 static bool same_ref(halo_bref_t x, halo_bref_t y)
 {
-    return x.scratch == y.scratch && x.at == y.at;
+    return x.scratch == y.scratch && x.owner == y.owner && x.at == y.at;
 }
 
 int halo_reduce_binomial(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)

@@ -3,37 +3,44 @@
  * schedule, which may post the next round from inside a transport's poll. */
 #include "coll/sched.h"
 
+#include "coll/algos.h"
+#include "coll/select.h"
+#include "coll/shm.h"
 #include "core/errors.h"
 #include "progress/progress.h"
+#include "pt2pt/match.h"
 #include "pt2pt/pt2pt.h"
 
 #define SCHED_INITIAL_STEPS 16
 
-int32_t halo_sched_next_tag(halo_comm_t *comm)
+uint64_t halo_sched_next_seq(halo_comm_t *comm)
 {
-    int32_t tag = (int32_t)(comm->coll_seq & 0x7fffffff);
+    uint64_t seq = comm->coll_seq;
     if (!comm->coll_tag_fixed)
         comm->coll_seq++;
-    return tag;
+    return seq;
 }
 
-halo_sched_t *halo_sched_new_tagged(halo_comm_t *comm, int32_t tag)
+halo_sched_t *halo_sched_new(halo_comm_t *comm)
 {
     size_t bytes = sizeof(halo_sched_t) + SCHED_INITIAL_STEPS * sizeof(halo_step_t);
     halo_sched_t *s = halo_calloc(1, bytes);
     s->bytes = bytes;
     s->capsteps = SCHED_INITIAL_STEPS;
     s->cur_round = -1;
+    s->kind = -1;
     s->comm = halo_comm_handle(comm);
     s->ctx = comm->ctx | comm->coll_sub;
-    s->tag = tag;
+    s->seq = halo_sched_next_seq(comm);
+    s->tag = halo_seq_tag(s->seq);
     s->scratch_off = bytes;
     return s;
 }
 
-halo_sched_t *halo_sched_new(halo_comm_t *comm)
+void halo_sched_renumber(halo_sched_t *s)
 {
-    return halo_sched_new_tagged(comm, halo_sched_next_tag(comm));
+    s->seq = halo_sched_next_seq(halo_comm_ptr(s->comm));
+    s->tag = halo_seq_tag(s->seq);
 }
 
 /* Grows the allocation, keeping steps then scratch; scratch offsets are
@@ -67,15 +74,17 @@ int64_t halo_sched_scratch(halo_sched_t **s_p, uint64_t bytes)
     return (int64_t)at;
 }
 
-static halo_step_t *add_step(halo_sched_t **s_p, int kind, int round)
+halo_step_t *halo_sched_add(halo_sched_t **s_p, int kind, int round)
 {
     if ((*s_p)->nsteps == (*s_p)->capsteps)
         sched_grow(s_p, (*s_p)->nsteps + 1, (*s_p)->scratch_bytes);
     halo_sched_t *s = *s_p;
     halo_step_t *st = &s->steps[s->nsteps++];
     memset(st, 0, sizeof *st);
+    round += s->round_base;
     st->kind = kind;
     st->round = round;
+    st->phase = s->build_phase;
     if (round + 1 > s->nrounds)
         s->nrounds = round + 1;
     return st;
@@ -84,27 +93,27 @@ static halo_step_t *add_step(halo_sched_t **s_p, int kind, int round)
 void halo_sched_send(halo_sched_t **s_p, int round, halo_bref_t buf, MPI_Count count,
                      MPI_Datatype type, int peer)
 {
-    halo_step_t *st = add_step(s_p, HALO_STEP_SEND, round);
+    halo_step_t *st = halo_sched_add(s_p, HALO_STEP_SEND, round);
     st->a = buf;
     st->count = count;
     st->type = type;
-    st->peer = peer;
+    st->peer = (*s_p)->peer_map ? (*s_p)->peer_map[peer] : peer;
 }
 
 void halo_sched_recv(halo_sched_t **s_p, int round, halo_bref_t buf, MPI_Count count,
                      MPI_Datatype type, int peer)
 {
-    halo_step_t *st = add_step(s_p, HALO_STEP_RECV, round);
+    halo_step_t *st = halo_sched_add(s_p, HALO_STEP_RECV, round);
     st->a = buf;
     st->count = count;
     st->type = type;
-    st->peer = peer;
+    st->peer = (*s_p)->peer_map ? (*s_p)->peer_map[peer] : peer;
 }
 
 void halo_sched_copy(halo_sched_t **s_p, int round, halo_bref_t src, MPI_Count scount,
                      MPI_Datatype stype, halo_bref_t dst, MPI_Count dcount, MPI_Datatype dtype)
 {
-    halo_step_t *st = add_step(s_p, HALO_STEP_COPY, round);
+    halo_step_t *st = halo_sched_add(s_p, HALO_STEP_COPY, round);
     st->a = src;
     st->count = scount;
     st->type = stype;
@@ -116,7 +125,7 @@ void halo_sched_copy(halo_sched_t **s_p, int round, halo_bref_t src, MPI_Count s
 void halo_sched_reduce(halo_sched_t **s_p, int round, halo_bref_t in, halo_bref_t inout,
                        MPI_Count count, MPI_Datatype type, MPI_Op op)
 {
-    halo_step_t *st = add_step(s_p, HALO_STEP_REDUCE, round);
+    halo_step_t *st = halo_sched_add(s_p, HALO_STEP_REDUCE, round);
     st->a = in;
     st->b = inout;
     st->count = count;
@@ -124,21 +133,230 @@ void halo_sched_reduce(halo_sched_t **s_p, int round, halo_bref_t in, halo_bref_
     st->op = op;
 }
 
-static inline void *resolve(halo_sched_t *s, halo_bref_t b)
+void halo_sched_pack(halo_sched_t **s_p, int round, halo_bref_t buf, MPI_Count count,
+                     MPI_Datatype type, MPI_Count pos, MPI_Count len, halo_bref_t dst)
 {
-    if (b.scratch)
+    halo_step_t *st = halo_sched_add(s_p, HALO_STEP_PACK, round);
+    st->a = buf;
+    st->count = count;
+    st->type = type;
+    st->pos = pos;
+    st->count2 = len;
+    st->b = dst;
+}
+
+void halo_sched_unpack(halo_sched_t **s_p, int round, halo_bref_t src, MPI_Count pos, MPI_Count len,
+                       halo_bref_t buf, MPI_Count count, MPI_Datatype type)
+{
+    halo_step_t *st = halo_sched_add(s_p, HALO_STEP_UNPACK, round);
+    st->a = buf;
+    st->count = count;
+    st->type = type;
+    st->pos = pos;
+    st->count2 = len;
+    st->b = src;
+}
+
+void *halo_sched_tmp(halo_sched_t **s_p, MPI_Count count, MPI_Datatype type)
+{
+    halo_sched_t *s = *s_p;
+    halo_dtype_t *dt = halo_dtype_ptr(type);
+    MPI_Count span = count > 0 ? (count - 1) * dt->extent + (dt->true_ub - dt->true_lb) : 0;
+    char *p = halo_malloc((size_t)(span > 0 ? span : 1));
+    s->owned = halo_realloc(s->owned, (size_t)(s->nowned + 1) * sizeof *s->owned);
+    s->owned[s->nowned++] = p;
+    return p - dt->true_lb;
+}
+
+static inline void *resolve(halo_sched_t *s, const halo_step_t *st, halo_bref_t b)
+{
+    if (b.scratch == HALO_BREF_SCRATCH)
         return (char *)s + s->scratch_off + b.at;
+    if (b.scratch == HALO_BREF_SLOT)
+        return halo_shm_slot_addr(s, st, b);
     return (void *)(intptr_t)b.at;
 }
 
 static void sched_advance(halo_sched_t *s);
+static void flag_failed(halo_sched_t *s, int rank);
+
+/* ---------------------------------------------------------------- failures */
+
+typedef struct failed {
+    uint32_t ctx;
+    int32_t tag, src, errclass;
+} failed_t;
+
+static failed_t *failed;     /* collectives known to have failed (this rank or a peer) */
+static int nfailed, capfailed;
+static halo_sched_t **running;
+static int nrunning, caprunning;
+
+static failed_t *failed_find(uint32_t ctx, int tag)
+{
+    for (int i = 0; i < nfailed; i++)
+        if (failed[i].ctx == ctx && failed[i].tag == tag)
+            return &failed[i];
+    return NULL;
+}
+
+static void failed_add(uint32_t ctx, int tag, int src, int errclass)
+{
+    if (failed_find(ctx, tag))
+        return;
+    if (nfailed == capfailed) {
+        capfailed = capfailed ? 2 * capfailed : 8;
+        failed = halo_realloc(failed, (size_t)capfailed * sizeof *failed);
+    }
+    failed[nfailed++] = (failed_t){ctx, tag, src, errclass};
+}
+
+static void notify(halo_comm_t *c, uint32_t ctx, int tag, int code)
+{
+    int errclass = halo_err_class_of(code);
+    failed_add(ctx, tag, c->rank, errclass);
+    for (int r = 0; r < c->size; r++)
+        if (r != c->rank)
+            halo_pt2pt_send_coll_err(c->world[r], ctx, tag, c->rank, errclass);
+}
+
+static void running_remove(halo_sched_t *s)
+{
+    for (int i = 0; i < nrunning; i++)
+        if (running[i] == s) {
+            running[i] = running[--nrunning];
+            return;
+        }
+}
+
+static void inflight_add(halo_sched_t *s, halo_request_t *r)
+{
+    if (s->ninflight == s->capinflight) {
+        s->capinflight = s->capinflight ? 2 * s->capinflight : 8;
+        s->inflight = halo_realloc(s->inflight, (size_t)s->capinflight * sizeof *s->inflight);
+    }
+    s->inflight[s->ninflight++] = r;
+}
+
+static void inflight_remove(halo_sched_t *s, halo_request_t *r)
+{
+    for (int i = 0; i < s->ninflight; i++)
+        if (s->inflight[i] == r) {
+            s->inflight[i] = s->inflight[--s->ninflight];
+            return;
+        }
+}
+
+/* Stops a schedule: nothing new is posted, receives nobody matched yet
+ * are withdrawn, messages under way may finish (their buffers stay valid
+ * until then), and the schedule completes when they have. */
+static void sched_abort(halo_sched_t *s, int origin)
+{
+    if (s->aborted || s->done)
+        return;
+    s->aborted = 1;
+    s->fail_rank = origin;
+    for (int i = 0; i < s->ninflight;) {
+        halo_request_t *r = s->inflight[i];
+        halo_match_t *m = r->kind == HALO_REQ_RECV ? halo_match_find(r->ctx) : NULL;
+        if (m && halo_match_unpost(m, r)) {
+            s->inflight[i] = s->inflight[--s->ninflight];
+            halo_req_free(r);
+            s->pending--;
+        } else {
+            i++;
+        }
+    }
+    halo_pt2pt_drop_unexpected(s->ctx, s->tag);
+    if (s->shm_waiting) {
+        halo_shm_unwatch(s);
+        s->shm_waiting = 0;
+        s->pending--;
+    }
+    if (s->uses_shm)
+        halo_shm_abort(s, origin);
+    if (s->pending == 0)
+        sched_advance(s);
+}
+
+/* This rank failed in the collective: record the error, tell the others,
+ * stop. */
+static void sched_fail(halo_sched_t *s, int code)
+{
+    if (s->error == MPI_SUCCESS)
+        s->error = code;
+    halo_comm_t *c = halo_comm_ptr(s->comm);
+    if (!failed_find(s->ctx, s->tag))
+        notify(c, s->ctx, s->tag, code);
+    sched_abort(s, c->rank);
+}
+
+static int remote_error(const halo_sched_t *s, const failed_t *f)
+{
+    char what[MPI_MAX_ERROR_STRING];
+    int len;
+    halo_err_string(f->errclass, what, &len);
+    const char *name = s->kind >= 0 && s->kind < HALO_COLL_NKINDS ? halo_coll_kind_name(s->kind) : "collective";
+    return halo_err(MPI_ERR_OTHER, "(%s, collective number %d of the communicator): rank %d failed in it: %s",
+                    name, (int)s->tag, (int)f->src, what);
+}
+
+static void peer_failed(uint32_t ctx, int tag, int src, int errclass)
+{
+    failed_add(ctx, tag, src, errclass);
+    for (int i = 0; i < nrunning; i++) {
+        halo_sched_t *s = running[i];
+        if (s->ctx == ctx && s->tag == tag && !s->aborted) {
+            if (s->error == MPI_SUCCESS)
+                s->error = remote_error(s, failed_find(ctx, tag));
+            sched_abort(s, src);
+            return;
+        }
+    }
+}
+
+static bool is_failed(uint32_t ctx, int tag)
+{
+    return nfailed > 0 && failed_find(ctx, tag) != NULL;
+}
+
+void halo_sched_init(void)
+{
+    halo_pt2pt_coll_hooks(peer_failed, is_failed);
+}
+
+void halo_sched_fail_call(halo_comm_t *c, const halo_sched_t *s, int code)
+{
+    uint64_t seq = s ? s->seq : halo_sched_next_seq(c);
+    notify(c, c->ctx | c->coll_sub, halo_seq_tag(seq), code);
+    /* Raise this rank's flags past the call, as if it had run: the other
+     * ranks may have run it through shared memory, and their next use of
+     * those channels waits for every member to be done with it. */
+    if (!c->coll_tag_fixed)
+        halo_shm_skip(c, seq);
+}
+
+void halo_sched_comm_gone(halo_comm_t *c)
+{
+    uint32_t id = c->ctx >> HALO_CTX_SHIFT;
+    for (int i = 0; i < nfailed;) {
+        if (failed[i].ctx >> HALO_CTX_SHIFT == id)
+            failed[i] = failed[--nfailed];
+        else
+            i++;
+    }
+}
+
+/* ---------------------------------------------------------------- running */
 
 static void msg_done(halo_request_t *r)
 {
     halo_sched_t *s = r->cb_arg;
-    if (r->status.MPI_ERROR != MPI_SUCCESS && s->error == MPI_SUCCESS)
-        s->error = r->status.MPI_ERROR;
+    inflight_remove(s, r);
+    int rc = r->status.MPI_ERROR;
     halo_req_free(r);
+    if (rc != MPI_SUCCESS)
+        sched_fail(s, rc);
     s->pending--;
     if (s->pending == 0)
         sched_advance(s);
@@ -146,11 +364,38 @@ static void msg_done(halo_request_t *r)
 
 static void sched_finish(halo_sched_t *s)
 {
+    running_remove(s);
     s->done = 1;
     if (s->owner) {
         halo_request_t *r = s->owner;
         r->status.MPI_ERROR = s->error;
         halo_req_complete(r);
+    }
+}
+
+static int run_local(halo_sched_t *s, const halo_step_t *st)
+{
+    switch (st->kind) {
+    case HALO_STEP_COPY:
+        halo_dt_copy(resolve(s, st, st->a), st->count, halo_dtype_ptr(st->type), resolve(s, st, st->b),
+                     st->count2, halo_dtype_ptr(st->type2));
+        return MPI_SUCCESS;
+    case HALO_STEP_REDUCE:
+        return halo_op_apply(st->op, halo_dtype_ptr(st->type), resolve(s, st, st->a), resolve(s, st, st->b),
+                             st->count);
+    case HALO_STEP_PACK:
+        halo_dt_pack(resolve(s, st, st->a), st->count, halo_dtype_ptr(st->type), st->pos,
+                     resolve(s, st, st->b), st->count2);
+        return MPI_SUCCESS;
+    case HALO_STEP_UNPACK:
+        halo_dt_unpack(resolve(s, st, st->a), st->count, halo_dtype_ptr(st->type), st->pos,
+                       resolve(s, st, st->b), st->count2);
+        return MPI_SUCCESS;
+    case HALO_STEP_SHM_SET:
+        halo_shm_set_run(s, st);
+        return MPI_SUCCESS;
+    default:
+        return MPI_SUCCESS;
     }
 }
 
@@ -162,71 +407,109 @@ static void sched_advance(halo_sched_t *s)
         return;
     s->in_advance = 1;
     while (s->pending == 0 && !s->done) {
-        /* Local steps of the round that just finished its messages. */
-        int i = s->first_step;
-        if (s->cur_round >= 0) {
-            for (; i < s->nsteps && s->steps[i].round == s->cur_round; i++) {
-                halo_step_t *st = &s->steps[i];
-                int rc = MPI_SUCCESS;
-                if (st->kind == HALO_STEP_COPY) {
-                    halo_dt_copy(resolve(s, st->a), st->count, halo_dtype_ptr(st->type),
-                                 resolve(s, st->b), st->count2, halo_dtype_ptr(st->type2));
-                } else if (st->kind == HALO_STEP_REDUCE) {
-                    rc = halo_op_apply(st->op, halo_dtype_ptr(st->type), resolve(s, st->a),
-                                       resolve(s, st->b), st->count);
-                }
-                if (rc != MPI_SUCCESS && s->error == MPI_SUCCESS)
-                    s->error = rc;
-            }
-        }
-        s->first_step = i;
-        s->cur_round++;
-        if (s->cur_round >= s->nrounds) {
+        if (s->aborted) {
             /* Completing the owner may free the schedule (a request the
              * user freed while pending): touch nothing after. */
             s->in_advance = 0;
             sched_finish(s);
             return;
         }
-        /* Post the messages of the new round. Count them all before posting
-         * any, since a receive can complete while we post. */
-        int n = 0;
-        for (int j = s->first_step; j < s->nsteps && s->steps[j].round == s->cur_round; j++)
-            if (s->steps[j].kind == HALO_STEP_SEND || s->steps[j].kind == HALO_STEP_RECV)
-                n++;
-        s->pending = n + 1;   /* +1 held until all are posted */
+        /* Local steps of the round that just finished its messages. */
+        int i = s->first_step;
+        if (s->cur_round >= 0) {
+            for (; i < s->nsteps && s->steps[i].round == s->cur_round; i++) {
+                int rc = run_local(s, &s->steps[i]);
+                if (rc != MPI_SUCCESS) {
+                    sched_fail(s, rc);
+                    break;
+                }
+            }
+        }
+        if (s->aborted)
+            continue;
+        s->first_step = i;
+        s->cur_round++;
+        if (s->cur_round >= s->nrounds) {
+            s->in_advance = 0;
+            sched_finish(s);
+            return;
+        }
+        /* Post the messages of the new round. One count is held until all
+         * are posted (a receive can complete while we post), and one while
+         * flags are awaited (the shared-memory hook checks them and drops
+         * it). */
+        bool flags = false;
+        if (s->uses_shm) {
+            int rank = -1, r = halo_shm_round_ready(s, &rank);
+            if (r < 0) {
+                flag_failed(s, rank);
+                continue;
+            }
+            flags = r == 0;
+        }
+        s->pending = 1 + (flags ? 1 : 0);
+        if (flags) {
+            s->shm_waiting = 1;
+            halo_shm_watch(s);
+        }
         halo_comm_t *comm = halo_comm_ptr(s->comm);
-        for (int j = s->first_step; j < s->nsteps && s->steps[j].round == s->cur_round; j++) {
+        for (int j = s->first_step; j < s->nsteps && s->steps[j].round == s->cur_round && !s->aborted; j++) {
             halo_step_t *st = &s->steps[j];
             halo_request_t *r;
             int rc;
             if (st->kind == HALO_STEP_SEND)
-                rc = halo_isend(resolve(s, st->a), st->count, halo_dtype_ptr(st->type), st->peer,
+                rc = halo_isend(resolve(s, st, st->a), st->count, halo_dtype_ptr(st->type), st->peer,
                                 s->tag, comm, s->ctx, HALO_MODE_STANDARD, &r);
             else if (st->kind == HALO_STEP_RECV)
-                rc = halo_irecv(resolve(s, st->a), st->count, halo_dtype_ptr(st->type), st->peer,
+                rc = halo_irecv(resolve(s, st, st->a), st->count, halo_dtype_ptr(st->type), st->peer,
                                 s->tag, comm, s->ctx, &r);
             else
                 continue;
             if (rc != MPI_SUCCESS && !halo_req_done(r)) {
                 /* Refused before it was posted (no memory to pack it):
                  * nobody else knows the request. */
-                if (s->error == MPI_SUCCESS)
-                    s->error = rc;
                 halo_req_free(r);
-                s->pending--;
+                sched_fail(s, rc);
                 continue;
             }
+            s->pending++;
             r->internal = 1;
             r->cb_arg = s;
-            if (halo_req_done(r))
+            if (halo_req_done(r)) {
                 msg_done(r);
-            else
+            } else {
+                inflight_add(s, r);
                 r->done_cb = msg_done;
+            }
         }
         s->pending--;
     }
     s->in_advance = 0;
+}
+
+/* A member of the node group raised its flag to ABORT for this collective:
+ * it failed, and its message saying so may not be here yet. */
+static void flag_failed(halo_sched_t *s, int rank)
+{
+    if (s->error == MPI_SUCCESS) {
+        const failed_t *f = failed_find(s->ctx, s->tag);
+        failed_t g = {s->ctx, s->tag, rank, MPI_ERR_OTHER};
+        s->error = remote_error(s, f ? f : &g);
+    }
+    sched_abort(s, rank);
+}
+
+void halo_sched_flags_ready(halo_sched_t *s, int failed_rank)
+{
+    s->shm_waiting = 0;
+    if (failed_rank >= 0) {
+        s->pending--;
+        flag_failed(s, failed_rank);
+        return;
+    }
+    s->pending--;
+    if (s->pending == 0)
+        sched_advance(s);
 }
 
 static int step_cmp(const void *x, const void *y)
@@ -259,10 +542,30 @@ static bool sched_is_done(void *arg)
     return ((halo_sched_t *)arg)->done != 0;
 }
 
-int halo_sched_run(halo_sched_t *s)
+/* Starts a schedule: epochs, the list of running ones, a failure already
+ * known. */
+static void sched_begin(halo_sched_t *s)
 {
     sched_sort(s);
+    if (s->uses_shm)
+        halo_shm_begin(s);
+    if (nrunning == caprunning) {
+        caprunning = caprunning ? 2 * caprunning : 16;
+        running = halo_realloc(running, (size_t)caprunning * sizeof *running);
+    }
+    running[nrunning++] = s;
+    const failed_t *f = nfailed ? failed_find(s->ctx, s->tag) : NULL;
+    if (f) {
+        s->error = remote_error(s, f);
+        sched_abort(s, f->src);
+        return;
+    }
     sched_advance(s);
+}
+
+int halo_sched_run(halo_sched_t *s)
+{
+    sched_begin(s);
     if (!s->done)
         halo_progress_wait(sched_is_done, s);
     int rc = s->error;
@@ -273,8 +576,7 @@ int halo_sched_run(halo_sched_t *s)
 void halo_sched_start(halo_sched_t *s, struct halo_request *owner)
 {
     s->owner = owner;
-    sched_sort(s);
-    sched_advance(s);
+    sched_begin(s);
 }
 
 void halo_sched_reset(halo_sched_t *s)
@@ -285,10 +587,21 @@ void halo_sched_reset(halo_sched_t *s)
     s->done = 0;
     s->error = MPI_SUCCESS;
     s->in_advance = 0;
+    s->shm_waiting = 0;
+    s->aborted = 0;
+    s->ninflight = 0;
     s->owner = NULL;
 }
 
 void halo_sched_free(halo_sched_t *s)
 {
+    if (!s)
+        return;
+    if (s->shm_waiting)
+        halo_shm_unwatch(s);
+    for (int i = 0; i < s->nowned; i++)
+        free(s->owned[i]);
+    free(s->owned);
+    free(s->inflight);
     free(s);
 }

@@ -31,10 +31,26 @@ typedef enum halo_step_kind {
     HALO_STEP_RECV,
     HALO_STEP_COPY,     /* (a, count, type) -> (b, count2, type2) */
     HALO_STEP_REDUCE,   /* b = a op b, count elements of type */
+    HALO_STEP_PACK,     /* packed bytes [pos, pos + count2) of (a, count, type) -> b */
+    HALO_STEP_UNPACK,   /* b -> packed bytes [pos, pos + count2) of (a, count, type) */
+    /* Shared-memory steps (coll/shm.h): a round waits for flags of other
+     * members of the node group as it waits for messages; a set is a local
+     * step. peer: a member index or HALO_SHM_ALL; pos: the flag step. */
+    HALO_STEP_SHM_WAIT,
+    HALO_STEP_SHM_WAIT_PREV,
+    HALO_STEP_SHM_SET,
 } halo_step_kind_t;
 
+enum {
+    HALO_BREF_ABS = 0,      /* an absolute address */
+    HALO_BREF_SCRATCH = 1,  /* an offset into the schedule's scratch area */
+    HALO_BREF_SLOT = 2,     /* an offset into member `owner`'s slot of the collective's
+                             * channel in the node group's region (coll/shm.h) */
+};
+
 typedef struct halo_bref {
-    int32_t scratch;    /* 1: offset into the scratch area; 0: absolute address */
+    int32_t scratch;    /* HALO_BREF_* (1 keeps meaning "scratch") */
+    int32_t owner;      /* HALO_BREF_SLOT: the member */
     int64_t at;
 } halo_bref_t;
 
@@ -47,6 +63,8 @@ typedef struct halo_step {
     MPI_Count count, count2;
     MPI_Datatype type, type2;
     MPI_Op op;
+    int64_t pos;        /* PACK, UNPACK: packed byte offset; SHM_*: flag step */
+    int32_t phase;      /* shared-memory phase the step belongs to (coll/shm.h) */
 } halo_step_t;
 
 typedef struct halo_sched {
@@ -62,7 +80,32 @@ typedef struct halo_sched {
     int32_t sorted;          /* steps are in round order */
     int32_t tag;
     uint32_t ctx;
+    uint64_t seq;            /* the call's collective sequence number (tag = its low 31 bits) */
     MPI_Comm comm;
+    int32_t uses_shm;        /* has shared-memory steps */
+    int32_t shm_phases;      /* shared-memory phases: each takes an epoch at start */
+    int32_t shm_waiting;     /* the running round waits on flags (watched by coll/shm.c) */
+    int32_t aborted;         /* failed here or on another rank: no further rounds */
+    int32_t fail_rank;       /* aborted: the rank that failed in it */
+    int32_t kind;            /* the collective (halo_coll_kind_t), for error messages */
+    int64_t shm_epoch;       /* this run's epoch for phase 0 (phase k: + k) */
+    int64_t shm_prev[2];     /* per phase: the previous epoch on its channel (0: none) */
+    /* While building only (never read when running): peers given to
+     * halo_sched_send/recv are indices into peer_map when it is set, and
+     * rounds are offset by round_base. The two-level algorithms use them to
+     * run another algorithm over a subset of the ranks, after their own
+     * rounds. */
+    const int *peer_map;
+    int32_t round_base;
+    int32_t build_phase;     /* phase given to the steps added now */
+    /* Buffers the schedule owns (freed with it), for intermediate results
+     * that algorithms composed by a two-level one pass each other as
+     * addresses (the scratch area moves while a schedule is built). */
+    void **owned;
+    int32_t nowned;
+    /* The running round's requests not yet complete (to cancel on abort). */
+    struct halo_request **inflight;
+    int32_t ninflight, capinflight;
     uint64_t scratch_off;    /* from the schedule's start */
     uint64_t scratch_bytes;
     struct halo_request *owner;   /* request completed at the end (nonblocking) */
@@ -72,11 +115,15 @@ typedef struct halo_sched {
 /* A new empty schedule for a collective on comm (takes the next collective
  * sequence number). */
 halo_sched_t *halo_sched_new(halo_comm_t *comm);
-/* The same with a tag taken earlier (persistent collectives take one at
- * initialization and use it for every start). */
-halo_sched_t *halo_sched_new_tagged(halo_comm_t *comm, int32_t tag);
-/* Takes the communicator's next collective sequence number as a tag. */
-int32_t halo_sched_next_tag(halo_comm_t *comm);
+/* Takes the communicator's next collective sequence number. */
+uint64_t halo_sched_next_seq(halo_comm_t *comm);
+static inline int32_t halo_seq_tag(uint64_t seq)
+{
+    return (int32_t)(seq & 0x7fffffff);
+}
+/* A persistent collective takes a new sequence number at every start (MPI
+ * has every rank start them in the same order). */
+void halo_sched_renumber(halo_sched_t *s);
 /* Reserves scratch bytes; returns their offset (64-byte aligned). */
 int64_t halo_sched_scratch(halo_sched_t **s_p, uint64_t bytes);
 void halo_sched_send(halo_sched_t **s_p, int round, halo_bref_t buf, MPI_Count count,
@@ -87,20 +134,54 @@ void halo_sched_copy(halo_sched_t **s_p, int round, halo_bref_t src, MPI_Count s
                      MPI_Datatype stype, halo_bref_t dst, MPI_Count dcount, MPI_Datatype dtype);
 void halo_sched_reduce(halo_sched_t **s_p, int round, halo_bref_t in, halo_bref_t inout,
                        MPI_Count count, MPI_Datatype type, MPI_Op op);
+/* Packs bytes [pos, pos + len) of (buf, count, type) to dst, or unpacks
+ * them from src: pipelines cut a message anywhere. */
+void halo_sched_pack(halo_sched_t **s_p, int round, halo_bref_t buf, MPI_Count count,
+                     MPI_Datatype type, MPI_Count pos, MPI_Count len, halo_bref_t dst);
+void halo_sched_unpack(halo_sched_t **s_p, int round, halo_bref_t src, MPI_Count pos, MPI_Count len,
+                       halo_bref_t buf, MPI_Count count, MPI_Datatype type);
+/* A buffer of `count` elements of type owned by the schedule: the address
+ * where the buffer's element 0 would be (the data starts at its true lower
+ * bound), valid until the schedule is freed. */
+void *halo_sched_tmp(halo_sched_t **s_p, MPI_Count count, MPI_Datatype type);
+/* Adds a step of any kind (for the shared-memory builders); zeroed but for
+ * kind and round. */
+halo_step_t *halo_sched_add(halo_sched_t **s_p, int kind, int round);
+/* Advances a schedule whose round was waiting on shared-memory flags that
+ * now hold (coll/shm.c's progress hook), or stops it when the member of
+ * rank failed_rank (>= 0) gave up on the collective. */
+void halo_sched_flags_ready(halo_sched_t *s, int failed_rank);
 
 static inline halo_bref_t halo_addr(const void *p)
 {
-    return (halo_bref_t){0, (int64_t)(intptr_t)p};
+    return (halo_bref_t){HALO_BREF_ABS, 0, (int64_t)(intptr_t)p};
 }
 static inline halo_bref_t halo_scr(int64_t off)
 {
-    return (halo_bref_t){1, off};
+    return (halo_bref_t){HALO_BREF_SCRATCH, 0, off};
 }
 static inline halo_bref_t halo_bref_add(halo_bref_t b, int64_t bytes)
 {
     b.at += bytes;
     return b;
 }
+
+/* Failure of a collective on one rank reaches the others: a schedule that
+ * fails here (a message in error, an operation that fails) tells every
+ * other rank of the communicator (HALO_PKT_COLL_ERR); a schedule that
+ * learns that a peer failed in the same collective (context and tag) stops:
+ * receives not yet matched are withdrawn, messages of the collective that
+ * arrive unmatched are dropped (rendezvous senders released), messages
+ * already under way complete, and the request completes with
+ * MPI_ERR_OTHER naming the rank that failed. A failure learned before the
+ * collective starts here fails it at its start. */
+void halo_sched_init(void);
+/* A collective call that failed before its schedule ran (its arguments):
+ * tells the other ranks, under the sequence number of its schedule s (NULL:
+ * take the one the call would have had). */
+void halo_sched_fail_call(halo_comm_t *c, const halo_sched_t *s, int code);
+/* Forgets the failed collectives of a communicator that goes away. */
+void halo_sched_comm_gone(halo_comm_t *c);
 
 /* Runs the schedule to completion (blocking collectives); returns its error. */
 int halo_sched_run(halo_sched_t *s);

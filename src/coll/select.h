@@ -22,7 +22,24 @@ enum {
     HALO_ALG_COMMUTATIVE = 1u << 1,  /* commutative operations only */
     HALO_ALG_ONE_NODE = 1u << 2,     /* all ranks on one node (shared-memory algorithms) */
     HALO_ALG_MULTI_NODE = 1u << 3,   /* ranks on two nodes or more (two-level algorithms) */
+    HALO_ALG_SHM_TYPE = 1u << 4,     /* reductions through shared memory: an element of the
+                                      * datatype fits a chunk (coll/shm.h) and its extent is
+                                      * positive */
+    HALO_ALG_NODE_ORDER = 1u << 5,   /* a commutative operation, or every node holds a block
+                                      * of consecutive ranks (two-level reductions) */
 };
+
+/* What the restrictions are checked against (the same on every rank). */
+typedef struct halo_coll_facts {
+    int p;            /* communicator size */
+    int ppn;          /* ranks per node: the largest node group */
+    bool commute;     /* the operation commutes (true when there is none) */
+    bool one_node;    /* all ranks on one node */
+    bool node_blocks; /* every node holds a block of consecutive ranks */
+    bool shm_type;    /* see HALO_ALG_SHM_TYPE (true when there is no reduction) */
+    bool flat;        /* among node leaders inside a two-level algorithm: no
+                       * node-aware algorithm */
+} halo_coll_facts_t;
 
 typedef struct halo_coll_algo {
     halo_coll_kind_t coll;
@@ -40,14 +57,10 @@ const char *halo_coll_kind_name(halo_coll_kind_t k);
 int halo_coll_kind_from_name(const char *name);
 
 const halo_coll_algo_t *halo_coll_algo_find(halo_coll_kind_t k, const char *name);
+/* The facts of a call. */
+void halo_coll_facts(const halo_coll_args_t *a, halo_comm_t *c, halo_coll_facts_t *f);
 /* NULL when the restrictions hold, else the first one that does not (in words). */
-const char *halo_coll_algo_unusable(const halo_coll_algo_t *al, const halo_coll_args_t *a,
-                                    halo_comm_t *c);
-/* The same from the facts themselves: communicator size, whether the
- * operation commutes (true when there is none), whether all ranks share
- * a node. */
-const char *halo_coll_algo_unusable_at(const halo_coll_algo_t *al, int p, bool commute, bool one_node);
-bool halo_coll_comm_one_node(halo_comm_t *c);
+const char *halo_coll_algo_unusable(const halo_coll_algo_t *al, const halo_coll_facts_t *f);
 /* Restrictions in words ("power-of-two p, commutative op"), or "none". */
 void halo_coll_restrictions_str(unsigned r, char *buf, size_t len);
 
@@ -56,6 +69,10 @@ void halo_coll_restrictions_str(unsigned r, char *buf, size_t len);
 MPI_Count halo_coll_msg_bytes(const halo_coll_args_t *a, halo_comm_t *c);
 
 const halo_coll_algo_t *halo_coll_select(const halo_coll_args_t *a, halo_comm_t *c);
+/* The algorithm among the node leaders of a two-level algorithm: `view` is
+ * the communicator seen as its leaders (size and rank among them). By the
+ * tables, skipping node-aware algorithms and HALO_<COLL>_ALGORITHM. */
+const halo_coll_algo_t *halo_coll_select_flat(const halo_coll_args_t *a, halo_comm_t *view);
 /* Loads the configuration (tuning file) once; safe to call again. */
 void halo_coll_select_init(void);
 

@@ -55,6 +55,7 @@ void halo_comm_init(void)
 static void comm_destroy(halo_comm_t *c)
 {
     halo_bsend_comm_gone(c);
+    halo_coll_comm_free(c);
     halo_intercomm_destroy(c);
     halo_match_release(c->ctx | HALO_CTX_P2P);
     halo_match_release(c->ctx | HALO_CTX_COLL);

@@ -36,10 +36,12 @@ typedef struct halo_comm {
     halo_attr_t *attrs;
     struct halo_info *info;
     struct halo_match *match[3]; /* by HALO_CTX_P2P / HALO_CTX_COLL / HALO_CTX_GROUP */
-    uint32_t coll_seq;           /* per-communicator collective sequence number */
+    uint64_t coll_seq;           /* per-communicator collective sequence number (tags:
+                                  * its low 31 bits; shared-memory epochs: all of it) */
     uint32_t coll_sub;           /* sub-context of its collective traffic */
     int coll_tag_fixed;          /* every collective uses coll_seq as its tag */
     halo_topo_t *topo;
+    struct halo_coll_state *coll_state;  /* collectives' private state (coll/shm.c), lazily */
     struct halo_comm *local;     /* intercommunicators: an intracommunicator over the local group */
     char name[MPI_MAX_OBJECT_NAME];
 } halo_comm_t;

@@ -42,6 +42,9 @@ extern int halo_error_checking;   /* HALO_ERROR_CHECKING: argument checks in bin
 typedef struct halo_proc {
     int node;        /* node index, 0..nnodes-1 */
     int local_rank;  /* index among the ranks of its node */
+    int cnode;       /* node as the collectives see it: node, unless HALO_FAKE_NODES
+                      * splits the job into pretended nodes (the transports keep
+                      * using the real one) */
 } halo_proc_t;
 
 typedef struct halo_world {

@@ -28,8 +28,8 @@ static pthread_t main_thread;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 HALO_CFG_INT(cfg_fake_nodes, "HALO_FAKE_NODES", 0,
-             "pretend the ranks sit on this many nodes (blocks of consecutive ranks), for testing "
-             "node-aware code on one machine");
+             "pretend to the collectives that the ranks sit on this many nodes (blocks of "
+             "consecutive ranks), to test node-aware algorithms on one machine");
 
 int halo_cfg_error_checking(void);
 void halo_attr_init_predef(void);
@@ -66,20 +66,23 @@ static void read_node_map(void)
         }
         free(hosts);
     }
-    long fake = halo_cfg_get(&cfg_fake_nodes);
-    if (fake > 1) {
-        nnodes = (int)(fake < n ? fake : n);
-        int per = (n + nnodes - 1) / nnodes;
-        for (int r = 0; r < n; r++)
-            node_of[r] = r / per;
-        nnodes = (n + per - 1) / per;
-    }
     halo_world.nnodes = nnodes;
     halo_world.procs = halo_calloc((size_t)n, sizeof(halo_proc_t));
     int *count = halo_calloc((size_t)nnodes, sizeof(int));
     for (int r = 0; r < n; r++) {
         halo_world.procs[r].node = node_of[r];
+        halo_world.procs[r].cnode = node_of[r];
         halo_world.procs[r].local_rank = count[node_of[r]]++;
+    }
+    /* Pretended nodes are blocks of consecutive ranks; only the collectives'
+     * view of the machine changes (the transport still reaches every rank
+     * of the real node through shared memory). */
+    long fake = halo_cfg_get(&cfg_fake_nodes);
+    if (fake > 1) {
+        int k = (int)(fake < n ? fake : n);
+        int per = (n + k - 1) / k;
+        for (int r = 0; r < n; r++)
+            halo_world.procs[r].cnode = r / per;
     }
     halo_world.node = node_of[halo_world.rank];
     halo_world.local_rank = halo_world.procs[halo_world.rank].local_rank;

@@ -514,7 +514,7 @@ void halo_group_tmp_comm(halo_comm_t *tmp, halo_group_t *g, int32_t tag)
     tmp->peer_size = g->size;
     tmp->rank = g->rank;
     tmp->coll_sub = HALO_CTX_GROUP;
-    tmp->coll_seq = (uint32_t)tag;
+    tmp->coll_seq = (uint64_t)tag;
     tmp->coll_tag_fixed = 1;
     tmp->errh = halo_comm_world.errh;
 }

@@ -398,6 +398,48 @@ int halo_req_start(halo_request_t *r)
     return recv_start(r);
 }
 
+/* ---------------------------------------------------------------- failed collectives */
+
+static halo_coll_peer_failed_fn_t *coll_peer_failed;
+static halo_coll_is_failed_fn_t *coll_is_failed;
+
+void halo_pt2pt_coll_hooks(halo_coll_peer_failed_fn_t *peer_failed, halo_coll_is_failed_fn_t *is_failed)
+{
+    coll_peer_failed = peer_failed;
+    coll_is_failed = is_failed;
+}
+
+void halo_pt2pt_send_coll_err(int dst_world, uint32_t ctx, int tag, int src, int errclass)
+{
+    halo_pkt_hdr_t h = {.type = HALO_PKT_COLL_ERR, .ctx = ctx, .src = src, .tag = tag,
+                        .aux = (uint64_t)errclass};
+    if (pend_count[dst_world] == 0 && halo_tr_send(dst_world, &h, NULL, 0, NULL, NULL) == HALO_TR_OK)
+        return;
+    pend_add(dst_world, PEND_CTRL, &h, NULL);
+}
+
+/* An unmatched message of a failed collective: nobody will take it. A
+ * rendezvous sender is released as if it had been read. */
+static void drop_message(int src_world, int type, int flags, uint64_t sreq)
+{
+    if (type == HALO_PKT_RTS)
+        send_ctrl(src_world, HALO_PKT_FIN, sreq, 0, 0);
+    else if (flags & HALO_PKT_F_SYNC)
+        send_ctrl(src_world, HALO_PKT_ACK, sreq, 0, 0);
+}
+
+void halo_pt2pt_drop_unexpected(uint32_t ctx, int tag)
+{
+    halo_match_t *m = halo_match_find(ctx);
+    if (!m)
+        return;
+    halo_unexp_t *u;
+    while ((u = halo_match_unexp(m, MPI_ANY_SOURCE, tag, true))) {
+        drop_message(u->src_world, u->type, u->flags, u->sreq);
+        halo_unexp_free(u);
+    }
+}
+
 static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payload, size_t len)
 {
     halo_request_t *r;
@@ -411,6 +453,10 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
         if (r) {
             recv_deliver(r, src_world, h->type, h->flags, h->src, h->tag, h->bytes, h->sreq, h->aux,
                          payload);
+            return;
+        }
+        if (coll_is_failed && coll_is_failed(h->ctx, h->tag)) {
+            drop_message(src_world, h->type, h->flags, h->sreq);
             return;
         }
         halo_unexp_t *u = halo_malloc(sizeof *u);
@@ -474,6 +520,10 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
     }
     case HALO_PKT_WDONE:
         halo_req_complete((halo_request_t *)(uintptr_t)h->aux);
+        return;
+    case HALO_PKT_COLL_ERR:
+        if (coll_peer_failed)
+            coll_peer_failed(h->ctx, h->tag, h->src, (int)h->aux);
         return;
     case HALO_PKT_DATA:
         r = (halo_request_t *)(uintptr_t)h->aux;

@@ -159,6 +159,22 @@ void halo_match_release(uint32_t ctx);
  * Returns the request's error code. */
 int halo_req_finish(MPI_Request *handle, MPI_Status *status);
 
+/* Failed collectives (coll/sched.c gives these to point-to-point, which
+ * calls up through them only):
+ *  - peer_failed: a COLL_ERR packet arrived: rank src (of the communicator)
+ *    failed in the collective (ctx, tag) with error class errclass;
+ *  - is_failed: whether (ctx, tag) is a collective that failed here, whose
+ *    messages that arrive unmatched are dropped. */
+typedef void halo_coll_peer_failed_fn_t(uint32_t ctx, int tag, int src, int errclass);
+typedef bool halo_coll_is_failed_fn_t(uint32_t ctx, int tag);
+void halo_pt2pt_coll_hooks(halo_coll_peer_failed_fn_t *peer_failed, halo_coll_is_failed_fn_t *is_failed);
+/* Tells process dst_world that this process (rank src of the
+ * communicator) failed in the collective (ctx, tag). */
+void halo_pt2pt_send_coll_err(int dst_world, uint32_t ctx, int tag, int src, int errclass);
+/* Drops the unexpected messages of (ctx, tag): a rendezvous sender is told
+ * its message was taken (FIN), so that it completes. */
+void halo_pt2pt_drop_unexpected(uint32_t ctx, int tag);
+
 int halo_ibsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request);
 void halo_bsend_comm_gone(halo_comm_t *c);

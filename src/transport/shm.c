@@ -43,6 +43,11 @@ static struct {
     halo_pkt_handler_fn_t *handler;
     int cma_enabled;
     size_t eager_max;
+    /* My free cells, most recently returned on top: a sender reuses the
+     * cell it used last, whose lines and pages are warm, instead of going
+     * round the whole pool. */
+    uint64_t free_cells[HALO_SHM_NCELLS];
+    int nfree;
 } shm;
 
 HALO_CFG_INT(cfg_cma, "HALO_CMA", 1,
@@ -167,6 +172,17 @@ static inline void ring_doorbell(int peer)
     }
 }
 
+/* Wakes those of the local ranks that sleep; the caller has fenced after
+ * its store (one fence for the whole list). */
+void halo_shm_wake_fenced(int peer)
+{
+    shm_rank_t *r = &shm.ranks[peer];
+    if (atomic_load_explicit(&r->sleeping, memory_order_relaxed)) {
+        atomic_fetch_add(&r->doorbell, 1);
+        futex_wake_all(&r->doorbell);
+    }
+}
+
 /* ------------------------------------------------------------ init */
 
 static void seg_name(char *name, size_t n)
@@ -263,10 +279,10 @@ int halo_shm_init(halo_pkt_handler_fn_t *handler)
     shm.ring_senders = halo_calloc((size_t)shm.nlocal, sizeof(int));
     shm_rank_t *mine = &shm.ranks[shm.me];
     mine->pid = (int32_t)getpid();
-    for (int i = 0; i < HALO_SHM_NCELLS; i++) {
+    for (int i = HALO_SHM_NCELLS - 1; i >= 0; i--) {
         uint64_t off = cell_off(shm.me, i);
         cell_at(shm.base, off)->owner = shm.me;
-        halo_shm_q_push(shm.base, &mine->freeq, off);
+        shm.free_cells[shm.nfree++] = off;
     }
     return 0;
 }
@@ -373,9 +389,17 @@ static int cell_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, s
                      halo_pkt_fill_fn_t *fill, void *arg)
 {
     shm_rank_t *mine = &shm.ranks[shm.me];
-    uint64_t off = halo_shm_q_pop(shm.base, &mine->freeq);
-    if (off == 0)
+    /* Cells handed back since the last send go on top of the stack (the
+     * queue gives them oldest first). */
+    while (atomic_load_explicit(&mine->freeq.head, memory_order_acquire) != 0) {
+        uint64_t back = halo_shm_q_pop(shm.base, &mine->freeq);
+        if (!back)
+            break;
+        shm.free_cells[shm.nfree++] = back;
+    }
+    if (shm.nfree == 0)
         return HALO_TR_AGAIN;
+    uint64_t off = shm.free_cells[--shm.nfree];
     shm_cell_t *c = cell_at(shm.base, off);
     c->src = shm.me;
     c->seq = shm.peers[peer].send_seq++;

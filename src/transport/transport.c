@@ -22,6 +22,7 @@ int halo_shm_poll(void);
 int halo_shm_read(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
 int halo_shm_write(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
 int halo_shm_cma_ok(int peer);
+void halo_shm_wake_fenced(int peer);
 _Atomic uint32_t *halo_shm_doorbell(void);
 _Atomic uint32_t *halo_shm_sleeping(void);
 
@@ -212,5 +213,17 @@ void halo_tr_ring_self(void)
         atomic_fetch_add(bell, 1);
         syscall(SYS_futex, (uint32_t *)bell, tr.shm ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT32_MAX,
                 NULL, NULL, 0);
+    }
+}
+
+void halo_tr_wake_list(const int *worlds, int n)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = 0; i < n; i++) {
+        int w = worlds[i];
+        if (w == halo_world.rank)
+            continue;
+        if (tr.shm && halo_world.procs[w].node == halo_world.node)
+            halo_shm_wake_fenced(local_of(w));
     }
 }

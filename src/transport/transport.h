@@ -26,6 +26,7 @@ enum halo_pkt_type {
     HALO_PKT_SPLIT,       /* receiver reads the first part; asks the sender to write the rest
                            * (payload: halo_split_t) */
     HALO_PKT_WDONE,       /* sender wrote its part (aux = receiver token) */
+    HALO_PKT_COLL_ERR,    /* the sender's collective (ctx, tag) failed (aux = its error class) */
 };
 
 /* Payload of HALO_PKT_SPLIT: the sender writes bytes [off, end) of the
@@ -100,5 +101,9 @@ _Atomic uint32_t *halo_tr_doorbell(void);
 _Atomic uint32_t *halo_tr_sleeping(void);
 int halo_tr_doorbell_shared(void);   /* futex on shared memory (no PRIVATE flag) */
 void halo_tr_ring_self(void);        /* wake threads of this process that sleep */
+/* After a store that other processes of this node may wait for (a
+ * shared-memory collective's flag): wakes those of `worlds` (world ranks;
+ * this process is skipped) that sleep on their doorbells. Fences first. */
+void halo_tr_wake_list(const int *worlds, int n);
 
 #endif

@@ -36,6 +36,7 @@ static const char good[] =
     "    {\"comm_size_min\": 5, \"algorithm\": \"ring\"}\n"
     "  ],\n"
     "  \"bcast\": [ {\"algorithm\": \"pipeline\"} ],\n"
+    "  \"scan\": [ {\"ppn_min\": 5, \"algorithm\": \"linear\"}, {\"algorithm\": \"recursive_doubling\"} ],\n"
     "  \"alltoall\": []\n"
     "}\n";
 
@@ -79,10 +80,12 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
 
     /* Built-in rules, untouched by every file here. */
-    expect("gather", 8, 8, 1, "binomial");
+    expect("gather", 8, 8, 1, "linear");
+    expect("gather", 8, 65536, 1, "shm");
     expect("gather", 8, 1 << 20, 1, "linear");
-    expect("allgather", 4, 64, 1, "recursive_doubling");
-    expect("allgather", 5, 64, 1, "bruck");
+    expect("allgather", 4, 64, 1, "shm");
+    expect("allgather", 8, 300000, 1, "shm");
+    expect("allgather", 5, 300000, 1, "ring");
     expect("allgather", 5, 1 << 20, 1, "ring");
 
     if (!strcmp(mode, "good")) {
@@ -95,20 +98,23 @@ int main(int argc, char **argv)
         expect("bcast", 2, 8, 1, "pipeline");
         expect("bcast", 64, 1 << 22, 1, "pipeline");
         expect("alltoall", 8, 8, 1, "pairwise");             /* empty list: registry's first */
-        expect("reduce", 8, 8, 1, "binomial");               /* built in */
+        expect("reduce", 8, 8, 1, "shm");                    /* built in */
+        expect("scan", 8, 8, 1, "linear");                   /* 8 ranks on the node */
+        expect("scan", 4, 8, 1, "recursive_doubling");       /* 4: below ppn_min */
     } else if (!strcmp(mode, "rules")) {
         expect("reduce", 8, 8, 1, "rabenseifner");           /* the one usable rule */
         expect("reduce", 8, 1 << 20, 1, "rabenseifner");
         expect("scan", 2, 8, 1, "linear");                   /* built in: not a list */
         expect("scan", 8, 8, 1, "recursive_doubling");
-        expect("bcast", 8, 8, 1, "binomial");                /* no usable rule: built in */
+        expect("bcast", 8, 8, 1, "shm");                     /* no usable rule: built in */
         expect("bcast", 8, 1 << 22, 1, "pipeline");
     } else {
         /* syntax, missing: the built-in tables everywhere. */
-        expect("allreduce", 4, 100, 1, "recursive_doubling");
+        expect("allreduce", 4, 100, 1, "shm");
+        expect("allreduce", 4, 100000, 0, "shm_rsag");
         expect("allreduce", 8, 1 << 22, 1, "ring");
         expect("allreduce", 8, 1 << 22, 0, "rabenseifner");
-        expect("bcast", 8, 8, 1, "binomial");
+        expect("bcast", 8, 8, 1, "shm");
         expect("bcast", 8, 1 << 22, 1, "pipeline");
         expect("reduce", 8, 1 << 20, 1, "rabenseifner");
     }

@@ -1,0 +1,427 @@
+/* Shared-memory collectives: node groups, the region, flags and waking
+ * (the rules are in coll/shm.h). */
+#include "coll/shm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "coll/coll.h"
+#include "pmi.h"
+#include "progress/progress.h"
+#include "transport/transport.h"
+
+#define CSHM_MAGIC 0x68616c6f63736d31ull   /* "halocsm1" */
+#define CTL_BYTES 64
+
+typedef struct cshm_hdr {
+    uint64_t magic;
+    _Atomic uint32_t attached;   /* members that have opened the region */
+} cshm_hdr_t;
+
+/* A communicator's collective state, private to this process. */
+typedef struct halo_coll_state {
+    halo_coll_topo_t topo;
+    int *local_world;    /* world ranks of my node group's members */
+    char *base;          /* the region, NULL until the first use */
+    size_t size;
+    char *ctl, *data;
+    int64_t chan_last[HALO_CSHM_CHANNELS];   /* the last epoch started on each channel */
+    uint64_t *skipped;   /* calls that failed here before the region was open */
+    int nskipped;
+} halo_coll_state_t;
+
+/* ---------------------------------------------------------------- topology */
+
+static halo_coll_state_t *state_of(halo_comm_t *c)
+{
+    if (c->coll_state)
+        return c->coll_state;
+    halo_coll_state_t *st = halo_calloc(1, sizeof *st);
+    halo_coll_topo_t *t = &st->topo;
+    int p = c->size;
+    t->leader_of = halo_malloc((size_t)p * sizeof(int));
+    t->member_of = halo_malloc((size_t)p * sizeof(int));
+    t->leaders = halo_malloc((size_t)p * sizeof(int));
+    t->local = halo_malloc((size_t)p * sizeof(int));
+    int *counts = halo_calloc((size_t)p, sizeof(int));
+    int mynode = halo_world.procs[c->world[c->rank]].cnode;
+    for (int r = 0; r < p; r++) {
+        int node = halo_world.procs[c->world[r]].cnode;
+        int l = 0;
+        while (l < t->nleaders && halo_world.procs[c->world[t->leaders[l]]].cnode != node)
+            l++;
+        if (l == t->nleaders)
+            t->leaders[t->nleaders++] = r;
+        t->leader_of[r] = l;
+        t->member_of[r] = counts[l]++;
+        if (node == mynode) {
+            if (r == c->rank)
+                t->me = t->nlocal;
+            t->local[t->nlocal++] = r;
+        }
+    }
+    for (int l = 0; l < t->nleaders; l++)
+        if (counts[l] > t->max_local)
+            t->max_local = counts[l];
+    free(counts);
+    t->nnodes = t->nleaders;
+    /* Leaders are numbered in order of first appearance, so the groups are
+     * blocks exactly when each rank's leader is the previous rank's or the
+     * next one. */
+    t->node_blocks = true;
+    for (int r = 1; r < p; r++)
+        if (t->leader_of[r] != t->leader_of[r - 1] && t->leader_of[r] != t->leader_of[r - 1] + 1)
+            t->node_blocks = false;
+    t->one_node = t->nnodes == 1;
+    t->leader_me = t->local[0] == c->rank ? t->leader_of[c->rank] : -1;
+    st->local_world = halo_malloc((size_t)t->nlocal * sizeof(int));
+    for (int i = 0; i < t->nlocal; i++)
+        st->local_world[i] = c->world[t->local[i]];
+    c->coll_state = st;
+    return st;
+}
+
+const halo_coll_topo_t *halo_coll_topo(halo_comm_t *c)
+{
+    return &state_of(c)->topo;
+}
+
+void halo_coll_comm_free(halo_comm_t *c)
+{
+    halo_sched_comm_gone(c);
+    halo_coll_state_t *st = c->coll_state;
+    if (!st)
+        return;
+    if (st->base)
+        munmap(st->base, st->size);
+    free(st->topo.leader_of);
+    free(st->topo.member_of);
+    free(st->topo.leaders);
+    free(st->topo.local);
+    free(st->local_world);
+    free(st->skipped);
+    free(st);
+    c->coll_state = NULL;
+}
+
+/* ---------------------------------------------------------------- the region */
+
+static size_t region_layout(int nmembers, size_t *ctl_off, size_t *data_off)
+{
+    size_t n = (size_t)nmembers;
+    *ctl_off = 4096;
+    size_t off = 4096 + HALO_CSHM_CHANNELS * n * CTL_BYTES;
+    off = (off + 4095) & ~(size_t)4095;
+    *data_off = off;
+    return off + HALO_CSHM_CHANNELS * n * HALO_CSHM_SLOT;
+}
+
+static void region_name(halo_comm_t *c, halo_coll_state_t *st, char *name, size_t n)
+{
+    /* FNV-1a over the members' world ranks: a later communicator that
+     * reuses the context id on other ranks gets another name. */
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < st->topo.nlocal; i++) {
+        h ^= (uint64_t)(uint32_t)st->local_world[i];
+        h *= 1099511628211ull;
+    }
+    char suffix[96];
+    snprintf(suffix, sizeof suffix, "c%x-n%d-%016llx", (unsigned)c->ctx,
+             halo_world.procs[halo_world.rank].cnode, (unsigned long long)h);
+    halo_shm_name(name, n, halo_world.kvsname, suffix);
+}
+
+/* Opens (creating if first) and maps the node group's region. Every member
+ * sizes it to the same length, so whoever comes first makes it and the
+ * others find it (a file of zeros is a valid empty region). */
+static void region_open(halo_comm_t *c, halo_coll_state_t *st)
+{
+    char name[300];
+    region_name(c, st, name, sizeof name);
+    size_t ctl_off, data_off;
+    size_t size = region_layout(st->topo.nlocal, &ctl_off, &data_off);
+    int fd = shm_open(name, O_CREAT | O_RDWR, 0600);
+    if (fd < 0)
+        halo_fatal("cannot open the shared memory segment of a collective (/dev/shm%s): %s", name,
+                   strerror(errno));
+    if (ftruncate(fd, (off_t)size) != 0)
+        halo_fatal("cannot size the shared memory segment of a collective (/dev/shm%s, %zu bytes): %s",
+                   name, size, strerror(errno));
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED)
+        halo_fatal("cannot map the shared memory segment of a collective (%zu bytes): %s", size,
+                   strerror(errno));
+    st->base = p;
+    st->size = size;
+    st->ctl = st->base + ctl_off;
+    st->data = st->base + data_off;
+    cshm_hdr_t *h = p;
+    /* The member that completes the set removes the name: nothing stays
+     * in /dev/shm after that, whatever happens to the job. */
+    if (atomic_fetch_add(&h->attached, 1) + 1 == (uint32_t)st->topo.nlocal)
+        shm_unlink(name);
+}
+
+static inline int64_t epoch_of(const halo_sched_t *s, const halo_step_t *st)
+{
+    return s->shm_epoch + st->phase;
+}
+
+static inline int chan_of(int64_t epoch)
+{
+    return (int)(epoch % HALO_CSHM_CHANNELS);
+}
+
+static inline _Atomic uint64_t *flag_at(const halo_coll_state_t *st, int chan, int member)
+{
+    return (_Atomic uint64_t *)(st->ctl + ((size_t)chan * (size_t)st->topo.nlocal + (size_t)member) *
+                                              CTL_BYTES);
+}
+
+static inline uint64_t flag_value(int64_t epoch, int64_t step)
+{
+    return ((uint64_t)epoch << HALO_SHM_STEP_BITS) | (uint64_t)step;
+}
+
+static inline halo_coll_state_t *sched_state(const halo_sched_t *s)
+{
+    return halo_comm_ptr(s->comm)->coll_state;
+}
+
+static inline int64_t epoch_base(uint64_t seq)
+{
+    return (int64_t)(2 * seq + 2);
+}
+
+static inline int64_t gave_up_step(int origin)
+{
+    return HALO_SHM_GAVE_UP + (origin < HALO_SHM_DONE - HALO_SHM_GAVE_UP ? origin : 0);
+}
+
+/* Raises this member's flags for epochs [first, first + n) to "gave up". */
+static void give_up(halo_coll_state_t *st, int64_t first, int n, int origin)
+{
+    for (int k = 0; k < n; k++) {
+        int64_t e = first + k;
+        _Atomic uint64_t *f = flag_at(st, chan_of(e), st->topo.me);
+        uint64_t v = flag_value(e, gave_up_step(origin));
+        if (atomic_load_explicit(f, memory_order_relaxed) < v)
+            atomic_store_explicit(f, v, memory_order_release);
+    }
+    halo_tr_wake_list(st->local_world, st->topo.nlocal);
+}
+
+void halo_shm_begin(halo_sched_t *s)
+{
+    halo_comm_t *c = halo_comm_ptr(s->comm);
+    halo_coll_state_t *st = state_of(c);
+    if (!st->base) {
+        region_open(c, st);
+        for (int i = 0; i < st->nskipped; i++)
+            give_up(st, epoch_base(st->skipped[i]), HALO_SHM_MAX_PHASES, c->rank);
+        st->nskipped = 0;
+    }
+    s->shm_epoch = epoch_base(s->seq);
+    for (int k = 0; k < s->shm_phases; k++) {
+        int chan = chan_of(s->shm_epoch + k);
+        s->shm_prev[k] = st->chan_last[chan];
+        st->chan_last[chan] = s->shm_epoch + k;
+    }
+}
+
+void halo_shm_skip(halo_comm_t *c, uint64_t seq)
+{
+    halo_coll_state_t *st = state_of(c);
+    if (st->topo.nlocal < 2)
+        return;
+    if (st->base) {
+        give_up(st, epoch_base(seq), HALO_SHM_MAX_PHASES, c->rank);
+        return;
+    }
+    st->skipped = halo_realloc(st->skipped, (size_t)(st->nskipped + 1) * sizeof *st->skipped);
+    st->skipped[st->nskipped++] = seq;
+}
+
+void *halo_shm_slot_addr(halo_sched_t *s, const halo_step_t *step, halo_bref_t b)
+{
+    halo_coll_state_t *st = sched_state(s);
+    size_t slot = (size_t)chan_of(epoch_of(s, step)) * (size_t)st->topo.nlocal + (size_t)b.owner;
+    return st->data + slot * HALO_CSHM_SLOT + b.at;
+}
+
+/* ---------------------------------------------------------------- steps */
+
+void halo_shm_use(halo_sched_t **s_p)
+{
+    halo_sched_t *s = *s_p;
+    if (s->build_phase >= HALO_SHM_MAX_PHASES)
+        halo_fatal("a collective schedule with more than %d shared-memory phases", HALO_SHM_MAX_PHASES);
+    s->uses_shm = 1;
+    if (s->shm_phases < s->build_phase + 1)
+        s->shm_phases = s->build_phase + 1;
+}
+
+void halo_shm_next_phase(halo_sched_t **s_p)
+{
+    (*s_p)->build_phase++;
+}
+
+void halo_shm_wait(halo_sched_t **s_p, int round, int member, int step)
+{
+    halo_step_t *st = halo_sched_add(s_p, HALO_STEP_SHM_WAIT, round);
+    st->peer = member;
+    st->pos = step;
+}
+
+void halo_shm_wait_prev(halo_sched_t **s_p, int round)
+{
+    halo_step_t *st = halo_sched_add(s_p, HALO_STEP_SHM_WAIT_PREV, round);
+    st->peer = HALO_SHM_ALL;
+}
+
+void halo_shm_set(halo_sched_t **s_p, int round, int step)
+{
+    halo_step_t *st = halo_sched_add(s_p, HALO_STEP_SHM_SET, round);
+    st->pos = step;
+}
+
+/* One wait step: 1 holds, 0 not yet, -1 a member gave up because rank
+ * *origin_p failed. */
+static int wait_ready(halo_sched_t *s, halo_coll_state_t *cs, const halo_step_t *st, int *origin_p)
+{
+    int64_t e = epoch_of(s, st);
+    int chan = chan_of(e), me = cs->topo.me, n = cs->topo.nlocal;
+    uint64_t target;
+    bool prev_wait = st->kind == HALO_STEP_SHM_WAIT_PREV;
+    if (prev_wait) {
+        int64_t prev = s->shm_prev[st->phase];
+        if (prev == 0)
+            return 1;   /* first use of the channel */
+        target = flag_value(prev, HALO_SHM_GAVE_UP);   /* done, or gave up */
+    } else {
+        target = flag_value(e, st->pos);
+    }
+    uint64_t gave_up = flag_value(e, HALO_SHM_GAVE_UP), done = flag_value(e, HALO_SHM_DONE);
+    int lo = st->peer == HALO_SHM_ALL ? 0 : st->peer, hi = st->peer == HALO_SHM_ALL ? n : st->peer + 1;
+    for (int m = lo; m < hi; m++) {
+        if (m == me && !prev_wait && st->peer == HALO_SHM_ALL)
+            continue;
+        uint64_t v = atomic_load_explicit(flag_at(cs, chan, m), memory_order_acquire);
+        if (!prev_wait && v >= gave_up && v < done) {
+            *origin_p = (int)(v - gave_up);   /* the rank that failed */
+            return -1;
+        }
+        if (v < target)
+            return 0;
+    }
+    return 1;
+}
+
+int halo_shm_round_ready(halo_sched_t *s, int *rank_p)
+{
+    halo_coll_state_t *cs = sched_state(s);
+    int ready = 1;
+    for (int j = s->first_step; j < s->nsteps && s->steps[j].round == s->cur_round; j++) {
+        const halo_step_t *st = &s->steps[j];
+        if (st->kind != HALO_STEP_SHM_WAIT && st->kind != HALO_STEP_SHM_WAIT_PREV)
+            continue;
+        int origin, r = wait_ready(s, cs, st, &origin);
+        if (r < 0) {
+            *rank_p = origin;
+            return -1;
+        }
+        if (r == 0)
+            ready = 0;
+    }
+    return ready;
+}
+
+void halo_shm_set_run(halo_sched_t *s, const halo_step_t *st)
+{
+    halo_coll_state_t *cs = sched_state(s);
+    int64_t e = epoch_of(s, st);
+    atomic_store_explicit(flag_at(cs, chan_of(e), cs->topo.me), flag_value(e, st->pos), memory_order_release);
+    /* Fences, then rings the members that sleep (see coll/shm.h). */
+    halo_tr_wake_list(cs->local_world, cs->topo.nlocal);
+}
+
+void halo_shm_abort(halo_sched_t *s, int origin)
+{
+    halo_coll_state_t *cs = sched_state(s);
+    if (!cs || !cs->base || s->shm_epoch == 0)
+        return;
+    give_up(cs, s->shm_epoch, s->shm_phases, origin);
+}
+
+/* ---------------------------------------------------------------- building helpers */
+
+void halo_shm_chunks(halo_shm_chunks_t *ch, MPI_Count count, MPI_Datatype type, MPI_Count cap)
+{
+    halo_dtype_t *dt = halo_dtype_ptr(type);
+    MPI_Count te = dt->true_ub - dt->true_lb;
+    ch->count = count;
+    ch->extent = (MPI_Aint)dt->extent;
+    ch->true_lb = (MPI_Aint)dt->true_lb;
+    ch->per = (cap - te) / dt->extent + 1;
+    ch->n = (count + ch->per - 1) / ch->per;
+}
+
+void halo_shm_fold(halo_sched_t **s_p, int round, int nmembers, int64_t at, MPI_Count first,
+                   MPI_Count n, const halo_shm_chunks_t *ch, halo_bref_t dst, MPI_Datatype type, MPI_Op op)
+{
+    if (n == 0)
+        return;
+    halo_sched_copy(s_p, round, halo_shm_elem(ch, nmembers - 1, at, first), n, type, dst, n, type);
+    for (int j = nmembers - 2; j >= 0; j--)
+        halo_sched_reduce(s_p, round, halo_shm_elem(ch, j, at, first), dst, n, type, op);
+}
+
+/* ---------------------------------------------------------------- watching */
+
+static halo_sched_t **watched;
+static int nwatched, capwatched;
+
+static int watch_hook(void)
+{
+    int n = 0;
+    for (int i = 0; i < nwatched;) {
+        halo_sched_t *s = watched[i];
+        int rank = -1, r = halo_shm_round_ready(s, &rank);
+        if (r == 0) {
+            i++;
+            continue;
+        }
+        watched[i] = watched[--nwatched];
+        s->shm_waiting = 0;
+        n++;
+        /* May start the next round, which may watch again (appended). */
+        halo_sched_flags_ready(s, r < 0 ? rank : -1);
+    }
+    return n;
+}
+
+void halo_shm_watch(halo_sched_t *s)
+{
+    static bool hooked;
+    if (!hooked) {
+        halo_progress_hook_add(watch_hook);
+        hooked = true;
+    }
+    if (nwatched == capwatched) {
+        capwatched = capwatched ? 2 * capwatched : 16;
+        watched = halo_realloc(watched, (size_t)capwatched * sizeof *watched);
+    }
+    watched[nwatched++] = s;
+}
+
+void halo_shm_unwatch(halo_sched_t *s)
+{
+    for (int i = 0; i < nwatched; i++)
+        if (watched[i] == s) {
+            watched[i] = watched[--nwatched];
+            return;
+        }
+}

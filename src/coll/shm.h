@@ -1,0 +1,182 @@
+/* Shared-memory collectives: the region that a communicator's ranks on one
+ * node share, and the schedule steps that use it (coll/sched.h runs them).
+ *
+ * Node groups. The ranks of a communicator that sit on one node (as the
+ * collectives see nodes: HALO_FAKE_NODES may pretend there are several)
+ * form its node group there: L members, numbered in communicator rank
+ * order. The first member of each node group is that node's leader.
+ * Algorithms name members by their index in the group.
+ *
+ * Region. Each node group shares one segment,
+ * /dev/shm/halo-<job>-c<context>-n<node>-<hash of the members>, which every
+ * member opens at its first shared-memory collective on the communicator.
+ * Opening needs no message: the name comes from what every member knows.
+ * The member that completes the set of openers unlinks the name (mpiexec
+ * removes it after a crash); each member unmaps it when the communicator
+ * goes away. Layout: a header page, then control lines [channel][member],
+ * then data slots [channel][member] of HALO_CSHM_SLOT bytes; pages are only
+ * touched when used.
+ *
+ * Channels and flags. A schedule's shared-memory steps come in phases (one
+ * for most algorithms; a two-level allreduce has a reduce phase and a
+ * broadcast phase; at most HALO_SHM_MAX_PHASES). Phase k of the collective
+ * with sequence number q (coll/sched.h: every rank numbers the calls on a
+ * communicator alike, since MPI has them made in the same order) has epoch
+ * e = 2 q + 2 + k and works on channel e % HALO_CSHM_CHANNELS, so that
+ * several nonblocking collectives can be in flight. Each member owns one
+ * flag word per channel and only ever raises it: it holds (e << 20) | step,
+ * so "flag >= (e << 20) | step" means "this member has passed that step of
+ * epoch e, or is further on". Every phase starts by waiting until every
+ * member, itself included, has finished the channel's previous epoch
+ * (each member remembers it: the algorithms are the same everywhere):
+ * nobody still reads a slot that is about to be written, and no member
+ * raises the flag for e while the previous epoch still needs it. Every
+ * member ends a phase by raising its flag to DONE. A call that fails
+ * before it runs, or stops early, raises its flags to "gave up" (a step
+ * between GAVE_UP and DONE that names the rank that failed; the channel's
+ * next user need not wait for it), and a member that waits for it and
+ * finds that fails its own call, naming the same rank (the failure's
+ * message may come later than the flag).
+ *
+ * Waking. A waiter that runs out of patience sleeps on its process's
+ * doorbell (progress/progress.c); raising a flag rings the doorbells of the
+ * group's sleeping members. The lost-wakeup argument is the one of the
+ * progress engine: the setter stores its flag, fences, then reads the
+ * sleeping counts; the sleeper raises its count, fences, then re-checks the
+ * flags before it sleeps. */
+#ifndef HALO_COLL_SHM_H
+#define HALO_COLL_SHM_H
+
+#include "coll/sched.h"
+
+#define HALO_CSHM_CHANNELS 8
+#define HALO_SHM_MAX_PHASES 2
+#define HALO_CSHM_SLOT (64 * 1024)         /* data bytes per member and channel */
+#define HALO_CSHM_HALF (HALO_CSHM_SLOT / 2)  /* a pipeline chunk (slots are double-buffered) */
+#define HALO_SHM_STEP_BITS 20
+#define HALO_SHM_DONE ((1 << HALO_SHM_STEP_BITS) - 1)
+/* Steps from HALO_SHM_GAVE_UP to DONE - 1: the member gave up on the epoch
+ * because the rank (step - GAVE_UP) of the communicator failed in it. */
+#define HALO_SHM_GAVE_UP (1 << (HALO_SHM_STEP_BITS - 1))
+#define HALO_SHM_MAX_STEP (HALO_SHM_GAVE_UP - 1)
+
+/* Member arguments of the steps besides member indices. */
+enum { HALO_SHM_ALL = -1 };
+
+/* A communicator's view of the machine, computed once (coll/shm.c). */
+typedef struct halo_coll_topo {
+    bool one_node;       /* every rank on one node */
+    int nnodes;
+    int max_local;       /* members of the largest node group (ranks per node) */
+    bool node_blocks;    /* every node group is a block of consecutive ranks */
+    /* My node group: comm ranks of its members, my index in it. */
+    int nlocal, me;
+    int *local;
+    /* Leaders (first member of each node group), by ascending comm rank;
+     * my index among them, -1 when I am not a leader. */
+    int nleaders, leader_me;
+    int *leaders;
+    /* For each comm rank: its node group's leader index, its member index. */
+    int *leader_of, *member_of;
+} halo_coll_topo_t;
+
+/* The communicator's topology (computed at the first call, kept until the
+ * communicator goes away). */
+const halo_coll_topo_t *halo_coll_topo(halo_comm_t *c);
+
+/* ---- building steps (the schedule must be marked with halo_shm_use) */
+
+/* Marks the phase being built as one that uses the node group's region
+ * (it takes an epoch when the schedule starts). */
+void halo_shm_use(halo_sched_t **s_p);
+/* Steps added from now on belong to the next phase. */
+void halo_shm_next_phase(halo_sched_t **s_p);
+/* The round waits until `member` (or every other member: HALO_SHM_ALL)
+ * has raised its flag to `step` of this phase. */
+void halo_shm_wait(halo_sched_t **s_p, int round, int member, int step);
+/* The round waits until every member, this one included, has finished the
+ * channel's previous epoch: the first round of every phase has it. */
+void halo_shm_wait_prev(halo_sched_t **s_p, int round);
+/* A local step of the round: raises this member's flag to `step` (or
+ * HALO_SHM_DONE) and wakes the members that sleep. */
+void halo_shm_set(halo_sched_t **s_p, int round, int step);
+
+/* Byte `off` of member's slot on the collective's channel (off may be
+ * negative when a datatype's lower bound is, as long as the data stays
+ * inside the slot). */
+static inline halo_bref_t halo_slot(int member, int64_t off)
+{
+    return (halo_bref_t){HALO_BREF_SLOT, member, off};
+}
+
+/* ---- helpers of the shared-memory algorithms */
+
+/* Reductions through the slots keep each element's layout (holes and all),
+ * so any datatype and operation, user functions included, reduce straight
+ * from the slots: a chunk of elements starts at the slot's first byte with
+ * the true lower bound of its first element. `per` elements fit `cap`
+ * bytes; chunk k holds elements [k * per, k * per + halo_shm_chunk_len(k)).
+ * Needs an extent > 0 and a true extent <= cap (HALO_ALG_SHM_TYPE). */
+typedef struct halo_shm_chunks {
+    MPI_Count count, per, n;
+    MPI_Aint extent, true_lb;
+} halo_shm_chunks_t;
+void halo_shm_chunks(halo_shm_chunks_t *ch, MPI_Count count, MPI_Datatype type, MPI_Count cap);
+static inline MPI_Count halo_shm_chunk_len(const halo_shm_chunks_t *ch, MPI_Count k)
+{
+    MPI_Count left = ch->count - k * ch->per;
+    return left < ch->per ? left : ch->per;
+}
+/* Slot reference of element `elem` of a chunk stored at byte `at` of
+ * member's slot. */
+static inline halo_bref_t halo_shm_elem(const halo_shm_chunks_t *ch, int member, int64_t at,
+                                        MPI_Count elem)
+{
+    return halo_slot(member, at - ch->true_lb + elem * ch->extent);
+}
+/* Local steps that leave in dst (n elements) the reduction of the n
+ * elements at byte `at` of every member's slot, in member order
+ * (x_0 op x_1 op ... op x_{L-1}: right for operations that do not commute). */
+void halo_shm_fold(halo_sched_t **s_p, int round, int nmembers, int64_t at, MPI_Count first,
+                   MPI_Count n, const halo_shm_chunks_t *ch, halo_bref_t dst, MPI_Datatype type, MPI_Op op);
+
+/* Step builders of the algorithms, also used by the two-level ones: they
+ * add their steps from `round` on, over a node group of `nmembers` in which
+ * this process is member `me`, and return the next free round. Buffers are
+ * references: `in` is this member's contribution, `out` the result
+ * (significant at the root only for Reduce); in == out is allowed. */
+int halo_shm_barrier_steps(halo_sched_t **s_p, int round, int nmembers, int me);
+int halo_shm_bcast_steps(halo_sched_t **s_p, int round, int nmembers, int me, int root, halo_bref_t buf,
+                         MPI_Count count, MPI_Datatype type);
+int halo_shm_reduce_steps(halo_sched_t **s_p, int round, int nmembers, int me, int root, halo_bref_t in,
+                          halo_bref_t out, MPI_Count count, MPI_Datatype type, MPI_Op op);
+int halo_shm_allreduce_steps(halo_sched_t **s_p, int round, int nmembers, int me, halo_bref_t in,
+                             halo_bref_t out, MPI_Count count, MPI_Datatype type, MPI_Op op);
+int halo_shm_allreduce_rsag_steps(halo_sched_t **s_p, int round, int nmembers, int me, halo_bref_t in,
+                                  halo_bref_t out, MPI_Count count, MPI_Datatype type, MPI_Op op);
+
+/* ---- running (coll/sched.c) */
+
+/* Assigns the schedule's epochs (at each start), opening the region at the
+ * first use. */
+void halo_shm_begin(halo_sched_t *s);
+/* The collective with sequence number seq failed on this rank before it
+ * ran: raises this member's flags past its epochs. */
+void halo_shm_skip(halo_comm_t *c, uint64_t seq);
+/* Address of a slot reference of step st for the running collective. */
+void *halo_shm_slot_addr(halo_sched_t *s, const halo_step_t *st, halo_bref_t b);
+/* Whether the running round's flag waits hold now: 1 yes, 0 not yet;
+ * -1 when a member it waits for gave up on the collective (*rank_p: the
+ * rank of the communicator that failed in it). */
+int halo_shm_round_ready(halo_sched_t *s, int *rank_p);
+/* Runs a set step. */
+void halo_shm_set_run(halo_sched_t *s, const halo_step_t *st);
+/* A schedule that stops early because rank `origin` failed in it: raises
+ * its flags to "gave up" for each of its epochs. */
+void halo_shm_abort(halo_sched_t *s, int origin);
+/* The progress hook that re-checks the waits of schedules whose round
+ * waits on flags (registered by the engine when such a round starts). */
+void halo_shm_watch(halo_sched_t *s);
+void halo_shm_unwatch(halo_sched_t *s);
+
+#endif

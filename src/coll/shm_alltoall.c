@@ -1,0 +1,58 @@
+/* Alltoall through shared memory: every member packs chunk k of each of its
+ * p - 1 send blocks into its slot (the half of the slot cut in p parts, one
+ * per destination), then unpacks from every other member's slot the part
+ * meant for it.
+ *
+ * Cost: per round, two flag transfers of latency; each member copies its
+ * n bytes in and n out, in chunks of 32 KiB / p per destination; no
+ * message. Any datatypes, in place. One node; Alltoall only (the v and w
+ * forms have block sizes that no member knows all of, and the rounds must
+ * agree). With more than 512 members on the node (chunks under 64 bytes)
+ * it falls back to the pairwise exchange. */
+#include "coll/algos.h"
+#include "coll/shm.h"
+
+int halo_alltoall_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
+{
+    const halo_coll_topo_t *t = halo_coll_topo(c);
+    int nm = t->nlocal, me = t->me;
+    MPI_Count part = (HALO_CSHM_HALF / nm) & ~(MPI_Count)63;
+    if (part < 64)
+        return halo_alltoall_pairwise(a, c, s_p);
+    bool in_place = a->sbuf == MPI_IN_PLACE;
+    MPI_Datatype st = in_place ? a->rtype : a->stype;
+    MPI_Count sc = in_place ? a->rcount : a->scount;
+    const char *sbuf = in_place ? (const char *)a->rbuf : (const char *)a->sbuf;
+    MPI_Aint sext = halo_type_extent(st), rext = halo_type_extent(a->rtype);
+#define SB(j) halo_addr(sbuf + (MPI_Aint)(j) * sc * sext)
+#define RB(j) halo_addr((char *)a->rbuf + (MPI_Aint)(j) * a->rcount * rext)
+    if (!in_place)
+        halo_sched_copy(s_p, 0, SB(me), sc, st, RB(me), a->rcount, a->rtype);
+    if (nm == 1)
+        return MPI_SUCCESS;
+    halo_shm_use(s_p);
+    MPI_Count n = sc * halo_type_size(st);
+    MPI_Count rounds = n > 0 ? (n + part - 1) / part : 1;
+    for (MPI_Count k = 0; k < rounds; k++) {
+        int r = 2 * (int)k;
+        int64_t half = (k % 2) * HALO_CSHM_HALF;
+        MPI_Count pos = k * part, len = n - pos < part ? n - pos : part;
+        if (k == 0)
+            halo_shm_wait_prev(s_p, r);
+        else if (k >= 2)
+            halo_shm_wait(s_p, r, HALO_SHM_ALL, 2 * (int)k - 2);
+        for (int j = 0; j < nm; j++)
+            if (j != me && len > 0)
+                halo_sched_pack(s_p, r, SB(j), sc, st, pos, len, halo_slot(me, half + j * part));
+        halo_shm_set(s_p, r, 2 * (int)k + 1);
+        halo_shm_wait(s_p, r + 1, HALO_SHM_ALL, 2 * (int)k + 1);
+        for (int j = 0; j < nm; j++)
+            if (j != me && len > 0)
+                halo_sched_unpack(s_p, r + 1, halo_slot(j, half + me * part), pos, len, RB(j), a->rcount,
+                                  a->rtype);
+        halo_shm_set(s_p, r + 1, k == rounds - 1 ? HALO_SHM_DONE : 2 * (int)k + 2);
+    }
+#undef SB
+#undef RB
+    return MPI_SUCCESS;
+}
