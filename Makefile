@@ -3,8 +3,9 @@
 #   make              build into build/
 #   make demo         set up what is missing, build, run a ping-pong on 2 ranks
 #   make check        the quick tier: generated files up to date, unit and MPI tests
-#   make check-full   everything CI runs: quick tier, the slow tests, sanitizer
-#                     builds (address+undefined, thread), launch under Hydra, mpi4py
+#   make check-full   everything CI runs: quick tier, the slow tests, make demo,
+#                     sanitizer builds (address+undefined, thread), launch under
+#                     Hydra, mpi4py
 #   make install PREFIX=/opt/halo
 #
 # Build directories: build/ (main), build-asan/, build-tsan/.
@@ -15,7 +16,7 @@ CMAKE_FLAGS ?=
 BUILD := build
 
 .PHONY: all build demo check check-quick check-full check-gen check-asan check-tsan \
-        check-hydra check-mpi4py install deps clean
+        check-hydra check-mpi4py check-demo install deps clean
 
 all: build
 
@@ -28,10 +29,10 @@ deps:
 
 demo: deps build
 	@echo "== ping-pong between 2 ranks on this node (latency: half round trip; bandwidth: windowed)"
-	@$(BUILD)/bin/mpiexec -n 2 $(BUILD)/bin/halo-pingpong -m 4194304 | \
-	  awk 'NR==1 || $$1==8 || $$1==1024 || $$1==65536 || $$1==1048576 || $$1==4194304'
+	@bash -o pipefail -c '$(BUILD)/bin/mpiexec -n 2 $(BUILD)/bin/halo-pingpong -m 4194304 | \
+	  awk '"'"'NR==1 || $$1==8 || $$1==1024 || $$1==65536 || $$1==1048576 || $$1==4194304'"'"''
 
-check: check-quick
+check: deps check-quick
 
 check-gen:
 	python3 tools/gen/gen_binding.py --check
@@ -40,9 +41,16 @@ check-quick: build check-gen
 	cd $(BUILD) && ctest -L quick -j2 --output-on-failure --timeout 300
 	tools/ci/check_unsupported.sh $(BUILD)/bin/halo_info
 
-check-full: check-quick
+check-full: deps check-quick
 	cd $(BUILD) && ctest -L full --output-on-failure --timeout 900
-	$(MAKE) check-asan check-tsan check-hydra check-mpi4py
+	$(MAKE) check-demo check-asan check-tsan check-hydra check-mpi4py
+
+# The README's set-up command, as a user runs it: it must print every size.
+check-demo:
+	@$(MAKE) --no-print-directory demo > $(BUILD)/demo.out
+	@for s in 8 1024 65536 1048576 4194304; do grep -q "^$$s " $(BUILD)/demo.out || \
+	  { echo "make demo: no line for $$s bytes"; cat $(BUILD)/demo.out; exit 1; }; done
+	@echo "make demo: ok"
 
 check-asan:
 	cmake -S . -B build-asan -DHALO_WERROR=ON -DHALO_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug

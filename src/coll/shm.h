@@ -140,6 +140,21 @@ static inline halo_bref_t halo_shm_elem(const halo_shm_chunks_t *ch, int member,
 void halo_shm_fold(halo_sched_t **s_p, int round, int nmembers, int64_t at, MPI_Count first,
                    MPI_Count n, const halo_shm_chunks_t *ch, halo_bref_t dst, MPI_Datatype type, MPI_Op op);
 
+/* Packed-byte chunks of HALO_CSHM_HALF bytes (the pipelines of the
+ * data-moving algorithms): how many a block of `bytes` takes (at least one:
+ * an empty block still takes part in the flags), and the bytes of chunk k
+ * (0 past the end). */
+static inline MPI_Count halo_shm_nchunks(MPI_Count bytes)
+{
+    MPI_Count nk = (bytes + HALO_CSHM_HALF - 1) / HALO_CSHM_HALF;
+    return nk > 0 ? nk : 1;
+}
+static inline MPI_Count halo_shm_chunk_bytes(MPI_Count bytes, MPI_Count k)
+{
+    MPI_Count left = bytes - k * HALO_CSHM_HALF;
+    return left < 0 ? 0 : left < HALO_CSHM_HALF ? left : HALO_CSHM_HALF;
+}
+
 /* Step builders of the algorithms, also used by the two-level ones: they
  * add their steps from `round` on, over a node group of `nmembers` in which
  * this process is member `me`, and return the next free round. Buffers are

@@ -8,18 +8,6 @@
 #include "coll/algos.h"
 #include "coll/shm.h"
 
-static inline MPI_Count chunks_of(MPI_Count bytes)
-{
-    MPI_Count nk = (bytes + HALO_CSHM_HALF - 1) / HALO_CSHM_HALF;
-    return nk > 0 ? nk : 1;
-}
-
-static inline MPI_Count chunk_len(MPI_Count bytes, MPI_Count k)
-{
-    MPI_Count left = bytes - k * HALO_CSHM_HALF;
-    return left < 0 ? 0 : left < HALO_CSHM_HALF ? left : HALO_CSHM_HALF;
-}
-
 int halo_allgather_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
 {
     const halo_coll_topo_t *t = halo_coll_topo(c);
@@ -39,8 +27,8 @@ int halo_allgather_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t *
     halo_shm_use(s_p);
     MPI_Count rounds = 1, n = in_count * halo_type_size(in_type);
     for (int j = 0; j < nm; j++)
-        if (chunks_of(halo_ag_count(a, j) * rsize) > rounds)
-            rounds = chunks_of(halo_ag_count(a, j) * rsize);
+        if (halo_shm_nchunks(halo_ag_count(a, j) * rsize) > rounds)
+            rounds = halo_shm_nchunks(halo_ag_count(a, j) * rsize);
     for (MPI_Count k = 0; k < rounds; k++) {
         int r = 2 * (int)k;
         int64_t half = (k % 2) * HALO_CSHM_HALF;
@@ -49,14 +37,14 @@ int halo_allgather_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t *
             halo_shm_wait_prev(s_p, r);
         else if (k >= 2)
             halo_shm_wait(s_p, r, HALO_SHM_ALL, 2 * (int)k - 2);
-        MPI_Count len = chunk_len(n, k);
+        MPI_Count len = halo_shm_chunk_bytes(n, k);
         if (len > 0)
             halo_sched_pack(s_p, r, in, in_count, in_type, k * HALO_CSHM_HALF, len, halo_slot(me, half));
         halo_shm_set(s_p, r, 2 * (int)k + 1);
         /* Out: the others' chunks k. */
         halo_shm_wait(s_p, r + 1, HALO_SHM_ALL, 2 * (int)k + 1);
         for (int j = 0; j < nm; j++) {
-            MPI_Count cnt = halo_ag_count(a, j), jl = chunk_len(cnt * rsize, k);
+            MPI_Count cnt = halo_ag_count(a, j), jl = halo_shm_chunk_bytes(cnt * rsize, k);
             if (j != me && jl > 0)
                 halo_sched_unpack(s_p, r + 1, halo_slot(j, half), k * HALO_CSHM_HALF, jl,
                                   halo_addr((char *)a->rbuf + halo_ag_displ(a, j) * rext), cnt, a->rtype);

@@ -8,18 +8,6 @@
 #include "coll/algos.h"
 #include "coll/shm.h"
 
-static inline MPI_Count chunks_of(MPI_Count bytes)
-{
-    MPI_Count nk = (bytes + HALO_CSHM_HALF - 1) / HALO_CSHM_HALF;
-    return nk > 0 ? nk : 1;   /* an empty block still takes part */
-}
-
-static inline MPI_Count chunk_len(MPI_Count bytes, MPI_Count k)
-{
-    MPI_Count left = bytes - k * HALO_CSHM_HALF;
-    return left < 0 ? 0 : left < HALO_CSHM_HALF ? left : HALO_CSHM_HALF;
-}
-
 int halo_gather_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
 {
     const halo_coll_topo_t *t = halo_coll_topo(c);
@@ -33,7 +21,7 @@ int halo_gather_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_
         return MPI_SUCCESS;
     halo_shm_use(s_p);
     if (me != root) {
-        MPI_Count n = a->scount * halo_type_size(a->stype), nk = chunks_of(n);
+        MPI_Count n = a->scount * halo_type_size(a->stype), nk = halo_shm_nchunks(n);
         for (MPI_Count k = 0; k < nk; k++) {
             int r = (int)k;
             if (k == 0)
@@ -41,22 +29,22 @@ int halo_gather_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_
             if (k >= 2)   /* the root has copied chunk k - 2 out of this half */
                 halo_shm_wait(s_p, r, root, (int)k - 1);
             halo_sched_pack(s_p, r, halo_addr(a->sbuf), a->scount, a->stype, k * HALO_CSHM_HALF,
-                            chunk_len(n, k), halo_slot(me, (k % 2) * HALO_CSHM_HALF));
+                            halo_shm_chunk_bytes(n, k), halo_slot(me, (k % 2) * HALO_CSHM_HALF));
             halo_shm_set(s_p, r, k == nk - 1 ? HALO_SHM_DONE : (int)k + 1);
         }
         return MPI_SUCCESS;
     }
     MPI_Count rsize = halo_type_size(a->rtype), rounds = 1;
     for (int j = 0; j < nm; j++)
-        if (j != me && chunks_of(halo_ag_count(a, j) * rsize) > rounds)
-            rounds = chunks_of(halo_ag_count(a, j) * rsize);
+        if (j != me && halo_shm_nchunks(halo_ag_count(a, j) * rsize) > rounds)
+            rounds = halo_shm_nchunks(halo_ag_count(a, j) * rsize);
     for (MPI_Count k = 0; k < rounds; k++) {
         int r = (int)k;
         if (k == 0)
             halo_shm_wait_prev(s_p, r);
         halo_shm_wait(s_p, r, HALO_SHM_ALL, (int)k + 1);
         for (int j = 0; j < nm; j++) {
-            MPI_Count cnt = halo_ag_count(a, j), len = chunk_len(cnt * rsize, k);
+            MPI_Count cnt = halo_ag_count(a, j), len = halo_shm_chunk_bytes(cnt * rsize, k);
             if (j == me || len == 0)
                 continue;
             halo_sched_unpack(s_p, r, halo_slot(j, (k % 2) * HALO_CSHM_HALF), k * HALO_CSHM_HALF, len,

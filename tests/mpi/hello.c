@@ -1,6 +1,7 @@
 /* Every rank starts, learns its place, and takes part in a barrier, an
  * allreduce and a token passed around a ring; the token's final value and
- * the reduction are checked. */
+ * the reduction are checked. Each rank prints its MPI_APPNUM (MPMD
+ * launches check it). */
 #include "mpitest.h"
 
 int main(int argc, char **argv)
@@ -27,7 +28,9 @@ int main(int argc, char **argv)
         }
     }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    printf("rank %d of %d ok\n", rank, size);
+    int *appnum, flag;
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag));
+    printf("rank %d of %d ok (appnum %d)\n", rank, size, flag ? *appnum : -1);
     MPI_OK(MPI_Finalize());
     return 0;
 }

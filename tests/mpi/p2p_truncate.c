@@ -174,6 +174,19 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Init(&argc, &argv));
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    if (argc > 1 && !strcmp(argv[1], "fatal")) {
+        /* Under the default MPI_ERRORS_ARE_FATAL the truncation ends the
+         * job, with the message (the testlist checks it and the exit). */
+        int v[10] = {0}, w[5];
+        if (rank == 0)
+            MPI_Send(v, 10, MPI_INT, 1, 0, MPI_COMM_WORLD);
+        else if (rank == 1)
+            MPI_Recv(w, 5, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Barrier(MPI_COMM_WORLD);
+        printf("p2p_truncate fatal: rank %d survived the truncation\n", rank);
+        MPI_Finalize();
+        return 0;
+    }
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     partner = rank ^ 1;
     unsigned char *sb = malloc(4 << 20), *rb = malloc((4 << 20) + GUARD);

@@ -8,7 +8,12 @@ set -euo pipefail
 need=()
 command -v cc >/dev/null || need+=(gcc)
 command -v c++ >/dev/null || need+=(g++)
-command -v cmake >/dev/null || need+=(cmake)
+# CMake 3.25 or newer (Debian 12 has 3.25.1).
+if ! command -v cmake >/dev/null ||
+    ! printf '%s\n3.25\n' "$(cmake --version | awk 'NR==1 {print $3}')" | sort -V -C -r 2>/dev/null; then
+    need+=(cmake)
+fi
+command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v make >/dev/null || need+=(make)
 command -v python3 >/dev/null || need+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
@@ -22,8 +27,10 @@ esac
 if [ ${#need[@]} -gt 0 ]; then
     echo "deps: installing ${need[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq "${need[@]}" >/dev/null
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 if ! python3 -c 'import pympistandard' 2>/dev/null; then
     echo "deps: installing pympistandard from PyPI"

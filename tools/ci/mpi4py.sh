@@ -41,8 +41,18 @@ for n in 1 2; do
     rc=$?
     ran=$(grep -E '^Ran [0-9]+ tests' "$log" | head -1)
     echo "mpi4py: $n rank(s): ${ran:-no summary} (exit $rc)"
-    if grep -q "killed by signal\|timed out" "$log"; then
+    if grep -q "killed by signal\|timed out" "$log" || [ "$rc" -ge 124 ]; then
         echo "mpi4py: a rank crashed or the run timed out:"; tail -20 "$log"; status=1; continue
+    fi
+    # Every rank must print its summary: a run that died early (an import
+    # error, a crash the launcher reported otherwise) has none.
+    nsum=$(grep -cE '^Ran [0-9]+ tests' "$log")
+    if [ "$nsum" -ne "$n" ]; then
+        echo "mpi4py: $nsum of $n ranks reported their results:"; tail -20 "$log"; status=1; continue
+    fi
+    # unittest exits 1 when a test failed; anything else is not a test result.
+    if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
+        echo "mpi4py: the run exited with status $rc:"; tail -20 "$log"; status=1; continue
     fi
     grep -E '^(ERROR|FAIL): ' "$log" | sed -E 's/^(ERROR|FAIL): ([^ ]+) \(([^)]+)\).*/\3/' | sort -u >"$work/failed-np$n.txt"
     unexpected=$(grep -vxF -f <(grep -v '^#' "$here/mpi4py_xfail.txt" | sed '/^$/d') "$work/failed-np$n.txt" || true)
