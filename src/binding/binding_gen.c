@@ -1299,10 +1299,12 @@ int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_bsend(buf, count, datatype, dest, tag, comm);
   done:
     HALO_UNLOCK();
@@ -1331,10 +1333,12 @@ int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_bsend_c(buf, count, datatype, dest, tag, comm);
   done:
     HALO_UNLOCK();
@@ -1358,11 +1362,13 @@ int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_bsend_init(buf, count, datatype, dest, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -1392,11 +1398,13 @@ int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, i
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_bsend_init_c(buf, count, datatype, dest, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -7286,11 +7294,13 @@ int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_ibsend(buf, count, datatype, dest, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -7320,11 +7330,13 @@ int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int d
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_ibsend_c(buf, count, datatype, dest, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -8398,11 +8410,13 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (source == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, source, "source", 1));
         HALO_CHECK(halo_chk_tag(tag, "tag", 1));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (source == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_irecv(buf, count, datatype, source, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -8432,11 +8446,13 @@ int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, 
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (source == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, source, "source", 1));
         HALO_CHECK(halo_chk_tag(tag, "tag", 1));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (source == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_irecv_c(buf, count, datatype, source, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -8637,11 +8653,13 @@ int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_irsend(buf, count, datatype, dest, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -8671,11 +8689,13 @@ int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int d
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_irsend_c(buf, count, datatype, dest, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -8900,11 +8920,13 @@ int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_isend(buf, count, datatype, dest, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -8934,11 +8956,13 @@ int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_isend_c(buf, count, datatype, dest, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -8963,14 +8987,18 @@ int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, in
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(sendtype, "sendtype"));
-        HALO_CHECK(halo_chk_dtype_committed(recvtype, "recvtype"));
+        HALO_CHECK(sendtype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || sendcount == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(sendtype, "sendtype"));
+        HALO_CHECK(recvtype == MPI_DATATYPE_NULL && (source == MPI_PROC_NULL || recvcount == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(recvtype, "recvtype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(sendtag, "sendtag", 0));
         HALO_CHECK(halo_chk_rank(comm, source, "source", 1));
         HALO_CHECK(halo_chk_tag(recvtag, "recvtag", 1));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(sendtype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || sendcount == 0))
+        sendtype = MPI_BYTE;
+    if (HALO_UNLIKELY(recvtype == MPI_DATATYPE_NULL) && (source == MPI_PROC_NULL || recvcount == 0))
+        recvtype = MPI_BYTE;
     rc = halo_api_isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
   done:
     HALO_UNLOCK();
@@ -9006,14 +9034,18 @@ int PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(sendtype, "sendtype"));
-        HALO_CHECK(halo_chk_dtype_committed(recvtype, "recvtype"));
+        HALO_CHECK(sendtype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || sendcount == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(sendtype, "sendtype"));
+        HALO_CHECK(recvtype == MPI_DATATYPE_NULL && (source == MPI_PROC_NULL || recvcount == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(recvtype, "recvtype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(sendtag, "sendtag", 0));
         HALO_CHECK(halo_chk_rank(comm, source, "source", 1));
         HALO_CHECK(halo_chk_tag(recvtag, "recvtag", 1));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(sendtype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || sendcount == 0))
+        sendtype = MPI_BYTE;
+    if (HALO_UNLIKELY(recvtype == MPI_DATATYPE_NULL) && (source == MPI_PROC_NULL || recvcount == 0))
+        recvtype = MPI_BYTE;
     rc = halo_api_isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
   done:
     HALO_UNLOCK();
@@ -9105,11 +9137,13 @@ int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_issend(buf, count, datatype, dest, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -9139,11 +9173,13 @@ int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int d
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_issend_c(buf, count, datatype, dest, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -10481,11 +10517,13 @@ int PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype dat
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (source == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, source, "source", 1));
         HALO_CHECK(halo_chk_tag(tag, "tag", 1));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (source == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
   done:
     HALO_UNLOCK();
@@ -10545,11 +10583,13 @@ int PMPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Dataty
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
   done:
     HALO_UNLOCK();
@@ -10737,10 +10777,12 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (source == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, source, "source", 1));
         HALO_CHECK(halo_chk_tag(tag, "tag", 1));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (source == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_recv(buf, count, datatype, source, tag, comm, status);
   done:
     HALO_UNLOCK();
@@ -10770,10 +10812,12 @@ int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, i
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (source == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, source, "source", 1));
         HALO_CHECK(halo_chk_tag(tag, "tag", 1));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (source == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_recv_c(buf, count, datatype, source, tag, comm, status);
   done:
     HALO_UNLOCK();
@@ -10797,11 +10841,13 @@ int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int 
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (source == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, source, "source", 1));
         HALO_CHECK(halo_chk_tag(tag, "tag", 1));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (source == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_recv_init(buf, count, datatype, source, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -10831,11 +10877,13 @@ int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int sour
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (source == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, source, "source", 1));
         HALO_CHECK(halo_chk_tag(tag, "tag", 1));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (source == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_recv_init_c(buf, count, datatype, source, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -11736,10 +11784,12 @@ int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_rsend(buf, count, datatype, dest, tag, comm);
   done:
     HALO_UNLOCK();
@@ -11768,10 +11818,12 @@ int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_rsend_c(buf, count, datatype, dest, tag, comm);
   done:
     HALO_UNLOCK();
@@ -11795,11 +11847,13 @@ int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_rsend_init(buf, count, datatype, dest, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -11829,11 +11883,13 @@ int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, i
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_rsend_init_c(buf, count, datatype, dest, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -12211,10 +12267,12 @@ int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_send(buf, count, datatype, dest, tag, comm);
   done:
     HALO_UNLOCK();
@@ -12243,10 +12301,12 @@ int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_send_c(buf, count, datatype, dest, tag, comm);
   done:
     HALO_UNLOCK();
@@ -12270,11 +12330,13 @@ int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_send_init(buf, count, datatype, dest, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -12304,11 +12366,13 @@ int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_send_init_c(buf, count, datatype, dest, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -12333,13 +12397,17 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(sendtype, "sendtype"));
-        HALO_CHECK(halo_chk_dtype_committed(recvtype, "recvtype"));
+        HALO_CHECK(sendtype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || sendcount == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(sendtype, "sendtype"));
+        HALO_CHECK(recvtype == MPI_DATATYPE_NULL && (source == MPI_PROC_NULL || recvcount == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(recvtype, "recvtype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(sendtag, "sendtag", 0));
         HALO_CHECK(halo_chk_rank(comm, source, "source", 1));
         HALO_CHECK(halo_chk_tag(recvtag, "recvtag", 1));
     }
+    if (HALO_UNLIKELY(sendtype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || sendcount == 0))
+        sendtype = MPI_BYTE;
+    if (HALO_UNLIKELY(recvtype == MPI_DATATYPE_NULL) && (source == MPI_PROC_NULL || recvcount == 0))
+        recvtype = MPI_BYTE;
     rc = halo_api_sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
   done:
     HALO_UNLOCK();
@@ -12375,13 +12443,17 @@ int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)sendcount, "sendcount", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)recvcount, "recvcount", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(sendtype, "sendtype"));
-        HALO_CHECK(halo_chk_dtype_committed(recvtype, "recvtype"));
+        HALO_CHECK(sendtype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || sendcount == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(sendtype, "sendtype"));
+        HALO_CHECK(recvtype == MPI_DATATYPE_NULL && (source == MPI_PROC_NULL || recvcount == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(recvtype, "recvtype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(sendtag, "sendtag", 0));
         HALO_CHECK(halo_chk_rank(comm, source, "source", 1));
         HALO_CHECK(halo_chk_tag(recvtag, "recvtag", 1));
     }
+    if (HALO_UNLIKELY(sendtype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || sendcount == 0))
+        sendtype = MPI_BYTE;
+    if (HALO_UNLIKELY(recvtype == MPI_DATATYPE_NULL) && (source == MPI_PROC_NULL || recvcount == 0))
+        recvtype = MPI_BYTE;
     rc = halo_api_sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
   done:
     HALO_UNLOCK();
@@ -12875,10 +12947,12 @@ int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_ssend(buf, count, datatype, dest, tag, comm);
   done:
     HALO_UNLOCK();
@@ -12907,10 +12981,12 @@ int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_ssend_c(buf, count, datatype, dest, tag, comm);
   done:
     HALO_UNLOCK();
@@ -12934,11 +13010,13 @@ int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_ssend_init(buf, count, datatype, dest, tag, comm, request);
   done:
     HALO_UNLOCK();
@@ -12968,11 +13046,13 @@ int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, i
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(comm, "comm"));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)count, "count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(datatype, "datatype"));
+        HALO_CHECK(datatype == MPI_DATATYPE_NULL && (dest == MPI_PROC_NULL || count == 0) ? MPI_SUCCESS : halo_chk_dtype_committed(datatype, "datatype"));
         HALO_CHECK(halo_chk_rank(comm, dest, "dest", 0));
         HALO_CHECK(halo_chk_tag(tag, "tag", 0));
         HALO_CHECK(halo_chk_outptr(request, "request"));
     }
+    if (HALO_UNLIKELY(datatype == MPI_DATATYPE_NULL) && (dest == MPI_PROC_NULL || count == 0))
+        datatype = MPI_BYTE;
     rc = halo_api_ssend_init_c(buf, count, datatype, dest, tag, comm, request);
   done:
     HALO_UNLOCK();

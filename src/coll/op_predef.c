@@ -22,6 +22,7 @@
  * at -O3 the blocking costs nothing. The restrict-qualified parameters (not
  * local copies, which gcc does not trust) spare it a runtime alias check. */
 #include <float.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -238,7 +239,7 @@ OP_DEFINE_LOC(dp_dp, op_dp_dp_t)
 
 enum {
     OP_K_NONE = 0,   /* not a predefined datatype */
-    OP_K_OPAQUE,     /* predefined, in no group: MPI_CHAR, MPI_WCHAR, MPI_CHARACTER, MPI_PACKED */
+    OP_K_OPAQUE,     /* predefined, in no group: MPI_WCHAR, MPI_CHARACTER, MPI_PACKED */
     OP_K_BYTE,
     /* C integer */
     OP_K_CI8, OP_K_CI16, OP_K_CI32, OP_K_CI64,
@@ -282,7 +283,10 @@ typedef struct op_type_info {
 /* The Fortran types have the sizes of gfortran's default kinds: INTEGER,
  * LOGICAL and REAL of 4 bytes, DOUBLE PRECISION of 8. */
 static const op_type_info_t op_type_info[OP_TYPE_SPAN] = {
-    OP_TYPE(MPI_CHAR, OP_K_OPAQUE, char),
+    /* Not in the standard's groups (it is for printable characters), but
+     * programs reduce it as the small integer it is in C; Halo takes it as
+     * a C integer with the platform's signedness of char. */
+    OP_TYPE(MPI_CHAR, CHAR_MIN < 0 ? OP_K_CI8 : OP_K_CU8, char),
     OP_TYPE(MPI_WCHAR, OP_K_OPAQUE, wchar_t),
     OP_TYPE(MPI_CHARACTER, OP_K_OPAQUE, char),
     OP_TYPE(MPI_PACKED, OP_K_OPAQUE, char),
@@ -451,10 +455,12 @@ static op_kernel_fn_t *const op_kernels[OP_S_COUNT][OP_K_COUNT] = {
     [OP_S_BAND] = {OP_ROW_CINT(band), OP_ROW_FINT(band), [OP_K_BYTE] = op_band_u8},
     [OP_S_BOR] = {OP_ROW_CINT(bor), OP_ROW_FINT(bor), [OP_K_BYTE] = op_bor_u8},
     [OP_S_BXOR] = {OP_ROW_CINT(bxor), OP_ROW_FINT(bxor), [OP_K_BYTE] = op_bxor_u8},
-    /* C integer, Logical */
-    [OP_S_LAND] = {OP_ROW_CINT(land), OP_ROW_LOGICAL(land)},
-    [OP_S_LOR] = {OP_ROW_CINT(lor), OP_ROW_LOGICAL(lor)},
-    [OP_S_LXOR] = {OP_ROW_CINT(lxor), OP_ROW_LOGICAL(lxor)},
+    /* C integer, Logical; and, beyond the standard's table, the Fortran
+     * integers and multi-language types, which are integers like the C ones
+     * and which programs reduce with these ops (nonzero is true). */
+    [OP_S_LAND] = {OP_ROW_CINT(land), OP_ROW_FINT(land), OP_ROW_LOGICAL(land)},
+    [OP_S_LOR] = {OP_ROW_CINT(lor), OP_ROW_FINT(lor), OP_ROW_LOGICAL(lor)},
+    [OP_S_LXOR] = {OP_ROW_CINT(lxor), OP_ROW_FINT(lxor), OP_ROW_LOGICAL(lxor)},
     /* The pair types of 6.9.4 */
     [OP_S_MAXLOC] = {OP_ROW_PAIR(maxloc)},
     [OP_S_MINLOC] = {OP_ROW_PAIR(minloc)},

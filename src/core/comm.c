@@ -173,13 +173,37 @@ int halo_api_comm_get_name(MPI_Comm comm, char *name, int *resultlen)
     return MPI_SUCCESS;
 }
 
+/* The hints a communicator keeps: the assertions of the standard, which
+ * Halo accepts (and may rely on later). Other keys are ignored, so
+ * MPI_Comm_get_info does not return them. NULL when none is present. */
+static const char *const comm_hint_keys[] = {
+    "mpi_assert_no_any_tag",      "mpi_assert_no_any_source",
+    "mpi_assert_exact_length",    "mpi_assert_allow_overtaking",
+};
+
+halo_info_t *halo_comm_hints(const halo_info_t *in)
+{
+    if (!in)
+        return NULL;
+    halo_info_t *out = NULL;
+    for (size_t k = 0; k < HALO_ARRAY_LEN(comm_hint_keys); k++) {
+        const char *v = halo_info_lookup(in, comm_hint_keys[k]);
+        if (!v)
+            continue;
+        if (!out && !(out = halo_info_new()))
+            return NULL;
+        halo_info_set(out, comm_hint_keys[k], v);
+    }
+    return out;
+}
+
 int halo_api_comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     halo_comm_t *c = halo_comm_ptr(comm);
     halo_info_t *in = halo_obj_lookup(HALO_KIND_INFO, info);
     if (!in)
         return halo_err(MPI_ERR_INFO, "(info=%p): not a valid info object", (void *)info);
-    halo_info_t *copy = halo_info_dup(in);
+    halo_info_t *copy = halo_comm_hints(in);
     halo_info_release(c->info);
     c->info = copy;
     return MPI_SUCCESS;
@@ -216,7 +240,7 @@ static int dup_common(halo_comm_t *old, halo_info_t *info, MPI_Comm *newcomm)
             return rc;
         new_comm_from_group(old, old->group, ctx, &c);
     }
-    c->info = info ? halo_info_dup(info) : (old->info ? halo_info_dup(old->info) : NULL);
+    c->info = info ? halo_comm_hints(info) : (old->info ? halo_info_dup(old->info) : NULL);
     if (old->topo)
         c->topo = halo_topo_dup(old->topo);
     rc = halo_attr_copy_all(HALO_KIND_COMM, old, old->attrs, &c->attrs);
@@ -263,15 +287,6 @@ int halo_api_comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 static int idup_common(MPI_Comm comm, halo_info_t *info, MPI_Comm *newcomm, MPI_Request *request)
 {
     halo_comm_t *old = halo_comm_ptr(comm), *c;
-    if (old->is_inter) {
-        int rc = dup_common(old, info, newcomm);
-        halo_request_t *r = halo_req_alloc(HALO_REQ_NULL, old);
-        halo_status_empty(&r->status);
-        r->status.MPI_ERROR = rc;
-        halo_req_complete(r);
-        *request = (MPI_Request)r;
-        return rc;
-    }
     int rc = halo_comm_idup_start(old, info ? info : old->info, &c, request);
     if (rc)
         return rc;
@@ -507,7 +522,7 @@ int halo_api_comm_create_from_group(MPI_Group group, const char *stringtag, MPI_
     halo_obj_ref(e);
     halo_errhandler_release(c->errh);
     c->errh = e;
-    c->info = in ? halo_info_dup(in) : NULL;
+    c->info = halo_comm_hints(in);
     *newcomm = (MPI_Comm)c;
     return MPI_SUCCESS;
 }

@@ -68,19 +68,23 @@ halo_comm_t *halo_comm_create_local(halo_group_t *group, uint32_t ctx, halo_comm
 /* Fills in a communicator's group, sizes and matching state for ctx. */
 void halo_comm_setup(halo_comm_t *c, halo_group_t *group, uint32_t ctx);
 void halo_comm_release(halo_comm_t *c);
+struct halo_info *halo_comm_hints(const struct halo_info *in);
 
 /* Agrees on a new context id among the members of comm (collective). */
 int halo_context_alloc(halo_comm_t *comm, uint32_t *ctx_p);
 void halo_context_free(uint32_t ctx);
 /* Marks an id agreed elsewhere (with another group) as used here. */
 void halo_context_claim(uint32_t ctx);
-/* Pieces of an agreement (ids unshifted): this process's candidate; a
- * range check; whether this process may take the agreed id (reserving it
- * at MPI_THREAD_MULTIPLE, where a second exchange must confirm that every
- * member may: otherwise retry). */
-uint32_t halo_context_propose(void);
+/* Pieces of an agreement (ids unshifted; context.c tells the protocol):
+ * a reserved candidate (attempt: how many tries failed before); a range
+ * check; whether this process takes the agreed id (releasing its own
+ * candidate `mine`); giving back an id taken when the confirmation failed;
+ * releasing a candidate of an agreement that stopped. */
+uint32_t halo_context_propose(int attempt);
 int halo_context_check(uint32_t id);
-bool halo_context_try(uint32_t id);
+bool halo_context_try(uint32_t id, uint32_t mine);
+void halo_context_untake(uint32_t id);
+void halo_context_unreserve(uint32_t id);
 
 /* Agrees on an id among the members of group only, which are all in
  * parent (Comm_create_group): point-to-point on the parent's group
@@ -92,6 +96,9 @@ int halo_comm_idup_start(halo_comm_t *old, struct halo_info *info, halo_comm_t *
                          MPI_Request *request);
 
 int halo_intercomm_dup(halo_comm_t *old, halo_comm_t **new_p);
+/* Makes `c`, whose local group and error handler are set, the
+ * intercommunicator to `remote` on context `ctx`. */
+void halo_intercomm_adopt(halo_comm_t *c, halo_group_t *remote, uint32_t ctx);
 void halo_intercomm_destroy(halo_comm_t *c);
 int halo_intercomm_barrier(halo_comm_t *c);
 

@@ -10,6 +10,8 @@
  *  - without blocking (MPI_Comm_idup): a nonblocking allreduce (a schedule)
  *    whose completion settles the id and fills in the new communicator,
  *    then completes the user's request. */
+#include <string.h>
+
 #include "coll/algos.h"
 #include "coll/coll.h"
 #include "core/comm.h"
@@ -60,17 +62,14 @@ int halo_context_alloc_group(halo_comm_t *parent, halo_group_t *group, int tag, 
     for (int i = 0; i < n; i++)
         pr[i] = halo_group_rank_of(parent->group, group->world[i]);
     int rc;
-    for (;;) {
-        uint32_t agreed = halo_context_propose();
-        if ((rc = exchange_with_leader(parent, pr, n, tag, &agreed, 0)))
-            break;
-        if ((rc = halo_context_check(agreed)))
-            break;
-        uint32_t ok = halo_context_try(agreed);
-        if (halo_thread_level < MPI_THREAD_MULTIPLE) {
-            *ctx_p = agreed << HALO_CTX_SHIFT;
+    for (int attempt = 0;; attempt++) {
+        uint32_t mine = halo_context_propose(attempt), agreed = mine;
+        if ((rc = exchange_with_leader(parent, pr, n, tag, &agreed, 0)) ||
+            (rc = halo_context_check(agreed))) {
+            halo_context_unreserve(mine);
             break;
         }
+        uint32_t ok = halo_context_try(agreed, mine);
         uint32_t all_ok = ok;
         if ((rc = exchange_with_leader(parent, pr, n, tag, &all_ok, 1)))
             break;
@@ -79,7 +78,7 @@ int halo_context_alloc_group(halo_comm_t *parent, halo_group_t *group, int tag, 
             break;
         }
         if (ok)
-            halo_context_free(agreed << HALO_CTX_SHIFT);
+            halo_context_untake(agreed);
     }
     free(pr);
     return rc;
@@ -87,16 +86,49 @@ int halo_context_alloc_group(halo_comm_t *parent, halo_group_t *group, int tag, 
 
 /* ---------------------------------------------------------------- nonblocking dup */
 
+/* The rounds of the agreement run over `agree`, a view that takes its tag
+ * from one collective sequence number of the parent, reserved when the call
+ * is made: operations the parent starts meanwhile (blocking or not, from
+ * other threads too) have other numbers, so each rank pairs the rounds'
+ * messages the same way whatever it does between them. Rounds of one
+ * agreement share the tag; between two processes they are in order.
+ *
+ * For an intercommunicator the view spans both groups (the group whose
+ * first member has the lower world rank first), on the parent's group
+ * sub-context, which only leaders' fixed tags and merges use besides. */
 typedef struct idup {
     halo_comm_t *old, *newc;
     halo_request_t *user;      /* what the user waits on */
+    halo_comm_t agree;         /* the view the rounds run on */
+    halo_group_t *merged;      /* intercommunicators: both groups */
     uint32_t cand[2];          /* [0]: candidate (MAX); [1]: may I take it (LAND) */
     uint32_t out[2];
     int phase;                 /* 0: agreeing on the maximum; 1: confirming */
+    int attempt;               /* failed confirmations so far */
 } idup_t;
 
 static void idup_round(idup_t *st);
 
+static void idup_finish(idup_t *st, int err, uint32_t agreed)
+{
+    halo_comm_t *old = st->old;
+    if (err == MPI_SUCCESS) {
+        if (old->is_inter)
+            halo_intercomm_adopt(st->newc, old->remote_group, agreed << HALO_CTX_SHIFT);
+        else
+            halo_comm_setup(st->newc, old->group, agreed << HALO_CTX_SHIFT);
+    }
+    if (st->merged) {
+        halo_match_release(old->ctx | HALO_CTX_GROUP);
+        halo_group_release(st->merged);
+    }
+    st->user->status.MPI_ERROR = err;
+    halo_req_complete(st->user);
+    free(st);
+}
+
+/* Every round pair confirms: other agreements of this process (nonblocking,
+ * or blocking in other threads) may have taken the agreed id meanwhile. */
 static void idup_done(halo_request_t *r)
 {
     idup_t *st = r->cb_arg;
@@ -105,31 +137,29 @@ static void idup_done(halo_request_t *r)
     if (err == MPI_SUCCESS && st->phase == 0)
         err = halo_context_check(st->out[0]);
     if (err != MPI_SUCCESS) {
-        st->user->status.MPI_ERROR = err;
-        halo_req_complete(st->user);
-        free(st);
+        if (st->phase == 0)
+            halo_context_unreserve(st->cand[0]);
+        idup_finish(st, err, 0);
         return;
     }
-    uint32_t agreed = st->out[0];
     if (st->phase == 0) {
-        bool ok = halo_context_try(agreed);
-        if (halo_thread_level == MPI_THREAD_MULTIPLE) {
-            st->phase = 1;
-            st->cand[1] = ok;
-            st->cand[0] = agreed;
-            idup_round(st);
-            return;
-        }
-    } else if (!st->out[1]) {
-        if (st->cand[1])
-            halo_context_free(agreed << HALO_CTX_SHIFT);
-        st->phase = 0;
+        uint32_t agreed = st->out[0];
+        st->cand[1] = halo_context_try(agreed, st->cand[0]);
+        st->cand[0] = agreed;
+        st->phase = 1;
         idup_round(st);
         return;
     }
-    halo_comm_setup(st->newc, st->old->group, agreed << HALO_CTX_SHIFT);
-    halo_req_complete(st->user);
-    free(st);
+    uint32_t agreed = st->cand[0];
+    if (!st->out[1]) {
+        if (st->cand[1])
+            halo_context_untake(agreed);
+        st->phase = 0;
+        st->attempt++;
+        idup_round(st);
+        return;
+    }
+    idup_finish(st, MPI_SUCCESS, agreed);
 }
 
 /* Starts the next nonblocking allreduce of the agreement. */
@@ -137,7 +167,7 @@ static void idup_round(idup_t *st)
 {
     halo_coll_args_t a = {.kind = HALO_COLL_ALLREDUCE, .count = 1, .type = MPI_UINT32_T};
     if (st->phase == 0) {
-        st->cand[0] = halo_context_propose();
+        st->cand[0] = halo_context_propose(st->attempt);
         a.sbuf = &st->cand[0];
         a.rbuf = &st->out[0];
         a.op = MPI_MAX;
@@ -146,8 +176,8 @@ static void idup_round(idup_t *st)
         a.rbuf = &st->out[1];
         a.op = MPI_LAND;
     }
-    halo_sched_t *s = halo_sched_new(st->old);
-    halo_allreduce_recursive_doubling(&a, st->old, &s);
+    halo_sched_t *s = halo_sched_new(&st->agree);
+    halo_allreduce_recursive_doubling(&a, &st->agree, &s);
     halo_request_t *r = halo_req_alloc(HALO_REQ_COLL, st->old);
     r->internal = 1;
     halo_status_empty(&r->status);
@@ -155,6 +185,40 @@ static void idup_round(idup_t *st)
     r->cb_arg = st;
     r->done_cb = idup_done;
     halo_sched_start(s, r);
+}
+
+/* Sets up st->agree (see idup_t). */
+static void idup_view(idup_t *st)
+{
+    halo_comm_t *old = st->old, *v = &st->agree;
+    v->hdr.kind = HALO_KIND_COMM;
+    v->hdr.flags = HALO_OBJ_LIVE;
+    atomic_store(&v->hdr.ref, 1);
+    v->ctx = old->ctx;
+    v->errh = old->errh;
+    v->coll_seq = halo_sched_next_seq(old);
+    v->coll_tag_fixed = 1;
+    halo_group_t *g = old->group;
+    v->coll_sub = old->coll_sub;
+    if (old->is_inter) {
+        halo_group_t *lo = old->group, *hi = old->remote_group;
+        if (hi->world[0] < lo->world[0]) {
+            lo = old->remote_group;
+            hi = old->group;
+        }
+        int n = lo->size + hi->size;
+        int *w = halo_malloc((size_t)n * sizeof(int));
+        memcpy(w, lo->world, (size_t)lo->size * sizeof(int));
+        memcpy(w + lo->size, hi->world, (size_t)hi->size * sizeof(int));
+        g = st->merged = halo_group_new(n, w);
+        free(w);
+        v->coll_sub = HALO_CTX_GROUP;
+        halo_match_get(old->ctx | HALO_CTX_GROUP, n);
+    }
+    v->group = g;
+    v->world = g->world;
+    v->size = v->peer_size = g->size;
+    v->rank = g->rank;
 }
 
 int halo_comm_idup_start(halo_comm_t *old, struct halo_info *info, halo_comm_t **newcomm_p,
@@ -167,18 +231,20 @@ int halo_comm_idup_start(halo_comm_t *old, struct halo_info *info, halo_comm_t *
      * error handler and hints now. */
     halo_obj_ref(old->group);
     c->group = old->group;
-    c->size = c->peer_size = old->size;
+    c->size = old->size;
+    c->peer_size = old->peer_size;
     c->rank = old->rank;
     c->world = old->world;
     c->coll_sub = HALO_CTX_COLL;
     c->errh = old->errh;
     halo_obj_ref(c->errh);
-    c->info = info ? halo_info_dup(info) : NULL;
+    c->info = info == old->info ? (info ? halo_info_dup(info) : NULL) : halo_comm_hints(info);
     idup_t *st = halo_calloc(1, sizeof *st);
     st->old = old;
     st->newc = c;
     st->user = halo_req_alloc(HALO_REQ_NULL, old);
     halo_status_empty(&st->user->status);
+    idup_view(st);
     *request = (MPI_Request)st->user;
     *newcomm_p = c;
     idup_round(st);

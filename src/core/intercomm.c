@@ -140,29 +140,34 @@ void halo_intercomm_destroy(halo_comm_t *c)
 }
 
 /* Builds the intercommunicator object over local and remote groups. */
+void halo_intercomm_adopt(halo_comm_t *c, halo_group_t *remote, uint32_t ctx)
+{
+    c->ctx = ctx;
+    c->is_inter = 1;
+    c->remote_group = remote;
+    halo_obj_ref(remote);
+    c->world = remote->world;
+    c->size = c->group->size;
+    c->rank = c->group->rank;
+    c->peer_size = remote->size;
+    c->coll_sub = HALO_CTX_COLL;
+    c->match[HALO_CTX_P2P] = halo_match_get(ctx | HALO_CTX_P2P, remote->size);
+    c->match[HALO_CTX_COLL] = halo_match_get(ctx | HALO_CTX_COLL, remote->size);
+    c->local = local_view(c);
+    c->local->local = bridge_view(c);
+}
+
 static halo_comm_t *inter_new(halo_group_t *local, halo_group_t *remote, uint32_t ctx,
                               struct halo_errhandler *errh)
 {
     halo_comm_t *c = halo_obj_alloc(HALO_KIND_COMM);
     if (!c)
         halo_fatal("out of communicator objects");
-    c->ctx = ctx;
-    c->is_inter = 1;
     c->group = local;
     halo_obj_ref(local);
-    c->remote_group = remote;
-    halo_obj_ref(remote);
-    c->world = remote->world;
-    c->size = local->size;
-    c->rank = local->rank;
-    c->peer_size = remote->size;
-    c->coll_sub = HALO_CTX_COLL;
     c->errh = errh;
     halo_obj_ref(errh);
-    c->match[HALO_CTX_P2P] = halo_match_get(ctx | HALO_CTX_P2P, remote->size);
-    c->match[HALO_CTX_COLL] = halo_match_get(ctx | HALO_CTX_COLL, remote->size);
-    c->local = local_view(c);
-    c->local->local = bridge_view(c);
+    halo_intercomm_adopt(c, remote, ctx);
     return c;
 }
 

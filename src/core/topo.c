@@ -96,37 +96,78 @@ static int comm_prefix(halo_comm_t *old, int n, MPI_Comm *newcomm, halo_comm_t *
 
 /* ---------------------------------------------------------------- Cartesian */
 
-/* Depth-first search over factorizations of n into k factors, each at most
- * `max` (so the factors come out non-increasing); keeps the lexicographically
- * smallest in best (best[0] == 0 means none yet). */
-static void balanced_factors(int n, int k, int max, int depth, int *cur, int *best)
+/* The largest r with r^e <= m (m >= 1, e >= 1). */
+static int int_root(int m, int e)
 {
+    int r = 1;
+    for (int step = 1 << 15; step > 0; step >>= 1) {
+        long long p = 1, c = r + step;
+        int i = 0;
+        while (i < e && p <= m) {
+            p *= c;
+            i++;
+        }
+        if (i == e && p <= m)
+            r += step;
+    }
+    return r;
+}
+
+/* Depth-first search over factorizations of n into k factors, each at most
+ * `max` (so the factors come out non-increasing). Keeps in best the one with
+ * the smallest spread (largest minus smallest factor); of those, the one
+ * whose smallest factor is largest, then the next smallest, and so on
+ * (best[0] == 0 means none yet). */
+typedef struct {
+    const int *divs;   /* the divisors of the number factored, decreasing */
+    int ndivs;
+} divisors_t;
+
+static void balanced_factors(const divisors_t *dv, int n, int k, int max, int depth, int *cur,
+                             int *best)
+{
+    int nf = depth + k;
     if (k == 1) {
         if (n > max)
             return;
         cur[depth] = n;
         int better = best[0] == 0;
-        for (int i = 0; !better && i <= depth; i++) {
-            if (cur[i] != best[i]) {
-                better = cur[i] < best[i];
-                break;
+        if (!better) {
+            int sc = cur[0] - cur[nf - 1], sb = best[0] - best[nf - 1];
+            better = sc < sb;
+            for (int i = nf - 1; sc == sb && i >= 0; i--) {
+                if (cur[i] != best[i]) {
+                    better = cur[i] > best[i];
+                    break;
+                }
             }
         }
         if (better)
-            memcpy(best, cur, (size_t)(depth + 1) * sizeof(int));
+            memcpy(best, cur, (size_t)nf * sizeof(int));
         return;
     }
-    for (int d = max < n ? max : n; d >= 1; d--) {
-        if (n % d)
+    for (int j = 0; j < dv->ndivs; j++) {
+        int d = dv->divs[j];
+        if (d > max || n % d)
             continue;
-        /* The largest factor is at least the k-th root of n. */
+        /* The largest factor left is at least the k-th root of what is left. */
         long p = 1;
         for (int i = 0; i < k && p < n; i++)
             p *= d;
         if (p < n)
             break;
+        /* The smallest factor is at most the (k-1)-th root of n / d (or d
+         * itself when it is the last but one): a lower bound of the spread. */
+        if (best[0] != 0) {
+            int top = depth > 0 ? cur[0] : d;
+            int low = int_root(n / d, k - 1);
+            if (low > d)
+                low = d;
+            if (top - low > best[0] - best[nf - 1])
+                continue;
+        }
         cur[depth] = d;
-        balanced_factors(n / d, k - 1, d, depth + 1, cur, best);
+        balanced_factors(dv, n / d, k - 1, d, depth + 1, cur, best);
     }
 }
 
@@ -156,12 +197,27 @@ static int dims_create(int nnodes, int ndims, int dims[])
         return MPI_SUCCESS;
     }
     /* The most balanced factorization: of all ways to write `rest` as a
-     * product of free_dims factors in non-increasing order, the smallest
-     * in lexicographic order (smallest largest factor, then the next...). */
+     * product of free_dims factors in non-increasing order, one with the
+     * smallest spread between its largest and smallest factor; of those the
+     * one with the largest smallest factor (then the next smallest...). */
     int *f = halo_calloc((size_t)free_dims, sizeof(int));
     int *cur = halo_calloc((size_t)free_dims, sizeof(int));
     f[0] = 0;
-    balanced_factors(rest, free_dims, rest, 0, cur, f);
+    int ndivs = 0;
+    for (int d = 1; (long)d * d <= rest; d++)
+        if (rest % d == 0)
+            ndivs += d * d == rest ? 1 : 2;
+    int *divs = halo_malloc((size_t)ndivs * sizeof(int));
+    for (int d = 1, lo = ndivs, hi = -1; (long)d * d <= rest; d++) {
+        if (rest % d)
+            continue;
+        divs[--lo] = d;   /* small divisors fill the back, large the front */
+        if (d * d != rest)
+            divs[++hi] = rest / d;
+    }
+    divisors_t dv = {divs, ndivs};
+    balanced_factors(&dv, rest, free_dims, rest, 0, cur, f);
+    free(divs);
     free(cur);
     for (int i = 0, k = 0; i < ndims; i++)
         if (dims[i] == 0)

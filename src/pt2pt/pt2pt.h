@@ -101,6 +101,16 @@ static inline MPI_Count halo_status_bytes(const MPI_Status *s)
 static inline void halo_status_set_cancelled(MPI_Status *s, int c) { s->MPI_internal[2] = c; }
 static inline int halo_status_cancelled(const MPI_Status *s) { return s->MPI_internal[2]; }
 void halo_status_empty(MPI_Status *s);
+/* Makes a user's status empty but for MPI_ERROR, which calls other than the
+ * multiple-completion ones never write; MPI_STATUS_IGNORE is fine. */
+static inline void halo_status_empty_out(MPI_Status *s)
+{
+    if (s == MPI_STATUS_IGNORE)
+        return;
+    int err = s->MPI_ERROR;
+    halo_status_empty(s);
+    s->MPI_ERROR = err;
+}
 /* Hands a request's status to the user: every field but MPI_ERROR, which
  * only the multiple-completion calls set (and only when they return
  * MPI_ERR_IN_STATUS). */

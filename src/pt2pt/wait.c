@@ -43,8 +43,7 @@ int halo_api_wait(MPI_Request *request, MPI_Status *status)
     if (rc)
         return rc;
     if (req_inactive(*request)) {
-        if (status != MPI_STATUS_IGNORE)
-            halo_status_empty(status);
+        halo_status_empty_out(status);
         return MPI_SUCCESS;
     }
     halo_req_wait_raw(halo_req_ptr(*request));
@@ -58,8 +57,7 @@ int halo_api_test(MPI_Request *request, int *flag, MPI_Status *status)
         return rc;
     if (req_inactive(*request)) {
         *flag = 1;
-        if (status != MPI_STATUS_IGNORE)
-            halo_status_empty(status);
+        halo_status_empty_out(status);
         return MPI_SUCCESS;
     }
     halo_request_t *r = halo_req_ptr(*request);
@@ -116,7 +114,7 @@ int halo_api_waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
         MPI_Status *s = statuses != MPI_STATUSES_IGNORE ? &statuses[i] : &st;
         int r = MPI_SUCCESS;
         if (req_inactive(reqs[i]))
-            halo_status_empty(s);
+            halo_status_empty_out(s);
         else
             r = halo_req_finish(&reqs[i], s);
         if (codes)
@@ -167,8 +165,7 @@ int halo_api_waitany(int count, MPI_Request reqs[], int *index, MPI_Status *stat
     int i = first_done(count, reqs);
     if (i < 0) {
         *index = MPI_UNDEFINED;
-        if (status != MPI_STATUS_IGNORE)
-            halo_status_empty(status);
+        halo_status_empty_out(status);
         return MPI_SUCCESS;
     }
     *index = i;
@@ -185,8 +182,7 @@ int halo_api_testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_S
     if (active == 0) {
         *flag = 1;
         *index = MPI_UNDEFINED;
-        if (status != MPI_STATUS_IGNORE)
-            halo_status_empty(status);
+        halo_status_empty_out(status);
         return MPI_SUCCESS;
     }
     int i = first_done(count, reqs);
@@ -283,8 +279,7 @@ int halo_api_request_get_status(MPI_Request request, int *flag, MPI_Status *stat
         return rc;
     if (req_inactive(request)) {
         *flag = 1;
-        if (status != MPI_STATUS_IGNORE)
-            halo_status_empty(status);
+        halo_status_empty_out(status);
         return MPI_SUCCESS;
     }
     halo_request_t *r = halo_req_ptr(request);
@@ -307,8 +302,7 @@ int halo_api_request_get_status_any(int count, const MPI_Request reqs[], int *in
     if (active == 0) {
         *flag = 1;
         *index = MPI_UNDEFINED;
-        if (status != MPI_STATUS_IGNORE)
-            halo_status_empty(status);
+        halo_status_empty_out(status);
         return MPI_SUCCESS;
     }
     int i = first_done(count, (MPI_Request *)reqs);
@@ -336,7 +330,7 @@ int halo_api_request_get_status_all(int count, const MPI_Request reqs[], int *fl
     if (*flag && statuses != MPI_STATUSES_IGNORE) {
         for (int i = 0; i < count; i++) {
             if (req_inactive(reqs[i]))
-                halo_status_empty(&statuses[i]);
+                halo_status_empty_out(&statuses[i]);
             else
                 peek_status(halo_req_ptr(reqs[i]), &statuses[i]);
         }

@@ -368,6 +368,40 @@ def err_object(f):
     return "NONE", None
 
 
+def p2p_peer_of(f, dtype_name):
+    """The rank argument whose message a point-to-point datatype describes."""
+    ranks = [p.name for p in f.params if p.kind == "RANK" and p.scalar_in]
+    if dtype_name == "sendtype" and "dest" in ranks:
+        return "dest"
+    if dtype_name == "recvtype" and "source" in ranks:
+        return "source"
+    if dtype_name == "datatype" and len(ranks) == 1:
+        return ranks[0]
+    return None
+
+
+def p2p_no_data(f, dtype_name, peer):
+    """C condition under which a point-to-point datatype describes no data."""
+    names = {p.name for p in f.params}
+    count = {"sendtype": "sendcount", "recvtype": "recvcount"}.get(dtype_name, "count")
+    if count in names:
+        return f"({peer} == MPI_PROC_NULL || {count} == 0)"
+    return f"{peer} == MPI_PROC_NULL"
+
+
+def proc_null_dtypes(f):
+    """(datatype, peer) pairs of a point-to-point function (see p2p_peer_of)."""
+    if not P2P_RE.match(f.cname):
+        return []
+    out = []
+    for p in f.params:
+        if p.kind == "DATATYPE" and p.scalar_in:
+            peer = p2p_peer_of(f, p.name)
+            if peer:
+                out.append((p.name, peer))
+    return out
+
+
 def checks_for(f):
     """Argument checks that hold for every call of f, whatever its semantics."""
     lines = []
@@ -396,7 +430,14 @@ def checks_for(f):
             if collective and not is_p2p and p.name in ("sendtype", "recvtype"):
                 continue
             fn = "halo_chk_dtype_committed" if has_buffer else "halo_chk_dtype"
-            lines.append(f'HALO_CHECK({fn}({p.name}, "{p.name}"));')
+            peer = p2p_peer_of(f, p.name) if is_p2p else None
+            if peer:
+                # Nothing moves to or from MPI_PROC_NULL, nor with a count of
+                # 0, so no datatype is needed (MPI_DATATYPE_NULL is accepted).
+                lines.append(f'HALO_CHECK({p.name} == MPI_DATATYPE_NULL && {p2p_no_data(f, p.name, peer)} ? MPI_SUCCESS : '
+                             f'{fn}({p.name}, "{p.name}"));')
+            else:
+                lines.append(f'HALO_CHECK({fn}({p.name}, "{p.name}"));')
     if is_p2p and comm:
         for p in f.params:
             if p.kind == "RANK" and p.scalar_in:
@@ -531,6 +572,11 @@ def gen_entry(f):
             for c in checks:
                 text += "        " + c + "\n"
             text += "    }\n"
+        for dt, peer in proc_null_dtypes(f):
+            # MPI_DATATYPE_NULL is accepted where no data moves; the
+            # internals get a real type all the same.
+            text += (f"    if (HALO_UNLIKELY({dt} == MPI_DATATYPE_NULL) && {p2p_no_data(f, dt, peer)})\n"
+                     f"        {dt} = MPI_BYTE;\n")
         text += f"    rc = {f.impl}({f.arg_names()});\n"
         if checks:
             text += "  done:\n"
