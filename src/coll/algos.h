@@ -35,6 +35,13 @@ typedef enum halo_coll_kind {
     HALO_COLL_REDUCE_SCATTER_BLOCK,
     HALO_COLL_SCAN,
     HALO_COLL_EXSCAN,
+    /* Neighborhood collectives: on the process topology of the
+     * communicator (neighbor_linear.c). */
+    HALO_COLL_NEIGHBOR_ALLGATHER,
+    HALO_COLL_NEIGHBOR_ALLGATHERV,
+    HALO_COLL_NEIGHBOR_ALLTOALL,
+    HALO_COLL_NEIGHBOR_ALLTOALLV,
+    HALO_COLL_NEIGHBOR_ALLTOALLW,
     HALO_COLL_NKINDS
 } halo_coll_kind_t;
 
@@ -44,7 +51,9 @@ typedef enum halo_coll_kind {
  *   v forms:        scounts/sdispls, rcounts/rdispls, by rank, in elements
  *                   of stype/rtype; Reduce_scatter's counts in rcounts;
  *   w form:         counts, byte displacements and types by rank;
- *   bcast and reductions: buffer sbuf (reductions) and rbuf, count, type, op.
+ *   bcast and reductions: buffer sbuf (reductions) and rbuf, count, type, op;
+ *   neighborhood forms: as allgather(v) and alltoall(v,w), the arrays by
+ *                   neighbor index (sends: destinations, receives: sources).
  * The arrays are read while the schedule is built, never after. */
 typedef struct halo_coll_args {
     halo_coll_kind_t kind;
@@ -204,6 +213,14 @@ halo_coll_build_fn_t halo_scan_linear;
 halo_coll_build_fn_t halo_scan_recursive_doubling;
 halo_coll_build_fn_t halo_exscan_linear;
 halo_coll_build_fn_t halo_exscan_recursive_doubling;
+
+/* Neighborhood collectives (neighbor_linear.c): every receive and send at
+ * once. */
+halo_coll_build_fn_t halo_neighbor_linear;
+static inline bool halo_coll_is_neighbor(halo_coll_kind_t k)
+{
+    return k >= HALO_COLL_NEIGHBOR_ALLGATHER && k <= HALO_COLL_NEIGHBOR_ALLTOALLW;
+}
 
 /* Shared memory, one node (shm_*.c; building blocks in coll/shm.h). */
 halo_coll_build_fn_t halo_barrier_shm;

@@ -16,6 +16,15 @@ void halo_coll_comm_free(halo_comm_t *c);
 struct halo_request;
 int halo_coll_start(struct halo_request *r);
 
+/* Runs a collective given by its arguments (coll/algos.h): checks them,
+ * picks the algorithm, builds its schedule and runs it to completion
+ * (BLOCKING), starts it under a new *request (NONBLOCKING), or makes an
+ * inactive persistent *request (PERSISTENT). For entry points outside
+ * coll_api.c (neighbor_api.c). */
+struct halo_coll_args;
+enum { HALO_COLL_RUN_BLOCKING, HALO_COLL_RUN_NONBLOCKING, HALO_COLL_RUN_PERSISTENT };
+int halo_coll_do(int how, const struct halo_coll_args *a, halo_comm_t *c, MPI_Request *request);
+
 int halo_coll_barrier(halo_comm_t *c);
 int halo_coll_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, halo_comm_t *c);
 int halo_coll_allreduce(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype type,

@@ -2,7 +2,9 @@
  * Allgather(v), Alltoall(v,w), Reduce, Allreduce, Reduce_scatter(_block),
  * Scan, Exscan; blocking, nonblocking and persistent, with their
  * large-count twins; on intracommunicators and (all but Scan and Exscan)
- * on intercommunicators, whose schedules come from inter_*.c.
+ * on intercommunicators, whose schedules come from inter_*.c. The
+ * neighborhood collectives have their entry points in neighbor_api.c and
+ * come through here too (halo_coll_do).
  *
  * Each entry point fills a halo_coll_args_t and calls coll_do, which
  * checks what the binding layer could not (root, datatypes, operation,
@@ -22,7 +24,11 @@
 
 typedef halo_coll_args_t coll_args_t;
 
-enum { RUN_BLOCKING, RUN_NONBLOCKING, RUN_PERSISTENT };
+enum {
+    RUN_BLOCKING = HALO_COLL_RUN_BLOCKING,
+    RUN_NONBLOCKING = HALO_COLL_RUN_NONBLOCKING,
+    RUN_PERSISTENT = HALO_COLL_RUN_PERSISTENT
+};
 
 /* ---------------------------------------------------------------- references */
 
@@ -156,6 +162,60 @@ static int check_reduction(const void *sbuf, const void *rbuf, MPI_Count count, 
     return MPI_SUCCESS;
 }
 
+static int check_displs(int n, const MPI_Aint *d, const char *arg)
+{
+    if (!d && n > 0)
+        return halo_err(MPI_ERR_ARG, "(%s=NULL): an array of displacements is required", arg);
+    return MPI_SUCCESS;
+}
+
+/* Neighborhood collectives: the communicator's topology gives the number
+ * of blocks (indegree receives, outdegree sends); MPI_IN_PLACE is not
+ * defined for them. Block sizes are not compared: the two ends of a block
+ * are different processes (or the two ends of different blocks). */
+static int check_neighbor(const coll_args_t *a, halo_comm_t *c)
+{
+    int in = 0, out = 0, rc;
+    if ((rc = halo_topo_degrees(c, &in, &out)))
+        return rc;
+    if (a->sbuf == MPI_IN_PLACE)
+        return halo_err(MPI_ERR_BUFFER, "(sendbuf=MPI_IN_PLACE): not allowed in neighborhood collectives");
+    if (a->rbuf == MPI_IN_PLACE)
+        return halo_err(MPI_ERR_BUFFER, "(recvbuf=MPI_IN_PLACE): not allowed in neighborhood collectives");
+    switch (a->kind) {
+    case HALO_COLL_NEIGHBOR_ALLGATHER:
+    case HALO_COLL_NEIGHBOR_ALLTOALL:
+        if ((rc = check_count(a->scount, "sendcount")) || (rc = check_type(a->stype, "sendtype")) ||
+            (rc = check_count(a->rcount, "recvcount")))
+            return rc;
+        return check_type(a->rtype, "recvtype");
+    case HALO_COLL_NEIGHBOR_ALLGATHERV:
+        if ((rc = check_count(a->scount, "sendcount")) || (rc = check_type(a->stype, "sendtype")) ||
+            (rc = check_counts(in, a->rcounts, "recvcounts")) ||
+            (rc = check_displs(in, a->rdispls, "displs")))
+            return rc;
+        return check_type(a->rtype, "recvtype");
+    case HALO_COLL_NEIGHBOR_ALLTOALLV:
+    case HALO_COLL_NEIGHBOR_ALLTOALLW:
+        if ((rc = check_counts(out, a->scounts, "sendcounts")) ||
+            (rc = check_displs(out, a->sdispls, "sdispls")) ||
+            (rc = check_counts(in, a->rcounts, "recvcounts")) ||
+            (rc = check_displs(in, a->rdispls, "rdispls")))
+            return rc;
+        if (a->kind == HALO_COLL_NEIGHBOR_ALLTOALLV) {
+            if ((rc = check_type(a->stype, "sendtype")))
+                return rc;
+            return check_type(a->rtype, "recvtype");
+        }
+        if ((rc = check_types(out, a->stypes, "sendtypes")))
+            return rc;
+        return check_types(in, a->rtypes, "recvtypes");
+    default:
+        break;
+    }
+    return halo_err(MPI_ERR_INTERN, ": unknown collective %d", (int)a->kind);
+}
+
 static int check_args(const coll_args_t *a, halo_comm_t *c)
 {
     int p = c->size, me = c->rank, rc = MPI_SUCCESS;
@@ -280,6 +340,12 @@ static int check_args(const coll_args_t *a, halo_comm_t *c)
         for (int i = 0; i < p; i++)
             total += a->rcounts[i];
         return check_reduction(a->sbuf, a->rbuf, total, a->type, a->op, true);
+    case HALO_COLL_NEIGHBOR_ALLGATHER:
+    case HALO_COLL_NEIGHBOR_ALLGATHERV:
+    case HALO_COLL_NEIGHBOR_ALLTOALL:
+    case HALO_COLL_NEIGHBOR_ALLTOALLV:
+    case HALO_COLL_NEIGHBOR_ALLTOALLW:
+        return check_neighbor(a, c);
     case HALO_COLL_NKINDS:
         break;
     }
@@ -411,6 +477,11 @@ static int check_args_inter(const coll_args_t *a, halo_comm_t *c)
     }
     case HALO_COLL_SCAN:
     case HALO_COLL_EXSCAN:   /* not defined here: halo_inter_build refuses them */
+    case HALO_COLL_NEIGHBOR_ALLGATHER:   /* refused by coll_do (no topology here) */
+    case HALO_COLL_NEIGHBOR_ALLGATHERV:
+    case HALO_COLL_NEIGHBOR_ALLTOALL:
+    case HALO_COLL_NEIGHBOR_ALLTOALLV:
+    case HALO_COLL_NEIGHBOR_ALLTOALLW:
     case HALO_COLL_NKINDS:
         break;
     }
@@ -436,10 +507,13 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
      * binding layer. */
     int rc;
     halo_sched_t *s = NULL;
+    bool neighbor = halo_coll_is_neighbor(a->kind);
     halo_comm_t *tc = c->is_inter ? halo_intercomm_bridge(c) : c;   /* whose tags the call takes */
-    if (c->is_inter) {
+    if (c->is_inter && !neighbor) {
         rc = build_inter(a, c, &s);
-    } else if (halo_error_checking && (rc = check_args(a, c))) {
+    } else if ((rc = halo_error_checking ? check_args(a, c)
+                     : neighbor          ? halo_topo_degrees(c, NULL, NULL)   /* nothing to run on without */
+                                         : MPI_SUCCESS)) {
         s = NULL;
     } else {
         const halo_coll_algo_t *al = halo_coll_select(a, c);
@@ -476,6 +550,11 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
         atomic_store(&r->cc, 0);
     }
     return MPI_SUCCESS;
+}
+
+int halo_coll_do(int how, const halo_coll_args_t *a, halo_comm_t *c, MPI_Request *request)
+{
+    return coll_do(how, a, c, request);
 }
 
 int halo_coll_start(halo_request_t *r)

@@ -67,6 +67,15 @@ const halo_coll_algo_t halo_coll_algos[] = {
     ALG(EXSCAN, "recursive_doubling", halo_exscan_recursive_doubling, 0, "lg p (a + n b + 2n g)"),
     ALG(EXSCAN, "linear", halo_exscan_linear, 0, "(p-1) (a + n b + n g)"),
 
+    /* Neighborhood collectives: d_in receives and d_out sends, of n bytes. */
+#define NEIGHBOR_COST "max(d_in, d_out) a + (d_in + d_out) n b, all at once"
+    ALG(NEIGHBOR_ALLGATHER, "linear", halo_neighbor_linear, 0, NEIGHBOR_COST),
+    ALG(NEIGHBOR_ALLGATHERV, "linear", halo_neighbor_linear, 0, NEIGHBOR_COST),
+    ALG(NEIGHBOR_ALLTOALL, "linear", halo_neighbor_linear, 0, NEIGHBOR_COST),
+    ALG(NEIGHBOR_ALLTOALLV, "linear", halo_neighbor_linear, 0, NEIGHBOR_COST),
+    ALG(NEIGHBOR_ALLTOALLW, "linear", halo_neighbor_linear, 0, NEIGHBOR_COST),
+#undef NEIGHBOR_COST
+
     /* Shared memory: flags and data in the node group's region, no messages. */
     ALG(BARRIER, "shm", halo_barrier_shm, HALO_ALG_ONE_NODE, "2 flag transfers"),
     ALG(BCAST, "shm", halo_bcast_shm, HALO_ALG_ONE_NODE,
@@ -120,6 +129,11 @@ static const char *const kind_names[HALO_COLL_NKINDS] = {
     [HALO_COLL_REDUCE_SCATTER_BLOCK] = "reduce_scatter_block",
     [HALO_COLL_SCAN] = "scan",
     [HALO_COLL_EXSCAN] = "exscan",
+    [HALO_COLL_NEIGHBOR_ALLGATHER] = "neighbor_allgather",
+    [HALO_COLL_NEIGHBOR_ALLGATHERV] = "neighbor_allgatherv",
+    [HALO_COLL_NEIGHBOR_ALLTOALL] = "neighbor_alltoall",
+    [HALO_COLL_NEIGHBOR_ALLTOALLV] = "neighbor_alltoallv",
+    [HALO_COLL_NEIGHBOR_ALLTOALLW] = "neighbor_alltoallw",
 };
 
 const char *halo_coll_kind_name(halo_coll_kind_t k)

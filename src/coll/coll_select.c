@@ -36,6 +36,11 @@ ALGO_VAR(cfg_reduce_scatter, "REDUCE_SCATTER", "reduce_scatter");
 ALGO_VAR(cfg_reduce_scatter_block, "REDUCE_SCATTER_BLOCK", "reduce_scatter_block");
 ALGO_VAR(cfg_scan, "SCAN", "scan");
 ALGO_VAR(cfg_exscan, "EXSCAN", "exscan");
+ALGO_VAR(cfg_neighbor_allgather, "NEIGHBOR_ALLGATHER", "neighbor_allgather");
+ALGO_VAR(cfg_neighbor_allgatherv, "NEIGHBOR_ALLGATHERV", "neighbor_allgatherv");
+ALGO_VAR(cfg_neighbor_alltoall, "NEIGHBOR_ALLTOALL", "neighbor_alltoall");
+ALGO_VAR(cfg_neighbor_alltoallv, "NEIGHBOR_ALLTOALLV", "neighbor_alltoallv");
+ALGO_VAR(cfg_neighbor_alltoallw, "NEIGHBOR_ALLTOALLW", "neighbor_alltoallw");
 
 static halo_cfg_t *const algo_vars[HALO_COLL_NKINDS] = {
     [HALO_COLL_BARRIER] = &cfg_barrier,
@@ -55,6 +60,11 @@ static halo_cfg_t *const algo_vars[HALO_COLL_NKINDS] = {
     [HALO_COLL_REDUCE_SCATTER_BLOCK] = &cfg_reduce_scatter_block,
     [HALO_COLL_SCAN] = &cfg_scan,
     [HALO_COLL_EXSCAN] = &cfg_exscan,
+    [HALO_COLL_NEIGHBOR_ALLGATHER] = &cfg_neighbor_allgather,
+    [HALO_COLL_NEIGHBOR_ALLGATHERV] = &cfg_neighbor_allgatherv,
+    [HALO_COLL_NEIGHBOR_ALLTOALL] = &cfg_neighbor_alltoall,
+    [HALO_COLL_NEIGHBOR_ALLTOALLV] = &cfg_neighbor_alltoallv,
+    [HALO_COLL_NEIGHBOR_ALLTOALLW] = &cfg_neighbor_alltoallw,
 };
 
 typedef struct tune_rule {
@@ -296,8 +306,9 @@ MPI_Count halo_coll_msg_bytes(const halo_coll_args_t *a, halo_comm_t *c)
     case HALO_COLL_REDUCE_SCATTER_BLOCK:
         return (MPI_Count)p * a->count * tsize(a->type);
     default:
-        /* Barrier, and the v and w forms whose sizes only the root or each
-         * rank knows: by communicator size only. */
+        /* Barrier, the v and w forms whose sizes only the root or each
+         * rank knows, and the neighborhood collectives (which have one
+         * algorithm): by communicator size only. */
         return 0;
     }
 }
@@ -435,7 +446,8 @@ HALO_EXPORT void halo_tool_coll_print(FILE *out)
             continue;
         }
         bool by_size = k != HALO_COLL_BARRIER && k != HALO_COLL_GATHERV && k != HALO_COLL_SCATTERV &&
-                       k != HALO_COLL_ALLTOALLV && k != HALO_COLL_ALLTOALLW;
+                       k != HALO_COLL_ALLTOALLV && k != HALO_COLL_ALLTOALLW &&
+                       !halo_coll_is_neighbor((halo_coll_kind_t)k);
         size_t nn = by_size ? HALO_ARRAY_LEN(ns) : 1;
         fprintf(out, "  choice (commutative op, one node):\n    %6s", by_size ? "p \\ n" : "p");
         for (size_t j = 0; j < nn; j++) {

@@ -104,5 +104,10 @@ const char halo_coll_tuning_default[] =
     "  \"exscan\": [\n"
     "    {\"comm_size_max\": 2, \"algorithm\": \"linear\"},\n"
     "    {\"algorithm\": \"recursive_doubling\"}\n"
-    "  ]\n"
+    "  ],\n"
+    "  \"neighbor_allgather\": [{\"algorithm\": \"linear\"}],\n"
+    "  \"neighbor_allgatherv\": [{\"algorithm\": \"linear\"}],\n"
+    "  \"neighbor_alltoall\": [{\"algorithm\": \"linear\"}],\n"
+    "  \"neighbor_alltoallv\": [{\"algorithm\": \"linear\"}],\n"
+    "  \"neighbor_alltoallw\": [{\"algorithm\": \"linear\"}]\n"
     "}\n";

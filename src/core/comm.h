@@ -95,6 +95,23 @@ int halo_context_alloc_group(halo_comm_t *parent, halo_group_t *group, int tag, 
 int halo_comm_idup_start(halo_comm_t *old, struct halo_info *info, halo_comm_t **newcomm_p,
                          MPI_Request *request);
 
+/* This process's neighbors in c's process topology, as the neighborhood
+ * collectives see them (core/topo.c): receive block i comes from
+ * sources[i], send block j goes to destinations[j]. Cartesian: for each
+ * dimension its -1 then its +1 neighbor, in both lists, MPI_PROC_NULL
+ * where a non-periodic dimension ends; graph: MPI_Graph_neighbors, in both
+ * lists; distributed graph: MPI_Dist_graph_neighbors. The arrays belong to
+ * the caller (halo_neighbors_free). MPI_ERR_TOPOLOGY when c has none. */
+typedef struct halo_neighbors {
+    int kind;                  /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
+    int indegree, outdegree;
+    int *sources, *destinations;
+} halo_neighbors_t;
+int halo_topo_neighbors(halo_comm_t *c, halo_neighbors_t *nb);
+/* Just the degrees (either pointer may be NULL); the same errors. */
+int halo_topo_degrees(halo_comm_t *c, int *indegree, int *outdegree);
+void halo_neighbors_free(halo_neighbors_t *nb);
+
 int halo_intercomm_dup(halo_comm_t *old, halo_comm_t **new_p);
 /* Makes `c`, whose local group and error handler are set, the
  * intercommunicator to `remote` on context `ctx`. */

@@ -691,3 +691,85 @@ int halo_api_dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
     }
     return MPI_SUCCESS;
 }
+
+/* ---------------------------------------------------------------- neighborhoods */
+
+int halo_topo_degrees(halo_comm_t *c, int *indegree, int *outdegree)
+{
+    halo_topo_t *t = c->topo;
+    if (c->is_inter)
+        return halo_err(MPI_ERR_COMM, "(comm): neighborhood collectives need an intracommunicator with a "
+                        "process topology, not an intercommunicator");
+    if (!t)
+        return halo_err(MPI_ERR_TOPOLOGY, "(comm): the communicator has no process topology (Cartesian, "
+                        "graph or distributed graph), which neighborhood collectives need");
+    int in, out;
+    if (t->kind == MPI_CART) {
+        in = out = 2 * t->ndims;
+    } else if (t->kind == MPI_GRAPH) {
+        in = out = t->index[c->rank] - (c->rank ? t->index[c->rank - 1] : 0);
+    } else {
+        in = t->indegree;
+        out = t->outdegree;
+    }
+    if (indegree)
+        *indegree = in;
+    if (outdegree)
+        *outdegree = out;
+    return MPI_SUCCESS;
+}
+
+int halo_topo_neighbors(halo_comm_t *c, halo_neighbors_t *nb)
+{
+    memset(nb, 0, sizeof *nb);
+    int rc = halo_topo_degrees(c, NULL, NULL);
+    if (rc)
+        return rc;
+    halo_topo_t *t = c->topo;
+    nb->kind = t->kind;
+    if (t->kind == MPI_CART) {
+        int n = 2 * t->ndims;
+        nb->indegree = nb->outdegree = n;
+        nb->sources = halo_malloc((size_t)(n + 1) * sizeof(int));
+        int *coords = halo_malloc((size_t)(t->ndims + 1) * sizeof(int));
+        coords_of(t, c->rank, coords);
+        for (int d = 0; d < t->ndims; d++) {
+            int me = coords[d];
+            for (int s = 0; s < 2; s++) {
+                int x = me + (s ? 1 : -1);
+                if (t->periods[d])
+                    x = (x + t->dims[d]) % t->dims[d];
+                if (x < 0 || x >= t->dims[d]) {
+                    nb->sources[2 * d + s] = MPI_PROC_NULL;
+                    continue;
+                }
+                coords[d] = x;
+                int r = 0;
+                for (int i = 0; i < t->ndims; i++)
+                    r = r * t->dims[i] + coords[i];
+                nb->sources[2 * d + s] = r;
+                coords[d] = me;
+            }
+        }
+        free(coords);
+        nb->destinations = dup_ints(nb->sources, n);
+    } else if (t->kind == MPI_GRAPH) {
+        int first = c->rank ? t->index[c->rank - 1] : 0, n = t->index[c->rank] - first;
+        nb->indegree = nb->outdegree = n;
+        nb->sources = dup_ints(t->edges + first, n);
+        nb->destinations = dup_ints(t->edges + first, n);
+    } else {
+        nb->indegree = t->indegree;
+        nb->outdegree = t->outdegree;
+        nb->sources = dup_ints(t->sources, t->indegree);
+        nb->destinations = dup_ints(t->destinations, t->outdegree);
+    }
+    return MPI_SUCCESS;
+}
+
+void halo_neighbors_free(halo_neighbors_t *nb)
+{
+    free(nb->sources);
+    free(nb->destinations);
+    nb->sources = nb->destinations = NULL;
+}
