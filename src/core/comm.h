@@ -43,6 +43,8 @@ typedef struct halo_comm {
     halo_topo_t *topo;
     struct halo_coll_state *coll_state;  /* collectives' private state (coll/shm.c), lazily */
     struct halo_comm *local;     /* intercommunicators: an intracommunicator over the local group */
+    const void *session;         /* the session it derives from (a key for its buffered-send
+                                  * buffer, never dereferenced), or NULL */
     char name[MPI_MAX_OBJECT_NAME];
 } halo_comm_t;
 
