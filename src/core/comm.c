@@ -61,6 +61,9 @@ static void comm_destroy(halo_comm_t *c)
     halo_match_release(c->ctx | HALO_CTX_COLL);
     if (c->match[HALO_CTX_GROUP])
         halo_match_release(c->ctx | HALO_CTX_GROUP);
+    if (c->match[HALO_CTX_PART])
+        halo_match_release(c->ctx | HALO_CTX_PART);
+    c->match[HALO_CTX_PART] = NULL;
     if (!(c->hdr.flags & HALO_OBJ_PREDEFINED))
         halo_context_free(c->ctx);
     halo_group_release(c->group);

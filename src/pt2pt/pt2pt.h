@@ -26,6 +26,7 @@ typedef enum halo_req_kind {
     HALO_REQ_COLL,       /* a collective schedule */
     HALO_REQ_GREQ,       /* generalized request */
     HALO_REQ_NULL,       /* completes at once (MPI_PROC_NULL peers) */
+    HALO_REQ_PART,       /* partitioned send or receive (pt2pt/part.c) */
 } halo_req_kind_t;
 
 typedef enum halo_send_mode {
@@ -174,6 +175,9 @@ void halo_pt2pt_send_coll_err(int dst_world, uint32_t ctx, int tag, int src, int
 /* Drops the unexpected messages of (ctx, tag): a rendezvous sender is told
  * its message was taken (FIN), so that it completes. */
 void halo_pt2pt_drop_unexpected(uint32_t ctx, int tag);
+
+/* Starts a partitioned request (MPI_Start). */
+int halo_part_start(halo_request_t *r);
 
 int halo_ibsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request);
