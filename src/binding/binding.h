@@ -39,6 +39,7 @@ enum {
     HALO_EOBJ_WIN,
     HALO_EOBJ_FILE,
     HALO_EOBJ_SESSION,
+    HALO_EOBJ_SESSION_INIT,   /* the handle is MPI_Session_init's errhandler argument */
 };
 
 /* Routes an error code to the error handler of the object (MPI_COMM_SELF's

@@ -3156,7 +3156,6 @@ int halo_api_errhandler_free(MPI_Errhandler* errhandler) __attribute__((weak, al
 int PMPI_Errhandler_free(MPI_Errhandler* errhandler)
 {
     int rc;
-    HALO_CHECK_INIT("MPI_Errhandler_free");
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_outptr(errhandler, "errhandler"));
@@ -12692,13 +12691,11 @@ int halo_api_session_finalize(MPI_Session* session) __attribute__((weak, alias("
 int PMPI_Session_finalize(MPI_Session* session)
 {
     int rc;
-    HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_outptr(session, "session"));
     }
     rc = halo_api_session_finalize(session);
   done:
-    HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
         rc = halo_err_dispatch(HALO_EOBJ_SESSION, (void *)(*session), rc, "MPI_Session_finalize");
     return rc;
@@ -12889,15 +12886,13 @@ int halo_api_session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session*
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session)
 {
     int rc;
-    HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_outptr(session, "session"));
     }
     rc = halo_api_session_init(info, errhandler, session);
   done:
-    HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_Session_init");
+        rc = halo_err_dispatch(HALO_EOBJ_SESSION_INIT, (void *)(errhandler), rc, "MPI_Session_init");
     return rc;
 }
 extern __typeof__(PMPI_Session_init) MPI_Session_init __attribute__((weak, alias("PMPI_Session_init")));

@@ -61,6 +61,9 @@ static void comm_destroy(halo_comm_t *c)
     halo_match_release(c->ctx | HALO_CTX_COLL);
     if (c->match[HALO_CTX_GROUP])
         halo_match_release(c->ctx | HALO_CTX_GROUP);
+    if (c->match[HALO_CTX_PART])
+        halo_match_release(c->ctx | HALO_CTX_PART);
+    c->match[HALO_CTX_PART] = NULL;
     if (!(c->hdr.flags & HALO_OBJ_PREDEFINED))
         halo_context_free(c->ctx);
     halo_group_release(c->group);
@@ -93,6 +96,7 @@ halo_comm_t *halo_comm_create_local(halo_group_t *group, uint32_t ctx, halo_comm
     halo_obj_ref(group);
     halo_comm_setup(c, group, ctx);
     c->errh = parent->errh;
+    c->session = parent->session;
     halo_obj_ref(c->errh);
     return c;
 }
@@ -493,8 +497,8 @@ int32_t halo_stringtag_tag(const char *stringtag);
 void halo_group_tmp_comm(halo_comm_t *tmp, halo_group_t *g, int32_t tag);
 int halo_errhandler_arg(MPI_Errhandler errhandler, struct halo_errhandler **e_p);
 
-/* MPI_Comm_create_from_group, with a group of MPI_COMM_WORLD (sessions are
- * not supported): the members agree on a context id over a temporary
+/* MPI_Comm_create_from_group, with a group of world ranks (from a session's
+ * process set, or from MPI_COMM_WORLD): the members agree on a context id over a temporary
  * communicator whose collectives carry the stringtag's tag. */
 int halo_api_comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
                                     MPI_Errhandler errhandler, MPI_Comm *newcomm)
@@ -502,10 +506,14 @@ int halo_api_comm_create_from_group(MPI_Group group, const char *stringtag, MPI_
     halo_group_t *g = halo_obj_lookup(HALO_KIND_GROUP, group);
     if (!g)
         return halo_err(MPI_ERR_GROUP, "(group=%p): not a valid group", (void *)group);
-    if (g->rank == MPI_UNDEFINED)
-        return halo_err(MPI_ERR_GROUP, "(group): the calling process is not in the group");
     if (!stringtag)
         return halo_err(MPI_ERR_ARG, "(stringtag=NULL): a string is required");
+    if (g == &halo_group_empty) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    if (g->rank == MPI_UNDEFINED)
+        return halo_err(MPI_ERR_GROUP, "(group): the calling process is not in the group");
     halo_info_t *in;
     struct halo_errhandler *e;
     int rc = info_or_null(info, &in);

@@ -18,6 +18,7 @@ enum {
     HALO_CTX_P2P = 0,
     HALO_CTX_COLL = 1,
     HALO_CTX_GROUP = 2,  /* collectives among a group only (Comm_create_group) */
+    HALO_CTX_PART = 3,   /* partitioned point-to-point (pt2pt/part.c), set up at first use */
     HALO_CTX_SHIFT = 2,
 };
 
@@ -35,7 +36,7 @@ typedef struct halo_comm {
     struct halo_errhandler *errh;
     halo_attr_t *attrs;
     struct halo_info *info;
-    struct halo_match *match[3]; /* by HALO_CTX_P2P / HALO_CTX_COLL / HALO_CTX_GROUP */
+    struct halo_match *match[4]; /* by HALO_CTX_P2P / _COLL / _GROUP / _PART */
     uint64_t coll_seq;           /* per-communicator collective sequence number (tags:
                                   * its low 31 bits; shared-memory epochs: all of it) */
     uint32_t coll_sub;           /* sub-context of its collective traffic */
@@ -43,6 +44,8 @@ typedef struct halo_comm {
     halo_topo_t *topo;
     struct halo_coll_state *coll_state;  /* collectives' private state (coll/shm.c), lazily */
     struct halo_comm *local;     /* intercommunicators: an intracommunicator over the local group */
+    const void *session;         /* the session it derives from (a key for its buffered-send
+                                  * buffer, never dereferenced), or NULL */
     char name[MPI_MAX_OBJECT_NAME];
 } halo_comm_t;
 

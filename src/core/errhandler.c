@@ -8,6 +8,7 @@
 #include "core/comm.h"
 #include "core/errors.h"
 #include "core/lock.h"
+#include "core/session.h"
 #include "pmi.h"
 
 static halo_errhandler_t eh_fatal, eh_abort, eh_return;
@@ -58,7 +59,7 @@ _Noreturn static void die(int code, const char *what)
     _exit(1);
 }
 
-static int invoke(halo_errhandler_t *e, int objkind, void *handle, int code)
+int halo_errhandler_invoke(halo_errhandler_t *e, int objkind, void *handle, int code)
 {
     switch (e->builtin) {
     case HALO_EH_RETURN:
@@ -108,10 +109,25 @@ int halo_err_dispatch(int objkind, void *handle, int code, const char *fname)
     }
     halo_errhandler_t *e = NULL;
     if (atomic_load(&halo_state) != HALO_STATE_RUNNING) {
-        /* Before MPI_Init and after MPI_Finalize there is no object to ask:
-         * the initial handler is MPI_ERRORS_RETURN for the calls that are
-         * allowed then (info objects, error strings, the tools interface). */
+        /* Outside MPI_Init .. MPI_Finalize and with no session open there is
+         * no object to ask: the initial handler is MPI_ERRORS_RETURN for the
+         * calls that are allowed then (info objects, error strings, the
+         * tools interface, creating a session). */
         return code;
+    }
+    if (objkind == HALO_EOBJ_SESSION_INIT) {
+        /* MPI_Session_init raises on the handler it was given. */
+        halo_errhandler_t *eh = halo_obj_lookup(HALO_KIND_ERRHANDLER, handle);
+        if (eh && (eh->builtin || eh->objkind == HALO_EOBJ_SESSION))
+            return halo_errhandler_invoke(eh, HALO_EOBJ_SESSION, MPI_SESSION_NULL, code);
+        objkind = HALO_EOBJ_NONE;
+    }
+    if (objkind == HALO_EOBJ_SESSION) {
+        halo_session_t *s = halo_session_get((MPI_Session)handle);
+        if (s)
+            return halo_errhandler_invoke(s->errh, objkind, handle, code);
+        objkind = HALO_EOBJ_COMM;
+        handle = MPI_COMM_SELF;
     }
     if (objkind == HALO_EOBJ_COMM) {
         halo_comm_t *c = halo_comm_get((MPI_Comm)handle);
@@ -124,21 +140,22 @@ int halo_err_dispatch(int objkind, void *handle, int code, const char *fname)
     }
     if (!e) {
         if (objkind != HALO_EOBJ_COMM) {
-            /* Windows, files, sessions: not implemented yet; their calls
-             * return the code. */
+            /* Windows, files: not implemented yet; their calls return the
+             * code. */
             return code;
         }
         e = halo_comm_self.errh;
         handle = MPI_COMM_SELF;
     }
-    return invoke(e, objkind, handle, code);
+    return halo_errhandler_invoke(e, objkind, handle, code);
 }
 
 int halo_err_not_running(const char *fname)
 {
     int st = atomic_load(&halo_state);
     fprintf(stderr, "halo: %s called %s\n", fname,
-            st == HALO_STATE_PRE_INIT ? "before MPI_Init" : "after MPI_Finalize");
+            st == HALO_STATE_PRE_INIT ? "before MPI_Init (and with no session open)"
+                                      : "after MPI_Finalize (and with no session open)");
     fflush(stderr);
     if (st == HALO_STATE_PRE_INIT)
         _exit(1);
@@ -224,7 +241,7 @@ int halo_api_comm_call_errhandler(MPI_Comm comm, int errorcode)
     halo_comm_t *c = halo_comm_ptr(comm);
     /* The handler runs; the call returns MPI_SUCCESS once it has (MPI 5.0
      * section 9.3.6), whatever code the handler saw. */
-    int rc = invoke(c->errh, HALO_EOBJ_COMM, comm, errorcode);
+    int rc = halo_errhandler_invoke(c->errh, HALO_EOBJ_COMM, comm, errorcode);
     (void)rc;
     return MPI_SUCCESS;
 }

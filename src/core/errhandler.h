@@ -22,5 +22,8 @@ typedef struct halo_errhandler {
 void halo_errhandler_init(void);
 halo_errhandler_t *halo_errhandler_fatal(void);
 void halo_errhandler_release(halo_errhandler_t *e);
+/* Runs an error handler for an error on an object (HALO_EOBJ_*); returns
+ * the code the call gives back. */
+int halo_errhandler_invoke(halo_errhandler_t *e, int objkind, void *handle, int code);
 
 #endif

@@ -75,8 +75,12 @@ static halo_group_t *group_arg(MPI_Group h)
         return halo_err(MPI_ERR_GROUP, "(" #h "=%p): %s", (void *)h,                          \
                         h == MPI_GROUP_NULL ? "MPI_GROUP_NULL is not a group" : "not a valid group")
 
-static int out_group(halo_group_t *g, MPI_Group *newgroup)
+/* A group derived from another keeps the session it came from (the empty
+ * group is shared and belongs to none). */
+static int out_group(halo_group_t *g, const halo_group_t *from, MPI_Group *newgroup)
 {
+    if (g != &halo_group_empty)
+        g->session = from->session;
     *newgroup = (MPI_Group)halo_obj_handle(g);
     return MPI_SUCCESS;
 }
@@ -180,21 +184,21 @@ int halo_api_group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup
 {
     GROUP_CHECK(group1, g1);
     GROUP_CHECK(group2, g2);
-    return out_group(set_op(g1, g2, KEEP_ALL, true), newgroup);
+    return out_group(set_op(g1, g2, KEEP_ALL, true), g1, newgroup);
 }
 
 int halo_api_group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     GROUP_CHECK(group1, g1);
     GROUP_CHECK(group2, g2);
-    return out_group(set_op(g1, g2, KEEP_IN_G2, false), newgroup);
+    return out_group(set_op(g1, g2, KEEP_IN_G2, false), g1, newgroup);
 }
 
 int halo_api_group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     GROUP_CHECK(group1, g1);
     GROUP_CHECK(group2, g2);
-    return out_group(set_op(g1, g2, KEEP_NOT_IN_G2, false), newgroup);
+    return out_group(set_op(g1, g2, KEEP_NOT_IN_G2, false), g1, newgroup);
 }
 
 int halo_api_group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
@@ -218,7 +222,7 @@ int halo_api_group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *ne
     halo_group_t *g = halo_group_new(n, v);
     free(v);
     free(seen);
-    return out_group(g, newgroup);
+    return out_group(g, g0, newgroup);
 }
 
 int halo_api_group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
@@ -244,7 +248,7 @@ int halo_api_group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *ne
     halo_group_t *g = halo_group_new(m, v);
     free(v);
     free(drop);
-    return out_group(g, newgroup);
+    return out_group(g, g0, newgroup);
 }
 
 /* Expands (first, last, stride) triplets into group ranks, checking each. */
@@ -298,7 +302,7 @@ int halo_api_group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group
         ranks[i] = g0->world[ranks[i]];
     halo_group_t *g = halo_group_new(m, ranks);
     free(ranks);
-    return out_group(g, newgroup);
+    return out_group(g, g0, newgroup);
 }
 
 int halo_api_group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
@@ -320,7 +324,7 @@ int halo_api_group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group
     free(drop);
     halo_group_t *g = halo_group_new(k, v);
     free(v);
-    return out_group(g, newgroup);
+    return out_group(g, g0, newgroup);
 }
 
 int halo_api_group_free(MPI_Group *group)

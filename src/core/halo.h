@@ -28,14 +28,16 @@
  * instruction (the library is small enough for the static TLS surplus). */
 #define HALO_TLS __thread __attribute__((tls_model("initial-exec")))
 
-/* Life cycle of the library in this process. */
+/* Life cycle of the library in this process: RUNNING while the world model
+ * (MPI_Init .. MPI_Finalize) or a session uses it (core/init.c). */
 enum {
     HALO_STATE_PRE_INIT = 0,
     HALO_STATE_RUNNING = 1,
     HALO_STATE_FINALIZED = 2,
 };
 extern _Atomic int halo_state;
-extern int halo_thread_level;     /* level granted by MPI_Init_thread */
+extern int halo_thread_level;     /* level the library provides: the highest that
+                                   * MPI_Init_thread or a session asked for */
 extern int halo_error_checking;   /* HALO_ERROR_CHECKING: argument checks in bindings */
 
 /* The process's place in the job (filled by core/init.c from PMI). */

@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "core/info.h"
 #include "core/lock.h"
+#include "core/session.h"
 #include "pmi.h"
 #include "progress/progress.h"
 #include "pt2pt/pt2pt.h"
@@ -95,15 +96,68 @@ static void read_node_map(void)
     free(node_of);
 }
 
-static int do_init(int *argc, char ***argv, int required, int *provided)
+/* Who uses the library: the world model (MPI_Init .. MPI_Finalize) and the
+ * open sessions. The library (PMI, transports, the internal world and self
+ * communicators) starts with the first of MPI_Init and MPI_Session_init and
+ * is shut down once nobody uses it and it cannot be needed again: at
+ * MPI_Finalize, or at the last MPI_Session_finalize after MPI_Finalize, or
+ * at process exit when only sessions used it (MPI_Init may still come until
+ * then). It does not start twice: the launcher's PMI connection and the
+ * node's shared-memory segment are set up once per process. halo_state, which
+ * the bindings check, is RUNNING while someone uses the library. */
+enum { LIB_DOWN = 0, LIB_UP, LIB_SHUT };
+static int lib_stage = LIB_DOWN;
+static _Atomic int world_stage = HALO_STATE_PRE_INIT;   /* the world model alone */
+static int world_level = MPI_THREAD_SINGLE;     /* what MPI_Init_thread granted */
+static int nsessions;
+
+static int clamp_level(int required)
+{
+    if (required == MPI_THREAD_SINGLE || required == MPI_THREAD_FUNNELED ||
+        required == MPI_THREAD_SERIALIZED || required == MPI_THREAD_MULTIPLE)
+        return required;
+    return required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
+}
+
+/* Raises the level the library provides. Below MPI_THREAD_MULTIPLE the
+ * library lock is off; turning it on is safe here because the caller holds
+ * init_lock and no other thread may be inside the library at a lower level.
+ * The level is never lowered. Context-id agreement depends on it, so the
+ * processes of a job must raise it alike (the same requests in the same
+ * order), as they must pass the same level to MPI_Init_thread. */
+static void raise_level(int level)
+{
+    if (level <= halo_thread_level)
+        return;
+    halo_thread_level = level;
+    halo_lock_enabled = level == MPI_THREAD_MULTIPLE;
+}
+
+static void set_state(void)
+{
+    int st = HALO_STATE_PRE_INIT;
+    if (world_stage == HALO_STATE_RUNNING || nsessions > 0)
+        st = HALO_STATE_RUNNING;
+    else if (lib_stage == LIB_SHUT)
+        st = HALO_STATE_FINALIZED;
+    atomic_store(&halo_state, st);
+}
+
+static void lib_shutdown(void);
+
+static void lib_atexit(void)
 {
     pthread_mutex_lock(&init_lock);
-    int st = atomic_load(&halo_state);
-    if (st != HALO_STATE_PRE_INIT) {
-        pthread_mutex_unlock(&init_lock);
-        return halo_err(MPI_ERR_OTHER, ": MPI is already %s", st == HALO_STATE_RUNNING
-                        ? "initialized" : "finalized (it cannot be initialized again)");
-    }
+    /* Only sessions used the library and all are finalized: tell the
+     * launcher this process is done. A process that exits inside the world
+     * model or with a session open is reported by the launcher instead. */
+    if (lib_stage == LIB_UP && world_stage == HALO_STATE_PRE_INIT && nsessions == 0)
+        lib_shutdown();
+    pthread_mutex_unlock(&init_lock);
+}
+
+static void lib_start(int argc, char **argv, int level)
+{
     halo_pmi_info_t pi;
     if (halo_pmi_init(&pi) != 0) {
         fprintf(stderr, "halo: cannot reach the process manager (PMI); was this started by a "
@@ -120,11 +174,7 @@ static int do_init(int *argc, char ***argv, int required, int *provided)
     read_node_map();
 
     halo_error_checking = halo_cfg_error_checking();
-    int level = required;
-    if (level != MPI_THREAD_SINGLE && level != MPI_THREAD_FUNNELED &&
-        level != MPI_THREAD_SERIALIZED && level != MPI_THREAD_MULTIPLE)
-        level = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
-    halo_thread_level = level;
+    halo_thread_level = MPI_THREAD_SINGLE;
     main_thread = pthread_self();
 
     halo_errhandler_init();
@@ -136,10 +186,57 @@ static int do_init(int *argc, char ***argv, int required, int *provided)
     halo_comm_init();
     halo_coll_init();
     halo_attr_init_predef();
-    halo_info_env_fill(argc ? *argc : 0, argv ? *argv : NULL, level);
+    halo_session_init_kind();
+    halo_info_env_fill(argc, argv, level);
+    raise_level(level);
+    lib_stage = LIB_UP;
+    atexit(lib_atexit);
+}
 
-    halo_lock_enabled = level == MPI_THREAD_MULTIPLE;
-    atomic_store(&halo_state, HALO_STATE_RUNNING);
+/* Called with init_lock held and the library lock taken. */
+static void lib_shutdown(void)
+{
+    halo_lock();
+    halo_bsend_finalize();
+    halo_comm_finalize();
+    halo_pt2pt_finalize();
+    halo_dtype_finalize();
+    halo_attr_finalize();
+    halo_pmi_finalize();
+    lib_stage = LIB_SHUT;
+    set_state();
+    halo_unlock();
+    free(halo_world.procs);
+    free(halo_world.local_ranks);
+    halo_world.procs = NULL;
+    halo_world.local_ranks = NULL;
+}
+
+static int do_init(int *argc, char ***argv, int required, int *provided)
+{
+    pthread_mutex_lock(&init_lock);
+    if (world_stage != HALO_STATE_PRE_INIT) {
+        int st = world_stage;
+        pthread_mutex_unlock(&init_lock);
+        return halo_err(MPI_ERR_OTHER, ": MPI is already %s", st == HALO_STATE_RUNNING
+                        ? "initialized" : "finalized (it cannot be initialized again)");
+    }
+    if (lib_stage == LIB_SHUT) {
+        pthread_mutex_unlock(&init_lock);
+        return halo_err(MPI_ERR_OTHER, ": Halo was shut down in this process and cannot start again");
+    }
+    int level = clamp_level(required);
+    if (lib_stage == LIB_DOWN) {
+        lib_start(argc ? *argc : 0, argv ? *argv : NULL, level);
+    } else {
+        /* Sessions started the library: MPI_INFO_ENV gets the arguments now. */
+        halo_info_env_fill(argc ? *argc : 0, argv ? *argv : NULL, level);
+        raise_level(level);
+        main_thread = pthread_self();
+    }
+    world_level = level;
+    world_stage = HALO_STATE_RUNNING;
+    set_state();
     pthread_mutex_unlock(&init_lock);
     if (provided)
         *provided = level;
@@ -160,42 +257,72 @@ int halo_api_init_thread(int *argc, char ***argv, int required, int *provided)
 
 int halo_api_finalize(void)
 {
+    pthread_mutex_lock(&init_lock);
     halo_lock();
     /* The standard asks for MPI_COMM_SELF's attributes to be deleted first,
      * as if the communicator were freed, so tools can flush from callbacks. */
     halo_attr_delete_all(HALO_KIND_COMM, &halo_comm_self, &halo_comm_self.attrs);
-    halo_bsend_finalize();
+    halo_bsend_flush_process();
     int rc = halo_coll_barrier(&halo_comm_world);
-    halo_comm_finalize();
-    halo_pt2pt_finalize();
-    halo_dtype_finalize();
-    halo_attr_finalize();
-    halo_pmi_finalize();
-    atomic_store(&halo_state, HALO_STATE_FINALIZED);
+    world_stage = HALO_STATE_FINALIZED;
     halo_unlock();
-    halo_lock_enabled = 0;
-    free(halo_world.procs);
-    free(halo_world.local_ranks);
-    halo_world.procs = NULL;
-    halo_world.local_ranks = NULL;
+    if (nsessions == 0)
+        lib_shutdown();
+    set_state();
+    pthread_mutex_unlock(&init_lock);
     return rc;
 }
 
+/* ---------------------------------------------------------------- sessions */
+
+int halo_lib_session_open(int required, int *provided_p)
+{
+    pthread_mutex_lock(&init_lock);
+    if (lib_stage == LIB_SHUT) {
+        pthread_mutex_unlock(&init_lock);
+        return halo_err(MPI_ERR_OTHER, ": MPI_Finalize has shut Halo down in this process; it cannot "
+                        "start again for a session");
+    }
+    int level = clamp_level(required);
+    if (lib_stage == LIB_DOWN)
+        lib_start(0, NULL, level);
+    else
+        raise_level(level);
+    nsessions++;
+    set_state();
+    /* A session gets what the library provides, which is at least what it
+     * asked for. */
+    *provided_p = halo_thread_level;
+    pthread_mutex_unlock(&init_lock);
+    return MPI_SUCCESS;
+}
+
+void halo_lib_session_close(void)
+{
+    pthread_mutex_lock(&init_lock);
+    nsessions--;
+    if (nsessions == 0 && world_stage == HALO_STATE_FINALIZED && lib_stage == LIB_UP)
+        lib_shutdown();
+    set_state();
+    pthread_mutex_unlock(&init_lock);
+}
+
+/* Both refer to the world model only (sessions do not count). */
 int halo_api_initialized(int *flag)
 {
-    *flag = atomic_load(&halo_state) != HALO_STATE_PRE_INIT;
+    *flag = world_stage != HALO_STATE_PRE_INIT;
     return MPI_SUCCESS;
 }
 
 int halo_api_finalized(int *flag)
 {
-    *flag = atomic_load(&halo_state) == HALO_STATE_FINALIZED;
+    *flag = world_stage == HALO_STATE_FINALIZED;
     return MPI_SUCCESS;
 }
 
 int halo_api_query_thread(int *provided)
 {
-    *provided = halo_thread_level;
+    *provided = world_level;
     return MPI_SUCCESS;
 }
 

@@ -522,6 +522,7 @@ void halo_group_tmp_comm(halo_comm_t *tmp, halo_group_t *g, int32_t tag)
     tmp->coll_seq = (uint64_t)tag;
     tmp->coll_tag_fixed = 1;
     tmp->errh = halo_comm_world.errh;
+    tmp->session = g->session;
 }
 
 /* The error handler argument of the *_from_group(s) functions. */
@@ -536,8 +537,8 @@ int halo_errhandler_arg(MPI_Errhandler errhandler, struct halo_errhandler **e_p)
     return MPI_SUCCESS;
 }
 
-/* MPI_Intercomm_create_from_groups, with groups taken from MPI_COMM_WORLD
- * (sessions are not supported): each group agrees on a context id over a
+/* MPI_Intercomm_create_from_groups, with groups of world ranks (from
+ * process sets or MPI_COMM_WORLD): each group agrees on a context id over a
  * temporary communicator (halo_group_tmp_comm), and the two leaders swap
  * theirs through MPI_COMM_WORLD's collective sub-context, all with the
  * stringtag's tag. Both sides must name the same two groups and leaders;

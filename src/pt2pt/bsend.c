@@ -1,5 +1,6 @@
 /* Buffered sends. A buffered send copies its data into the attached buffer
- * (of the communicator, else of the process) and sends the copy with an
+ * (of the communicator, else of the session it derives from, else of the
+ * process) and sends the copy with an
  * internal request; the copy's space returns to the buffer when that send
  * completes. MPI_BUFFER_AUTOMATIC makes the library allocate each copy. */
 #include "pt2pt/pt2pt.h"
@@ -23,19 +24,21 @@ typedef struct bbuf {
     int nflushes;
 } bbuf_t;
 
+/* The buffer of a communicator or a session, found by the object's
+ * address. */
 typedef struct comm_bbuf {
     struct comm_bbuf *next;
-    halo_comm_t *comm;
+    const void *key;
     bbuf_t b;
 } comm_bbuf_t;
 
 static bbuf_t proc_buf;
 static comm_bbuf_t *comm_bufs;
 
-static bbuf_t *comm_buffer(halo_comm_t *c)
+static bbuf_t *comm_buffer(const void *key)
 {
     for (comm_bbuf_t *cb = comm_bufs; cb; cb = cb->next)
-        if (cb->comm == c)
+        if (cb->key == key)
             return &cb->b;
     return NULL;
 }
@@ -43,6 +46,8 @@ static bbuf_t *comm_buffer(halo_comm_t *c)
 static bbuf_t *buffer_for(halo_comm_t *c)
 {
     bbuf_t *b = comm_buffer(c);
+    if (!b && c->session)
+        b = comm_buffer(c->session);
     return b ? b : &proc_buf;
 }
 
@@ -258,43 +263,64 @@ int halo_api_buffer_iflush(MPI_Request *request)
     return iflush(&proc_buf, NULL, request);
 }
 
-int halo_api_comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+int halo_bsend_attach_key(const void *key, void *buffer, MPI_Count size, const char *what)
 {
-    halo_comm_t *c = halo_comm_ptr(comm);
     comm_bbuf_t *cb = NULL;
     for (comm_bbuf_t *x = comm_bufs; x; x = x->next)
-        if (x->comm == c)
+        if (x->key == key)
             cb = x;
     if (!cb) {
         cb = halo_calloc(1, sizeof *cb);
-        cb->comm = c;
+        cb->key = key;
         cb->next = comm_bufs;
         comm_bufs = cb;
     }
-    return attach(&cb->b, buffer, size, "this communicator");
+    return attach(&cb->b, buffer, size, what);
 }
 
-int halo_api_comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+int halo_bsend_detach_key(const void *key, void *buffer_addr, MPI_Count *size, const char *what)
 {
-    halo_comm_t *c = halo_comm_ptr(comm);
     for (comm_bbuf_t **pp = &comm_bufs; *pp; pp = &(*pp)->next) {
-        if ((*pp)->comm == c) {
+        if ((*pp)->key == key) {
             comm_bbuf_t *cb = *pp;
-            int rc = detach(&cb->b, buffer_addr, size, "this communicator");
+            int rc = detach(&cb->b, buffer_addr, size, what);
             *pp = cb->next;
             free(cb);
             return rc;
         }
     }
-    return halo_err(MPI_ERR_BUFFER, ": no buffer is attached to this communicator");
+    return halo_err(MPI_ERR_BUFFER, ": no buffer is attached to %s", what);
+}
+
+int halo_bsend_flush_key(const void *key)
+{
+    bbuf_t *b = comm_buffer(key);
+    if (b)
+        halo_progress_wait(bbuf_idle, b);
+    return MPI_SUCCESS;
+}
+
+int halo_bsend_iflush_key(const void *key, MPI_Request *request)
+{
+    bbuf_t *b = comm_buffer(key);
+    if (!b)
+        return completed_request(NULL, request);
+    return iflush(b, NULL, request);
+}
+
+int halo_api_comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    return halo_bsend_attach_key(halo_comm_ptr(comm), buffer, size, "this communicator");
+}
+
+int halo_api_comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    return halo_bsend_detach_key(halo_comm_ptr(comm), buffer_addr, size, "this communicator");
 }
 
 int halo_api_comm_flush_buffer(MPI_Comm comm)
 {
-    bbuf_t *b = comm_buffer(halo_comm_ptr(comm));
-    if (b)
-        halo_progress_wait(bbuf_idle, b);
-    return MPI_SUCCESS;
+    return halo_bsend_flush_key(halo_comm_ptr(comm));
 }
 
 int halo_api_comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
@@ -306,11 +332,12 @@ int halo_api_comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
     return iflush(b, c, request);
 }
 
-/* Drops a communicator's buffer when the communicator goes away. */
-void halo_bsend_comm_gone(halo_comm_t *c)
+/* Drops the buffer of a communicator or session when the object goes away,
+ * once the copies in it are sent. */
+void halo_bsend_key_gone(const void *key)
 {
     for (comm_bbuf_t **pp = &comm_bufs; *pp; pp = &(*pp)->next) {
-        if ((*pp)->comm == c) {
+        if ((*pp)->key == key) {
             comm_bbuf_t *cb = *pp;
             halo_progress_wait(bbuf_idle, &cb->b);
             *pp = cb->next;
@@ -318,6 +345,23 @@ void halo_bsend_comm_gone(halo_comm_t *c)
             return;
         }
     }
+}
+
+void halo_bsend_comm_gone(halo_comm_t *c)
+{
+    halo_bsend_key_gone(c);
+}
+
+void halo_bsend_session_gone(const void *session)
+{
+    halo_bsend_key_gone(session);
+}
+
+/* MPI_Finalize: the process's buffered sends leave before the world model
+ * ends (sessions may keep the library up). */
+void halo_bsend_flush_process(void)
+{
+    halo_progress_wait(bbuf_idle, &proc_buf);
 }
 
 void halo_bsend_finalize(void)

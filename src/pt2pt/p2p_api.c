@@ -378,6 +378,8 @@ static int start_one(MPI_Request h)
     r->active = 1;
     if (r->kind == HALO_REQ_COLL)
         return halo_coll_start(r);
+    if (r->kind == HALO_REQ_PART)
+        return halo_part_start(r);
     if (r->kind == HALO_REQ_SEND && r->mode == HALO_MODE_BUFFERED)
         return halo_bsend_start(r);
     return halo_req_start(r);

@@ -26,6 +26,7 @@ typedef enum halo_req_kind {
     HALO_REQ_COLL,       /* a collective schedule */
     HALO_REQ_GREQ,       /* generalized request */
     HALO_REQ_NULL,       /* completes at once (MPI_PROC_NULL peers) */
+    HALO_REQ_PART,       /* partitioned send or receive (pt2pt/part.c) */
 } halo_req_kind_t;
 
 typedef enum halo_send_mode {
@@ -185,9 +186,20 @@ void halo_pt2pt_send_coll_err(int dst_world, uint32_t ctx, int tag, int src, int
  * its message was taken (FIN), so that it completes. */
 void halo_pt2pt_drop_unexpected(uint32_t ctx, int tag);
 
+/* Starts a partitioned request (MPI_Start). */
+int halo_part_start(halo_request_t *r);
+
 int halo_ibsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request);
 void halo_bsend_comm_gone(halo_comm_t *c);
+void halo_bsend_session_gone(const void *session);
+void halo_bsend_flush_process(void);
 void halo_bsend_finalize(void);
+/* Buffers attached to a communicator or a session (the object's address is
+ * the key); `what` names the object in error messages. */
+int halo_bsend_attach_key(const void *key, void *buffer, MPI_Count size, const char *what);
+int halo_bsend_detach_key(const void *key, void *buffer_addr, MPI_Count *size, const char *what);
+int halo_bsend_flush_key(const void *key);
+int halo_bsend_iflush_key(const void *key, MPI_Request *request);
 
 #endif

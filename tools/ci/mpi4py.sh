@@ -32,7 +32,7 @@ case "$libver" in
 esac
 modules=(-i test_environ -i test_comm -i test_group -i test_errhandler -i test_errorcode
          -i test_status -i test_request -i test_p2p_buf -i test_p2p_obj -i test_info
-         -i test_mpiabi -i test_grequest -i test_exceptions -i test_objmodel)
+         -i test_mpiabi -i test_grequest -i test_exceptions -i test_objmodel -i test_session)
 status=0
 for n in 1 2; do
     log=$work/tests-np$n.log

@@ -41,16 +41,17 @@ ANYTIME = {
     "MPI_Abi_get_info", "MPI_Abi_get_fortran_info", "MPI_Abi_set_fortran_info",
     "MPI_Abi_get_fortran_booleans", "MPI_Abi_set_fortran_booleans",
     "MPI_Get_hw_resource_info", "MPI_Aint_add", "MPI_Aint_diff",
-    "MPI_Get_address", "MPI_Pcontrol",
+    "MPI_Get_address", "MPI_Pcontrol", "MPI_Errhandler_free",
 }
 ANYTIME_PREFIX = ("MPI_Info_", "MPI_T_", "MPI_Session_")
 
 # Functions whose internals take care of locking themselves (they block for
-# a long time or are called from inside callbacks), or which need no lock.
+# a long time, are called from inside callbacks, or may switch the lock on),
+# or which need no lock.
 NOLOCK = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Initialized",
           "MPI_Finalized", "MPI_Wtime", "MPI_Wtick", "MPI_Abort",
           "MPI_Get_version", "MPI_Get_library_version", "MPI_Query_thread",
-          "MPI_Is_thread_main", "MPI_Pcontrol"}
+          "MPI_Is_thread_main", "MPI_Pcontrol", "MPI_Session_init", "MPI_Session_finalize"}
 
 # Kinds of scalar input counts that must be non-negative, with their class.
 NNI_COUNT_KINDS = {
@@ -357,6 +358,9 @@ def bridgeable(small, big):
 
 def err_object(f):
     """Which object's error handler an error of f goes to."""
+    if f.cname == "MPI_Session_init":
+        # No session yet: the handler given as an argument.
+        return "SESSION_INIT", "errhandler"
     for kind, tag in (("COMMUNICATOR", "COMM"), ("WINDOW", "WIN"), ("FILE", "FILE"),
                       ("SESSION", "SESSION")):
         for p in f.params:

@@ -1,0 +1,276 @@
+/* Partitioned point-to-point.
+ *
+ *   p2p_partitioned data|errors
+ *
+ * data:   every rank sends to the next and receives from the previous (to
+ *         itself on one rank), with several partition counts on each side
+ *         (equal and different, eager and rendezvous sizes), restarted four
+ *         times with the partitions made ready in different ways: one by
+ *         one ascending and descending, Pready_range in blocks, Pready_list
+ *         in a shuffled order. The receiver polls MPI_Parrived until every
+ *         partition is there; no partition arrives before the send starts,
+ *         and the last one not before it is ready. Data checked every epoch.
+ *         A partitioned message and a plain one with the same tag do not
+ *         match each other.
+ * errors: wrong calls get their classes (MPI_ERRORS_RETURN): Pready on an
+ *         inactive, receiving or plain request, a partition out of range or
+ *         ready twice, a bad range or list, Parrived on a send, a wildcard
+ *         source, no partitions, and total sizes that differ. */
+#include "mpitest.h"
+
+#define EXPECT(cond, fmt, ...)                                                                \
+    do {                                                                                      \
+        if (!(cond))                                                                          \
+            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
+    } while (0)
+
+static int rank, size;
+
+static int value(int epoch, int src, long i)
+{
+    return (int)(epoch * 1000003L + src * 65537L + i);
+}
+
+static int all_arrived(MPI_Request r, int parts)
+{
+    for (int p = 0; p < parts; p++) {
+        int flag = 0;
+        MPI_OK(MPI_Parrived(r, p, &flag));
+        if (!flag)
+            return 0;
+    }
+    return 1;
+}
+
+/* Ready every partition of s (of sparts) in the way the epoch asks for;
+ * all but the last one first, then (after a barrier at which the receiver
+ * checks that its last partition has not arrived) the last. */
+static void ready_all(MPI_Request s, int sparts, int epoch, MPI_Request r, int rparts)
+{
+    int *order = malloc((size_t)sparts * sizeof(int));
+    for (int i = 0; i < sparts; i++)
+        order[i] = epoch == 1 ? sparts - 1 - i : i;
+    if (epoch == 3) {
+        /* A fixed shuffle: stride through the partitions by a step prime
+         * to their number. */
+        int step = 3;
+        for (;;) {
+            int a = step, b = sparts;
+            while (b) {
+                int t = a % b;
+                a = b;
+                b = t;
+            }
+            if (a == 1)
+                break;
+            step++;
+        }
+        for (int i = 0; i < sparts; i++)
+            order[i] = (int)(((long)(i + 1) * step) % sparts);
+    }
+    int last = order[sparts - 1];
+    switch (epoch) {
+    case 0:
+    case 1:
+        for (int i = 0; i < sparts - 1; i++)
+            MPI_OK(MPI_Pready(order[i], s));
+        break;
+    case 2: {
+        /* Blocks of up to 3, all but the last partition. */
+        for (int lo = 0; lo < sparts - 1; lo += 3) {
+            int hi = lo + 2 < sparts - 2 ? lo + 2 : sparts - 2;
+            MPI_OK(MPI_Pready_range(lo, hi, s));
+        }
+        break;
+    }
+    case 3:
+        MPI_OK(MPI_Pready_list(sparts - 1, order, s));
+        break;
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    int flag = 1;
+    MPI_OK(MPI_Parrived(r, rparts - 1, &flag));
+    EXPECT(!flag, "epoch %d: last partition arrived before it was ready", epoch);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (epoch == 2)
+        MPI_OK(MPI_Pready_range(last, last, s));
+    else if (epoch == 3)
+        MPI_OK(MPI_Pready_list(1, &last, s));
+    else
+        MPI_OK(MPI_Pready(last, s));
+    free(order);
+}
+
+static void run_case(int sparts, int rparts, long total)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int *sbuf = calloc((size_t)total, sizeof(int));
+    int *rbuf = calloc((size_t)total, sizeof(int));
+    MPI_Request s, r;
+    MPI_OK(MPI_Psend_init(sbuf, sparts, total / sparts, MPI_INT, right, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+    MPI_OK(MPI_Precv_init(rbuf, rparts, total / rparts, MPI_INT, left, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+    for (int epoch = 0; epoch < 4; epoch++) {
+        for (long i = 0; i < total; i++) {
+            sbuf[i] = value(epoch, rank, i);
+            rbuf[i] = -1;
+        }
+        MPI_OK(MPI_Start(&r));
+        for (int p = 0; p < rparts; p++) {
+            int flag = 1;
+            MPI_OK(MPI_Parrived(r, p, &flag));
+            EXPECT(!flag, "epoch %d: partition %d arrived before the send started", epoch, p);
+        }
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        MPI_OK(MPI_Start(&s));
+        ready_all(s, sparts, epoch, r, rparts);
+        while (!all_arrived(r, rparts))
+            ;
+        MPI_Request both[2] = {s, r};
+        MPI_OK(MPI_Waitall(2, both, MPI_STATUSES_IGNORE));
+        EXPECT(both[0] == s && both[1] == r, "persistent handles changed");
+        for (long i = 0; i < total; i++)
+            EXPECT(rbuf[i] == value(epoch, left, i), "sparts %d rparts %d epoch %d: rbuf[%ld]=%d, expected %d",
+                   sparts, rparts, epoch, i, rbuf[i], value(epoch, left, i));
+        /* Inactive again: every partition counts as arrived. */
+        EXPECT(all_arrived(r, rparts), "inactive request");
+    }
+    MPI_OK(MPI_Request_free(&s));
+    MPI_OK(MPI_Request_free(&r));
+    EXPECT(s == MPI_REQUEST_NULL && r == MPI_REQUEST_NULL, "handles not reset");
+    free(sbuf);
+    free(rbuf);
+}
+
+/* A plain message and a partitioned one with the same source and tag. */
+static void same_tag(void)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int pout[8], pin[8], out = 1000 + rank, in = -1;
+    for (int i = 0; i < 8; i++)
+        pout[i] = 2000 + rank * 10 + i;
+    MPI_Request s, r, pr;
+    MPI_OK(MPI_Precv_init(pin, 2, 4, MPI_INT, left, 3, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+    MPI_OK(MPI_Psend_init(pout, 4, 2, MPI_INT, right, 3, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+    MPI_OK(MPI_Start(&r));
+    MPI_OK(MPI_Irecv(&in, 1, MPI_INT, left, 3, MPI_COMM_WORLD, &pr));
+    MPI_OK(MPI_Start(&s));
+    MPI_OK(MPI_Pready_range(0, 3, s));
+    MPI_OK(MPI_Send(&out, 1, MPI_INT, right, 3, MPI_COMM_WORLD));
+    MPI_OK(MPI_Wait(&pr, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Wait(&s, MPI_STATUS_IGNORE));
+    CHECK_INT(in, 1000 + left);
+    for (int i = 0; i < 8; i++)
+        CHECK_INT(pin[i], 2000 + left * 10 + i);
+    MPI_OK(MPI_Request_free(&s));
+    MPI_OK(MPI_Request_free(&r));
+}
+
+static void part_data(void)
+{
+    static const struct { int s, r; long total; } cases[] = {
+        {1, 1, 64}, {8, 8, 64}, {4, 16, 256}, {16, 4, 256}, {3, 5, 105},
+        {64, 64, 64 * 1024},    /* 256 KiB: rendezvous */
+        {7, 2, 14 * 4096},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        run_case(cases[c].s, cases[c].r, cases[c].total);
+    same_tag();
+    if (rank == 0)
+        printf("p2p_partitioned.data: ok\n");
+}
+
+static void expect_class(int rc, int cls, const char *what)
+{
+    int got = -1;
+    if (rc == MPI_SUCCESS)
+        MT_FAIL("%s succeeded, expected class %d", what, cls);
+    MPI_Error_class(rc, &got);
+    EXPECT(got == cls, "%s: class %d, expected %d", what, got, cls);
+}
+
+static void part_errors(void)
+{
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int sbuf[10], rbuf[10];
+    for (int i = 0; i < 10; i++)
+        sbuf[i] = rank * 100 + i;
+    MPI_Request s, r;
+    MPI_OK(MPI_Psend_init(sbuf, 4, 2, MPI_INT, right, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+    MPI_OK(MPI_Precv_init(rbuf, 2, 4, MPI_INT, left, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+    expect_class(MPI_Pready(0, s), MPI_ERR_REQUEST, "Pready before Start");
+    MPI_OK(MPI_Start(&r));
+    MPI_OK(MPI_Start(&s));
+    expect_class(MPI_Pready(4, s), MPI_ERR_ARG, "Pready(4) of 4 partitions");
+    expect_class(MPI_Pready(-1, s), MPI_ERR_ARG, "Pready(-1)");
+    expect_class(MPI_Pready(0, r), MPI_ERR_REQUEST, "Pready on a receive");
+    int flag;
+    expect_class(MPI_Parrived(s, 0, &flag), MPI_ERR_REQUEST, "Parrived on a send");
+    expect_class(MPI_Parrived(r, 2, &flag), MPI_ERR_ARG, "Parrived(2) of 2 partitions");
+    MPI_OK(MPI_Pready(1, s));
+    expect_class(MPI_Pready(1, s), MPI_ERR_ARG, "Pready twice");
+    expect_class(MPI_Pready_range(2, 1, s), MPI_ERR_ARG, "Pready_range(2, 1)");
+    expect_class(MPI_Pready_range(0, 3, s), MPI_ERR_ARG, "Pready_range over a ready partition");
+    int dup[2] = {2, 2};
+    expect_class(MPI_Pready_list(2, dup, s), MPI_ERR_ARG, "Pready_list with a partition twice");
+    /* The failed calls changed nothing: three partitions are still to go. */
+    int rest[3] = {3, 0, 2};
+    MPI_OK(MPI_Pready_list(3, rest, s));
+    MPI_OK(MPI_Wait(&s, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    for (int i = 0; i < 8; i++)
+        CHECK_INT(rbuf[i], left * 100 + i);
+    MPI_OK(MPI_Request_free(&s));
+    MPI_OK(MPI_Request_free(&r));
+
+    MPI_Request plain;
+    MPI_OK(MPI_Send_init(sbuf, 1, MPI_INT, right, 2, MPI_COMM_WORLD, &plain));
+    expect_class(MPI_Pready(0, plain), MPI_ERR_REQUEST, "Pready on a plain request");
+    MPI_OK(MPI_Request_free(&plain));
+    MPI_Request bad = MPI_REQUEST_NULL;
+    expect_class(MPI_Precv_init(rbuf, 1, 1, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bad),
+                 MPI_ERR_RANK, "Precv_init from MPI_ANY_SOURCE");
+    expect_class(MPI_Precv_init(rbuf, 1, 1, MPI_INT, left, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_INFO_NULL, &bad),
+                 MPI_ERR_TAG, "Precv_init with MPI_ANY_TAG");
+    expect_class(MPI_Psend_init(sbuf, 0, 1, MPI_INT, right, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bad),
+                 MPI_ERR_ARG, "Psend_init with 0 partitions");
+    expect_class(MPI_Psend_init(sbuf, 1, -1, MPI_INT, right, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bad),
+                 MPI_ERR_COUNT, "Psend_init with count -1");
+    EXPECT(bad == MPI_REQUEST_NULL, "a failed init made a request");
+
+    /* Total sizes that differ: more (10 ints into 8) and less (6 into 8). */
+    for (int k = 0; k < 2; k++) {
+        int n = k == 0 ? 10 : 6;
+        MPI_OK(MPI_Psend_init(sbuf, 2, n / 2, MPI_INT, right, 4, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+        MPI_OK(MPI_Precv_init(rbuf, 2, 4, MPI_INT, left, 4, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+        MPI_OK(MPI_Start(&r));
+        MPI_OK(MPI_Start(&s));
+        MPI_OK(MPI_Pready_range(0, 1, s));
+        MPI_OK(MPI_Wait(&s, MPI_STATUS_IGNORE));
+        expect_class(MPI_Wait(&r, MPI_STATUS_IGNORE), k == 0 ? MPI_ERR_TRUNCATE : MPI_ERR_COUNT,
+                     k == 0 ? "a larger partitioned send" : "a smaller partitioned send");
+        MPI_OK(MPI_Request_free(&s));
+        MPI_OK(MPI_Request_free(&r));
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0)
+        printf("p2p_partitioned.errors: ok\n");
+}
+
+int main(int argc, char **argv)
+{
+    MPI_OK(MPI_Init(&argc, &argv));
+    MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    const char *part = argc > 1 ? argv[1] : "data";
+    if (!strcmp(part, "data"))
+        part_data();
+    else if (!strcmp(part, "errors"))
+        part_errors();
+    else
+        MT_FAIL("unknown part %s", part);
+    MPI_OK(MPI_Finalize());
+    return 0;
+}
