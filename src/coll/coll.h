@@ -24,6 +24,10 @@ int halo_coll_start(struct halo_request *r);
 struct halo_coll_args;
 enum { HALO_COLL_RUN_BLOCKING, HALO_COLL_RUN_NONBLOCKING, HALO_COLL_RUN_PERSISTENT };
 int halo_coll_do(int how, const struct halo_coll_args *a, halo_comm_t *c, MPI_Request *request);
+/* The int arrays of the v and w collectives as MPI_Count or MPI_Aint
+ * arrays of n entries (malloc'd; NULL for NULL). */
+MPI_Count *halo_coll_widen_counts(int n, const int *v);
+MPI_Aint *halo_coll_widen_displs(int n, const int *v);
 
 int halo_coll_barrier(halo_comm_t *c);
 int halo_coll_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, halo_comm_t *c);

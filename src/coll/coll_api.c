@@ -574,7 +574,7 @@ typedef struct widened {
     MPI_Aint *sdispls, *rdispls;
 } widened_t;
 
-static MPI_Count *widen_counts(int p, const int *v)
+MPI_Count *halo_coll_widen_counts(int p, const int *v)
 {
     if (!v)
         return NULL;
@@ -584,7 +584,7 @@ static MPI_Count *widen_counts(int p, const int *v)
     return w;
 }
 
-static MPI_Aint *widen_displs(int p, const int *v)
+MPI_Aint *halo_coll_widen_displs(int p, const int *v)
 {
     if (!v)
         return NULL;
@@ -608,8 +608,10 @@ static int run_widened(int how, coll_args_t *a, MPI_Comm comm, MPI_Request *requ
     bool want_r = a->kind != HALO_COLL_GATHERV || root;
     if (a->sbuf == MPI_IN_PLACE && (a->kind == HALO_COLL_ALLTOALLV || a->kind == HALO_COLL_ALLTOALLW))
         want_s = false;
-    widened_t w = {want_s ? widen_counts(p, sc) : NULL, want_r ? widen_counts(p, rc) : NULL,
-                   want_s ? widen_displs(p, sd) : NULL, want_r ? widen_displs(p, rd) : NULL};
+    widened_t w = {want_s ? halo_coll_widen_counts(p, sc) : NULL,
+                   want_r ? halo_coll_widen_counts(p, rc) : NULL,
+                   want_s ? halo_coll_widen_displs(p, sd) : NULL,
+                   want_r ? halo_coll_widen_displs(p, rd) : NULL};
     a->scounts = w.scounts;
     a->sdispls = w.sdispls;
     a->rcounts = w.rcounts;

@@ -27,26 +27,6 @@ static int run(int how, const coll_args_t *a, MPI_Comm comm, MPI_Request *reques
     return halo_coll_do(how, a, halo_comm_ptr(comm), request);
 }
 
-static MPI_Count *widen_counts(int n, const int *v)
-{
-    if (!v)
-        return NULL;
-    MPI_Count *w = halo_malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
-    for (int i = 0; i < n; i++)
-        w[i] = v[i];
-    return w;
-}
-
-static MPI_Aint *widen_displs(int n, const int *v)
-{
-    if (!v)
-        return NULL;
-    MPI_Aint *w = halo_malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
-    for (int i = 0; i < n; i++)
-        w[i] = v[i];
-    return w;
-}
-
 /* The int arrays (NULL: not given, or given as MPI_Aint already in
  * a->sdispls / a->rdispls) widened to the degrees of the communicator's
  * topology; without one, nothing is widened and halo_coll_do reports it. */
@@ -57,8 +37,8 @@ static int run_widened(int how, coll_args_t *a, MPI_Comm comm, MPI_Request *requ
     int in = 0, out = 0;
     if (!c->is_inter && c->topo)
         halo_topo_degrees(c, &in, &out);
-    MPI_Count *scounts = widen_counts(out, sc), *rcounts = widen_counts(in, rc);
-    MPI_Aint *sdispls = widen_displs(out, sd), *rdispls = widen_displs(in, rd);
+    MPI_Count *scounts = halo_coll_widen_counts(out, sc), *rcounts = halo_coll_widen_counts(in, rc);
+    MPI_Aint *sdispls = halo_coll_widen_displs(out, sd), *rdispls = halo_coll_widen_displs(in, rd);
     if (scounts)
         a->scounts = scounts;
     if (rcounts)

@@ -64,8 +64,6 @@ static void comm_destroy(halo_comm_t *c)
     if (c->match[HALO_CTX_PART])
         halo_match_release(c->ctx | HALO_CTX_PART);
     c->match[HALO_CTX_PART] = NULL;
-    if (!(c->hdr.flags & HALO_OBJ_PREDEFINED))
-        halo_context_free(c->ctx);
     halo_group_release(c->group);
     if (c->remote_group)
         halo_group_release(c->remote_group);

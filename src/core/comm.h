@@ -75,7 +75,6 @@ struct halo_info *halo_comm_hints(const struct halo_info *in);
 
 /* Agrees on a new context id among the members of comm (collective). */
 int halo_context_alloc(halo_comm_t *comm, uint32_t *ctx_p);
-void halo_context_free(uint32_t ctx);
 /* Marks an id agreed elsewhere (with another group) as used here. */
 void halo_context_claim(uint32_t ctx);
 /* Pieces of an agreement (ids unshifted; context.c tells the protocol):

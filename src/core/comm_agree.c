@@ -10,8 +10,6 @@
  *  - without blocking (MPI_Comm_idup): a nonblocking allreduce (a schedule)
  *    whose completion settles the id and fills in the new communicator,
  *    then completes the user's request. */
-#include <string.h>
-
 #include "coll/algos.h"
 #include "coll/coll.h"
 #include "core/comm.h"
@@ -86,21 +84,17 @@ int halo_context_alloc_group(halo_comm_t *parent, halo_group_t *group, int tag, 
 
 /* ---------------------------------------------------------------- nonblocking dup */
 
-/* The rounds of the agreement run over `agree`, a view that takes its tag
- * from one collective sequence number of the parent, reserved when the call
- * is made: operations the parent starts meanwhile (blocking or not, from
- * other threads too) have other numbers, so each rank pairs the rounds'
- * messages the same way whatever it does between them. Rounds of one
- * agreement share the tag; between two processes they are in order.
- *
- * For an intercommunicator the view spans both groups (the group whose
- * first member has the lower world rank first), on the parent's group
- * sub-context, which only leaders' fixed tags and merges use besides. */
+/* The rounds of the agreement run over `agree`, a view of the parent (of an
+ * intercommunicator: of its bridge over both groups, see intercomm.c) that
+ * takes its tag from one collective sequence number of that communicator,
+ * reserved when the call is made: operations started meanwhile (blocking or
+ * not, from other threads too) have other numbers, so each rank pairs the
+ * rounds' messages the same way whatever it does between them. Rounds of
+ * one agreement share the tag; between two processes they are in order. */
 typedef struct idup {
     halo_comm_t *old, *newc;
     halo_request_t *user;      /* what the user waits on */
     halo_comm_t agree;         /* the view the rounds run on */
-    halo_group_t *merged;      /* intercommunicators: both groups */
     uint32_t cand[2];          /* [0]: candidate (MAX); [1]: may I take it (LAND) */
     uint32_t out[2];
     int phase;                 /* 0: agreeing on the maximum; 1: confirming */
@@ -117,10 +111,6 @@ static void idup_finish(idup_t *st, int err, uint32_t agreed)
             halo_intercomm_adopt(st->newc, old->remote_group, agreed << HALO_CTX_SHIFT);
         else
             halo_comm_setup(st->newc, old->group, agreed << HALO_CTX_SHIFT);
-    }
-    if (st->merged) {
-        halo_match_release(old->ctx | HALO_CTX_GROUP);
-        halo_group_release(st->merged);
     }
     st->user->status.MPI_ERROR = err;
     halo_req_complete(st->user);
@@ -190,35 +180,21 @@ static void idup_round(idup_t *st)
 /* Sets up st->agree (see idup_t). */
 static void idup_view(idup_t *st)
 {
-    halo_comm_t *old = st->old, *v = &st->agree;
+    halo_comm_t *base = st->old->is_inter ? halo_intercomm_bridge(st->old) : st->old;
+    halo_comm_t *v = &st->agree;
     v->hdr.kind = HALO_KIND_COMM;
     v->hdr.flags = HALO_OBJ_LIVE;
     atomic_store(&v->hdr.ref, 1);
-    v->ctx = old->ctx;
-    v->errh = old->errh;
-    v->coll_seq = halo_sched_next_seq(old);
+    v->ctx = base->ctx;
+    v->coll_sub = base->coll_sub;
+    v->errh = base->errh;
+    v->group = base->group;
+    v->world = base->world;
+    v->size = base->size;
+    v->peer_size = base->peer_size;
+    v->rank = base->rank;
+    v->coll_seq = halo_sched_next_seq(base);
     v->coll_tag_fixed = 1;
-    halo_group_t *g = old->group;
-    v->coll_sub = old->coll_sub;
-    if (old->is_inter) {
-        halo_group_t *lo = old->group, *hi = old->remote_group;
-        if (hi->world[0] < lo->world[0]) {
-            lo = old->remote_group;
-            hi = old->group;
-        }
-        int n = lo->size + hi->size;
-        int *w = halo_malloc((size_t)n * sizeof(int));
-        memcpy(w, lo->world, (size_t)lo->size * sizeof(int));
-        memcpy(w + lo->size, hi->world, (size_t)hi->size * sizeof(int));
-        g = st->merged = halo_group_new(n, w);
-        free(w);
-        v->coll_sub = HALO_CTX_GROUP;
-        halo_match_get(old->ctx | HALO_CTX_GROUP, n);
-    }
-    v->group = g;
-    v->world = g->world;
-    v->size = v->peer_size = g->size;
-    v->rank = g->rank;
 }
 
 int halo_comm_idup_start(halo_comm_t *old, struct halo_info *info, halo_comm_t **newcomm_p,

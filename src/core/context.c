@@ -123,12 +123,6 @@ int halo_context_alloc(halo_comm_t *comm, uint32_t *ctx_p)
     }
 }
 
-/* Ids are never reused: a freed communicator's id stays taken. */
-void halo_context_free(uint32_t ctx)
-{
-    (void)ctx;
-}
-
 /* ---------------------------------------------------------------- steps
  * The allocation above, in pieces, for agreements that do not run as one
  * blocking allreduce over a communicator (comm_agree.c). */

@@ -192,12 +192,10 @@ static int agree_ctx_two_sides(halo_comm_t *local, int local_leader, halo_comm_t
     rc = halo_coll_bcast(&agreed, 1, MPI_UINT32_T, local_leader, local);
     if (rc)
         return rc;
-    if (agreed != mine) {
-        /* Our own candidate was not taken: give it back, and claim the
-         * agreed one (above every member's counter on both sides). */
-        halo_context_free(mine);
+    /* Our own candidate stays used (ids are never reused); claim the
+     * agreed one (above every member's counter on both sides). */
+    if (agreed != mine)
         halo_context_claim(agreed);
-    }
     *ctx_p = agreed;
     return MPI_SUCCESS;
 }
@@ -443,8 +441,6 @@ int halo_intercomm_split(halo_comm_t *c, int color, int key, MPI_Comm *newcomm)
             halo_group_release(lg);
             halo_group_release(rg);
         }
-        if (*newcomm == MPI_COMM_NULL)
-            halo_context_free(ctx);
     }
     free(lck);
     free(rck);
@@ -467,8 +463,6 @@ int halo_intercomm_create_sub(halo_comm_t *c, halo_group_t *g, MPI_Comm *newcomm
     if (rc == MPI_SUCCESS) {
         if (g->size > 0 && rg->size > 0 && g->rank != MPI_UNDEFINED)
             *newcomm = (MPI_Comm)inter_new(g, rg, ctx, c->errh);
-        else
-            halo_context_free(ctx);
     }
     halo_group_release(rg);
     return rc;
