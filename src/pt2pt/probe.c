@@ -41,7 +41,7 @@ static void proc_null_status(MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE)
         return;
-    halo_status_empty_out(status);
+    halo_status_blank_out(status);
     status->MPI_SOURCE = MPI_PROC_NULL;
     status->MPI_TAG = MPI_ANY_TAG;
 }

@@ -102,9 +102,16 @@ static inline MPI_Count halo_status_bytes(const MPI_Status *s)
 static inline void halo_status_set_cancelled(MPI_Status *s, int c) { s->MPI_internal[2] = c; }
 static inline int halo_status_cancelled(const MPI_Status *s) { return s->MPI_internal[2]; }
 void halo_status_empty(MPI_Status *s);
-/* Makes a user's status empty but for MPI_ERROR, which calls other than the
- * multiple-completion ones never write; MPI_STATUS_IGNORE is fine. */
+/* The standard's empty status (what a null or inactive request completes
+ * with): MPI_ERROR too is set, to MPI_SUCCESS. MPI_STATUS_IGNORE is fine. */
 static inline void halo_status_empty_out(MPI_Status *s)
+{
+    if (s != MPI_STATUS_IGNORE)
+        halo_status_empty(s);
+}
+/* Same fields but MPI_ERROR, which single-completion calls on real
+ * operations never write (MPI_PROC_NULL receives and probes, sends). */
+static inline void halo_status_blank_out(MPI_Status *s)
 {
     if (s == MPI_STATUS_IGNORE)
         return;

@@ -87,7 +87,7 @@ int halo_req_finish(MPI_Request *handle, MPI_Status *status)
     halo_request_t *r = halo_req_ptr(*handle);
     int rc;
     if (r == halo_req_sent) {
-        halo_status_empty_out(status);
+        halo_status_blank_out(status);
         *handle = MPI_REQUEST_NULL;
         return MPI_SUCCESS;
     }

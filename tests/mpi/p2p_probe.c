@@ -64,6 +64,8 @@ static void check_proc_null(const MPI_Status *st, const char *what)
     CHECKF(st->MPI_SOURCE == MPI_PROC_NULL && st->MPI_TAG == MPI_ANY_TAG && count == 0,
            "%s: status (source %d, tag %d, count %d), expected (MPI_PROC_NULL, MPI_ANY_TAG, 0)",
            what, st->MPI_SOURCE, st->MPI_TAG, count);
+    /* Single-completion calls leave MPI_ERROR as the caller set it. */
+    CHECKF(st->MPI_ERROR == MPI_ERR_DIMS, "%s: MPI_ERROR changed to %d", what, st->MPI_ERROR);
 }
 
 /* Nothing pending: Iprobe gives flag 0 (and polls without blocking). */
@@ -205,6 +207,7 @@ static void matched_probe(int *buf, int *buf2)
 static void proc_null(void)
 {
     MPI_Status st;
+    st.MPI_ERROR = MPI_ERR_DIMS;
     MPI_Message m = MPI_MESSAGE_NULL;
     int flag = 0, x = 99;
     MPI_OK(MPI_Probe(MPI_PROC_NULL, 3, MPI_COMM_WORLD, &st));

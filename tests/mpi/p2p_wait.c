@@ -14,6 +14,8 @@
  *    to a later receive), of a matched one (false), of a persistent one,
  *    and of a send (either outcome, but the receiver must agree).
  * Ranks work in pairs (even rank tests, odd rank helps). */
+#include <string.h>
+
 #include "mpitest.h"
 
 #include <stdint.h>
@@ -49,9 +51,9 @@ static void check_empty(const MPI_Status *st, const char *what)
     MPI_OK(MPI_Get_count(st, MPI_INT, &count));
     MPI_OK(MPI_Test_cancelled(st, &cancelled));
     CHECKF(st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG && count == 0 &&
-           !cancelled,
-           "%s: not the empty status (source %d, tag %d, count %d, cancelled %d)", what,
-           st->MPI_SOURCE, st->MPI_TAG, count, cancelled);
+           !cancelled && st->MPI_ERROR == MPI_SUCCESS,
+           "%s: not the empty status (source %d, tag %d, count %d, cancelled %d, error %d)", what,
+           st->MPI_SOURCE, st->MPI_TAG, count, cancelled, st->MPI_ERROR);
 }
 
 static void check_recv_status(const MPI_Status *st, int tag, int count, const char *what)
@@ -63,16 +65,27 @@ static void check_recv_status(const MPI_Status *st, int tag, int count, const ch
            st->MPI_TAG, c, partner, tag, count);
 }
 
+/* A status the call must overwrite: every field wrong, MPI_ERROR too (the
+ * empty status has MPI_ERROR == MPI_SUCCESS). */
+static void spoil(MPI_Status *st)
+{
+    memset(st, 0x5a, sizeof *st);
+    st->MPI_ERROR = MPI_ERR_OTHER;
+}
+
 static void null_requests(void)
 {
     MPI_Request r = MPI_REQUEST_NULL;
     MPI_Status st;
+    spoil(&st);
     MPI_OK(MPI_Wait(&r, &st));
     check_empty(&st, "Wait(MPI_REQUEST_NULL)");
     int flag = 0;
+    spoil(&st);
     MPI_OK(MPI_Test(&r, &flag, &st));
     CHECKF(flag == 1, "Test(MPI_REQUEST_NULL) flag %d", flag);
     check_empty(&st, "Test(MPI_REQUEST_NULL)");
+    spoil(&st);
     MPI_OK(MPI_Request_get_status(r, &flag, &st));
     CHECKF(flag == 1, "Request_get_status(MPI_REQUEST_NULL) flag %d", flag);
     check_empty(&st, "Request_get_status(MPI_REQUEST_NULL)");
@@ -345,9 +358,21 @@ static void get_status_arrays(void)
             CHECKF(v[i] == 420 + i, "receive %d got %d", i, v[i]);
         }
         MPI_Request nulls[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        spoil(&st);
         MPI_OK(MPI_Request_get_status_any(2, nulls, &idx, &flag, &st));
         CHECKF(flag == 1 && idx == MPI_UNDEFINED, "Request_get_status_any over null requests: "
                "flag %d index %d", flag, idx);
+        check_empty(&st, "Request_get_status_any over null requests");
+        spoil(&sts[0]);
+        spoil(&sts[1]);
+        MPI_OK(MPI_Request_get_status_all(2, nulls, &flag, sts));
+        CHECKF(flag == 1, "Request_get_status_all over null requests: flag %d", flag);
+        check_empty(&sts[0], "Request_get_status_all status 0 of null requests");
+        check_empty(&sts[1], "Request_get_status_all status 1 of null requests");
+        spoil(&st);
+        MPI_OK(MPI_Waitany(2, nulls, &idx, &st));
+        CHECKF(idx == MPI_UNDEFINED, "Waitany over null requests: index %d", idx);
+        check_empty(&st, "Waitany over null requests");
         MPI_OK(MPI_Request_get_status_some(2, nulls, &outcount, indices, sts));
         CHECKF(outcount == MPI_UNDEFINED, "Request_get_status_some over null requests: %d",
                outcount);
