@@ -12,7 +12,7 @@
  *    does not know (MPI_Comm_get_info does not return them).
  *  - MPI_PROC_NULL receives and probes leave MPI_ERROR of the status alone;
  *    null requests complete with the empty status (MPI_ERROR = MPI_SUCCESS)
- *    (Mprobe and Recv from MPI_PROC_NULL, Wait on MPI_REQUEST_NULL).
+ *    (Mprobe, Mrecv and Recv with MPI_PROC_NULL; Wait and Test on MPI_REQUEST_NULL).
  *  - MPI_DATATYPE_NULL is accepted where no data moves: with MPI_PROC_NULL
  *    and with a count of 0.
  * Ranks: 2 or more. Prints "core_idup: ok" on rank 0. */
