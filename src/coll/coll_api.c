@@ -492,12 +492,12 @@ static int check_args_inter(const coll_args_t *a, halo_comm_t *c)
 
 /* Builds the schedule of a collective on intercommunicator c: on its
  * bridge, with a tag of the bridge's sequence (inter_util.c). */
-static int build_inter(const coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
+static int build_inter(const coll_args_t *a, halo_comm_t *c, int lane, halo_sched_t **s_p)
 {
     int rc;
     if (halo_error_checking && (rc = check_args_inter(a, c)))
         return rc;
-    *s_p = halo_sched_new(halo_intercomm_bridge(c));
+    *s_p = halo_sched_new(halo_intercomm_bridge(c), lane);
     return halo_inter_build(a, c, s_p);
 }
 
@@ -509,8 +509,12 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
     halo_sched_t *s = NULL;
     bool neighbor = halo_coll_is_neighbor(a->kind);
     halo_comm_t *tc = c->is_inter ? halo_intercomm_bridge(c) : c;   /* whose tags the call takes */
+    /* A persistent collective numbers itself at each start. */
+    int lane = how == RUN_BLOCKING      ? HALO_LANE_BLOCKING
+               : how == RUN_PERSISTENT ? HALO_LANE_NONE
+                                       : HALO_LANE_NONBLOCKING;
     if (c->is_inter && !neighbor) {
-        rc = build_inter(a, c, &s);
+        rc = build_inter(a, c, lane, &s);
     } else if ((rc = halo_error_checking ? check_args(a, c)
                      : neighbor          ? halo_topo_degrees(c, NULL, NULL)   /* nothing to run on without */
                                          : MPI_SUCCESS)) {
@@ -520,7 +524,7 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
         if (!al)
             rc = halo_err(MPI_ERR_INTERN, ": no usable %s algorithm", halo_coll_kind_name(a->kind));
         else {
-            s = halo_sched_new(c);
+            s = halo_sched_new(c, lane);
             rc = al->build(a, c, &s);
         }
     }
@@ -529,7 +533,7 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
          * that it failed here instead of waiting for us (a persistent
          * collective only fails when started). */
         if (how != RUN_PERSISTENT)
-            halo_sched_fail_call(tc, s, rc);
+            halo_sched_fail_call(tc, s, lane, rc);
         halo_sched_free(s);
         return rc;
     }

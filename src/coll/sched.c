@@ -13,15 +13,15 @@
 
 #define SCHED_INITIAL_STEPS 16
 
-uint64_t halo_sched_next_seq(halo_comm_t *comm)
+uint64_t halo_sched_next_seq(halo_comm_t *comm, int lane)
 {
-    uint64_t seq = comm->coll_seq;
-    if (!comm->coll_tag_fixed)
-        comm->coll_seq++;
-    return seq;
+    if (comm->coll_tag_fixed || lane == HALO_LANE_NONE)
+        return comm->coll_seq;
+    uint64_t *n = lane == HALO_LANE_NONBLOCKING ? &comm->coll_nbseq : &comm->coll_seq;
+    return 2 * (*n)++ + (uint64_t)lane;
 }
 
-halo_sched_t *halo_sched_new(halo_comm_t *comm)
+halo_sched_t *halo_sched_new(halo_comm_t *comm, int lane)
 {
     size_t bytes = sizeof(halo_sched_t) + SCHED_INITIAL_STEPS * sizeof(halo_step_t);
     halo_sched_t *s = halo_calloc(1, bytes);
@@ -31,7 +31,7 @@ halo_sched_t *halo_sched_new(halo_comm_t *comm)
     s->kind = -1;
     s->comm = halo_comm_handle(comm);
     s->ctx = comm->ctx | comm->coll_sub;
-    s->seq = halo_sched_next_seq(comm);
+    s->seq = halo_sched_next_seq(comm, lane);
     s->tag = halo_seq_tag(s->seq);
     s->scratch_off = bytes;
     return s;
@@ -39,7 +39,7 @@ halo_sched_t *halo_sched_new(halo_comm_t *comm)
 
 void halo_sched_renumber(halo_sched_t *s)
 {
-    s->seq = halo_sched_next_seq(halo_comm_ptr(s->comm));
+    s->seq = halo_sched_next_seq(halo_comm_ptr(s->comm), HALO_LANE_NONBLOCKING);
     s->tag = halo_seq_tag(s->seq);
 }
 
@@ -325,9 +325,9 @@ void halo_sched_init(void)
     halo_pt2pt_coll_hooks(peer_failed, is_failed);
 }
 
-void halo_sched_fail_call(halo_comm_t *c, const halo_sched_t *s, int code)
+void halo_sched_fail_call(halo_comm_t *c, const halo_sched_t *s, int lane, int code)
 {
-    uint64_t seq = s ? s->seq : halo_sched_next_seq(c);
+    uint64_t seq = s ? s->seq : halo_sched_next_seq(c, lane);
     notify(c, c->ctx | c->coll_sub, halo_seq_tag(seq), code);
     /* Raise this rank's flags past the call, as if it had run: the other
      * ranks may have run it through shared memory, and their next use of

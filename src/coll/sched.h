@@ -112,17 +112,27 @@ typedef struct halo_sched {
     halo_step_t steps[];
 } halo_sched_t;
 
+/* Sequence lanes. Blocking collectives and nonblocking (or persistent)
+ * ones are numbered apart: MPI orders each kind among itself on a
+ * communicator, and programs do mix the two in different orders on
+ * different ranks (a rank in MPI_Barrier while another has an
+ * MPI_Iallreduce pending first), which MPICH and Open MPI allow. Blocking
+ * calls get even sequence numbers, nonblocking ones odd: their tags differ
+ * and so do their shared-memory channels (coll/shm.h). HALO_LANE_NONE
+ * takes no number (a persistent collective numbers itself at each start). */
+enum { HALO_LANE_BLOCKING = 0, HALO_LANE_NONBLOCKING = 1, HALO_LANE_NONE = 2 };
+
 /* A new empty schedule for a collective on comm (takes the next collective
- * sequence number). */
-halo_sched_t *halo_sched_new(halo_comm_t *comm);
-/* Takes the communicator's next collective sequence number. */
-uint64_t halo_sched_next_seq(halo_comm_t *comm);
+ * sequence number of the lane). */
+halo_sched_t *halo_sched_new(halo_comm_t *comm, int lane);
+/* Takes the communicator's next collective sequence number of a lane. */
+uint64_t halo_sched_next_seq(halo_comm_t *comm, int lane);
 static inline int32_t halo_seq_tag(uint64_t seq)
 {
     return (int32_t)(seq & 0x7fffffff);
 }
-/* A persistent collective takes a new sequence number at every start (MPI
- * has every rank start them in the same order). */
+/* A persistent collective takes a new nonblocking sequence number at every
+ * start (MPI has every rank start them in the same order). */
 void halo_sched_renumber(halo_sched_t *s);
 /* Reserves scratch bytes; returns their offset (64-byte aligned). */
 int64_t halo_sched_scratch(halo_sched_t **s_p, uint64_t bytes);
@@ -178,8 +188,8 @@ static inline halo_bref_t halo_bref_add(halo_bref_t b, int64_t bytes)
 void halo_sched_init(void);
 /* A collective call that failed before its schedule ran (its arguments):
  * tells the other ranks, under the sequence number of its schedule s (NULL:
- * take the one the call would have had). */
-void halo_sched_fail_call(halo_comm_t *c, const halo_sched_t *s, int code);
+ * take the one the call would have had in its lane). */
+void halo_sched_fail_call(halo_comm_t *c, const halo_sched_t *s, int lane, int code);
 /* Forgets the failed collectives of a communicator that goes away. */
 void halo_sched_comm_gone(halo_comm_t *c);
 

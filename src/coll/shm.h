@@ -23,7 +23,10 @@
  * with sequence number q (coll/sched.h: every rank numbers the calls on a
  * communicator alike, since MPI has them made in the same order) has epoch
  * e = 2 q + 2 + k and works on channel e % HALO_CSHM_CHANNELS, so that
- * several nonblocking collectives can be in flight. Each member owns one
+ * several nonblocking collectives can be in flight. Blocking calls have
+ * even q, nonblocking ones odd q (their own order), so the first use
+ * channels 2, 3 mod 4 and the second 0, 1 mod 4: the two kinds never share
+ * a channel, and on each channel epochs only grow. Each member owns one
  * flag word per channel and only ever raises it: it holds (e << 20) | step,
  * so "flag >= (e << 20) | step" means "this member has passed that step of
  * epoch e, or is further on". Every phase starts by waiting until every
@@ -49,7 +52,7 @@
 
 #include "coll/sched.h"
 
-#define HALO_CSHM_CHANNELS 8
+#define HALO_CSHM_CHANNELS 16   /* a multiple of 4 (8 per lane) */
 #define HALO_SHM_MAX_PHASES 2
 #define HALO_CSHM_SLOT (64 * 1024)         /* data bytes per member and channel */
 #define HALO_CSHM_HALF (HALO_CSHM_SLOT / 2)  /* a pipeline chunk (slots are double-buffered) */

@@ -37,8 +37,10 @@ typedef struct halo_comm {
     halo_attr_t *attrs;
     struct halo_info *info;
     struct halo_match *match[4]; /* by HALO_CTX_P2P / _COLL / _GROUP / _PART */
-    uint64_t coll_seq;           /* per-communicator collective sequence number (tags:
-                                  * its low 31 bits; shared-memory epochs: all of it) */
+    uint64_t coll_seq;           /* blocking collectives so far (sequence numbers, coll/sched.h:
+                                  * 2 n; tags: their low 31 bits; shared-memory epochs: all
+                                  * of it); with coll_tag_fixed, the sequence number itself */
+    uint64_t coll_nbseq;         /* nonblocking and persistent ones started (numbers 2 n + 1) */
     uint32_t coll_sub;           /* sub-context of its collective traffic */
     int coll_tag_fixed;          /* every collective uses coll_seq as its tag */
     halo_topo_t *topo;

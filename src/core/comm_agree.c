@@ -166,7 +166,7 @@ static void idup_round(idup_t *st)
         a.rbuf = &st->out[1];
         a.op = MPI_LAND;
     }
-    halo_sched_t *s = halo_sched_new(&st->agree);
+    halo_sched_t *s = halo_sched_new(&st->agree, HALO_LANE_NONBLOCKING);
     halo_allreduce_recursive_doubling(&a, &st->agree, &s);
     halo_request_t *r = halo_req_alloc(HALO_REQ_COLL, st->old);
     r->internal = 1;
@@ -193,7 +193,7 @@ static void idup_view(idup_t *st)
     v->size = base->size;
     v->peer_size = base->peer_size;
     v->rank = base->rank;
-    v->coll_seq = halo_sched_next_seq(base);
+    v->coll_seq = halo_sched_next_seq(base, HALO_LANE_NONBLOCKING);
     v->coll_tag_fixed = 1;
 }
 

@@ -12,6 +12,11 @@
  *   but have the same type signature;
  * - nonblocking versions, several outstanding, completed in another order;
  * - persistent versions started several times with new data;
+ * - blocking and nonblocking calls issued in different orders on different
+ *   ranks (MPI orders each kind only among itself; MPICH and Open MPI allow
+ *   this and mpi4py's Iagree relies on it): a rank's Iallreduce stays
+ *   incomplete and its buffer untouched while the others sit in Barrier,
+ *   then every rank gets the right result;
  * - all of it on split and duplicated communicators too.
  * Every expected result is computed locally from the same generators. */
 #include <time.h>
@@ -603,6 +608,60 @@ static void test_persistent(MPI_Comm comm)
     free(ag);
 }
 
+/* ------------------------------------------------- blocking vs nonblocking */
+
+/* Round `first` of size rounds: rank `first` starts an Iallreduce (BAND),
+ * an Ibcast from itself and an Ibarrier, tests them, then joins a Barrier,
+ * a Bcast and an Allreduce; the other ranks make the blocking calls first
+ * and the nonblocking ones after. */
+static void test_mixed_kinds(MPI_Comm comm)
+{
+    int rank, size;
+    MPI_OK(MPI_Comm_rank(comm, &rank));
+    MPI_OK(MPI_Comm_size(comm, &size));
+    for (int first = 0; first < size; first++) {
+        int bits = 0xff ^ (1 << (rank % 8)), agreed = -1, nb_bc[3], b_bc = -1, b_sum = -1;
+        int one = 1;
+        MPI_Request r[3];
+        for (int i = 0; i < 3; i++)
+            nb_bc[i] = rank == first ? 1000 * first + i : -1;
+        if (rank == first) {
+            agreed = 0x5a5a;
+            MPI_OK(MPI_Iallreduce(&bits, &agreed, 1, MPI_INT, MPI_BAND, comm, &r[0]));
+            MPI_OK(MPI_Ibcast(nb_bc, 3, MPI_INT, first, comm, &r[1]));
+            MPI_OK(MPI_Ibarrier(comm, &r[2]));
+            int done = -1;
+            MPI_OK(MPI_Test(&r[0], &done, MPI_STATUS_IGNORE));
+            if (size > 1) {
+                EXPECT(!done, "round %d: Iallreduce done before the others called it", first);
+                EXPECT(agreed == 0x5a5a, "round %d: Iallreduce wrote its result early: %#x",
+                       first, agreed);
+            }
+            MPI_OK(MPI_Barrier(comm));
+            b_bc = rank == first ? 77 + first : -1;
+            MPI_OK(MPI_Bcast(&b_bc, 1, MPI_INT, first, comm));
+            MPI_OK(MPI_Allreduce(&one, &b_sum, 1, MPI_INT, MPI_SUM, comm));
+        } else {
+            b_bc = -1;
+            MPI_OK(MPI_Barrier(comm));
+            MPI_OK(MPI_Bcast(&b_bc, 1, MPI_INT, first, comm));
+            MPI_OK(MPI_Allreduce(&one, &b_sum, 1, MPI_INT, MPI_SUM, comm));
+            MPI_OK(MPI_Iallreduce(&bits, &agreed, 1, MPI_INT, MPI_BAND, comm, &r[0]));
+            MPI_OK(MPI_Ibcast(nb_bc, 3, MPI_INT, first, comm, &r[1]));
+            MPI_OK(MPI_Ibarrier(comm, &r[2]));
+        }
+        MPI_OK(MPI_Waitall(3, r, MPI_STATUSES_IGNORE));
+        int want = 0xff;
+        for (int q = 0; q < size; q++)
+            want &= 0xff ^ (1 << (q % 8));
+        EXPECT(agreed == want, "round %d: Iallreduce gave %#x, want %#x", first, agreed, want);
+        for (int i = 0; i < 3; i++)
+            EXPECT(nb_bc[i] == 1000 * first + i, "round %d: Ibcast [%d] = %d", first, i, nb_bc[i]);
+        EXPECT(b_bc == 77 + first, "round %d: Bcast gave %d", first, b_bc);
+        EXPECT(b_sum == size, "round %d: Allreduce gave %d, want %d", first, b_sum, size);
+    }
+}
+
 /* ---------------------------------------------------------------- driver */
 
 static void run_all(MPI_Comm comm, MPI_Datatype mat_type, MPI_Op mat, int big)
@@ -615,6 +674,7 @@ static void run_all(MPI_Comm comm, MPI_Datatype mat_type, MPI_Op mat, int big)
     test_allgather(comm);
     test_nonblocking(comm);
     test_persistent(comm);
+    test_mixed_kinds(comm);
 }
 
 int main(int argc, char **argv)

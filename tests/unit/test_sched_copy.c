@@ -38,7 +38,7 @@ enum { N = 1000 };
 static halo_sched_t *build(halo_comm_t *c, int *src, int *add, int *dst, int *dst2,
                            MPI_Datatype holey)
 {
-    halo_sched_t *s = halo_sched_new(c);
+    halo_sched_t *s = halo_sched_new(c, HALO_LANE_BLOCKING);
     int64_t a = halo_sched_scratch(&s, N * sizeof(int));
     int64_t b = halo_sched_scratch(&s, 2 * N * sizeof(int));
     /* Round 4: every other int of B (the holey type: 1 int, 1 hole) to dst2. */
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
     halo_coll_args_t a = {.kind = HALO_COLL_ALLGATHER, .sbuf = src, .scount = N, .stype = MPI_INT,
                           .rbuf = dst, .rcount = N, .rtype = MPI_INT};
     memset(dst, 0, N * sizeof(int));
-    halo_sched_t *g = halo_sched_new(c);
+    halo_sched_t *g = halo_sched_new(c, HALO_LANE_BLOCKING);
     UCHECK_EQ(halo_allgather_bruck(&a, c, &g), MPI_SUCCESS);
     UCHECK_EQ(halo_sched_run(relocate(g)), MPI_SUCCESS);
     UCHECK(!memcmp(dst, src, N * sizeof(int)));
