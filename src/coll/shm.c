@@ -146,6 +146,11 @@ static void region_open(halo_comm_t *c, halo_coll_state_t *st)
     if (fd < 0)
         halo_fatal("cannot open the shared memory segment of a collective (/dev/shm%s): %s", name,
                    strerror(errno));
+    /* The first member creates the name, the others open it: a name made
+     * beforehand by someone else is refused. */
+    char why[160];
+    if (halo_shm_fd_trusted(fd, why, sizeof why) != 0)
+        halo_fatal("refusing the shared memory segment of a collective (/dev/shm%s): %s", name, why);
     if (ftruncate(fd, (off_t)size) != 0)
         halo_fatal("cannot size the shared memory segment of a collective (/dev/shm%s, %zu bytes): %s",
                    name, size, strerror(errno));

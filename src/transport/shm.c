@@ -192,6 +192,26 @@ static void seg_name(char *name, size_t n)
     halo_shm_name(name, n, halo_world.kvsname, node);
 }
 
+int halo_shm_fd_trusted(int fd, char *why, size_t n)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(why, n, "fstat: %s", strerror(errno));
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        snprintf(why, n, "it belongs to uid %u, not to this job's uid %u", (unsigned)st.st_uid,
+                 (unsigned)geteuid());
+        return -1;
+    }
+    if (st.st_mode & 077) {
+        snprintf(why, n, "its mode is %03o: others may read or write it (Halo's are 600)",
+                 (unsigned)(st.st_mode & 0777));
+        return -1;
+    }
+    return 0;
+}
+
 /* Step 1, on the node's first rank, before the job-wide fence: create and
  * size the segment (mode 0600: only this user's processes get in). */
 int halo_shm_create(void)
@@ -241,6 +261,9 @@ static int seg_attach(void)
             halo_warn("cannot open shared memory segment /dev/shm%s: %s", name, strerror(errno));
             return -1;
         }
+        char why[160];
+        if (halo_shm_fd_trusted(fd, why, sizeof why) != 0)
+            halo_fatal("refusing shared memory segment /dev/shm%s: %s", name, why);
         void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         close(fd);
         if (p == MAP_FAILED) {

@@ -105,5 +105,10 @@ void halo_tr_ring_self(void);        /* wake threads of this process that sleep 
  * shared-memory collective's flag): wakes those of `worlds` (world ranks;
  * this process is skipped) that sleep on their doorbells. Fences first. */
 void halo_tr_wake_list(const int *worlds, int n);
+/* A shared-memory segment this job opened by name: 0 when it belongs to
+ * this user and nobody else may read or write it (mode 0600 or stricter);
+ * otherwise -1 with the reason in why (someone else made the name first:
+ * the job must not use it). */
+int halo_shm_fd_trusted(int fd, char *why, size_t n);
 
 #endif
