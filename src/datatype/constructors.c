@@ -616,7 +616,11 @@ int halo_api_type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     record(t, 0, NULL, 0, NULL, 0, NULL, 1, &oldtype);
     rc = halo_attr_copy_all(HALO_KIND_DTYPE, o, o->attrs, &t->attrs);
     if (rc) {
+        /* A copy callback failed: the copies made so far are deleted and
+         * the caller gets MPI_DATATYPE_NULL with the callback's error. */
+        halo_attr_delete_all(HALO_KIND_DTYPE, t, &t->attrs);
         halo_dtype_release(t);
+        *newtype = MPI_DATATYPE_NULL;
         return rc;
     }
     return out(t, newtype);

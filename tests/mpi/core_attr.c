@@ -126,6 +126,7 @@ static void test_comm_attrs(void)
     MPI_Comm d = MPI_COMM_WORLD;
     int rc = MPI_Comm_dup(c, &d);
     EXPECT(rc != MPI_SUCCESS, "MPI_Comm_dup succeeded though a copy callback failed");
+    EXPECT(d == MPI_COMM_NULL, "a failed MPI_Comm_dup did not give MPI_COMM_NULL");
     MPI_OK(MPI_Comm_delete_attr(c, kf));
     MPI_OK(MPI_Comm_free(&c));
     MPI_OK(MPI_Comm_free_keyval(&kf));
@@ -200,6 +201,18 @@ static int type_copy_double(MPI_Datatype old, int keyval, void *extra, void *in,
     return MPI_SUCCESS;
 }
 
+static int type_copy_fail(MPI_Datatype old, int keyval, void *extra, void *in, void *out,
+                          int *flag)
+{
+    (void)old;
+    (void)keyval;
+    (void)extra;
+    (void)in;
+    (void)out;
+    *flag = 0;
+    return MPI_ERR_OTHER;
+}
+
 static void test_type_attrs(void)
 {
     int kdup, knull, kdbl;
@@ -245,6 +258,30 @@ static void test_type_attrs(void)
     type_deletes = 0;
     MPI_OK(MPI_Type_free(&t));
     EXPECT(type_deletes == 3, "freeing the original ran %d deletes, want 3", type_deletes);
+
+    /* A copy callback that fails makes MPI_Type_dup fail: MPI_DATATYPE_NULL
+     * comes back, and the copy already made (kdbl's, set first) is deleted. */
+    int kfail;
+    MPI_OK(MPI_Type_create_keyval(type_copy_fail, MPI_TYPE_NULL_DELETE_FN, &kfail, NULL));
+    MPI_OK(MPI_Type_contiguous(2, MPI_INT, &t));
+    MPI_OK(MPI_Type_set_attr(t, kdbl, (void *)(intptr_t)5));
+    MPI_OK(MPI_Type_set_attr(t, kfail, (void *)(intptr_t)6));
+    type_deletes = 0;
+    t2 = MPI_INT;
+    /* Errors of datatype calls go to MPI_COMM_SELF's handler. */
+    MPI_Errhandler self_eh;
+    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_SELF, &self_eh));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    int rc = MPI_Type_dup(t, &t2);
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, self_eh));
+    MPI_OK(MPI_Errhandler_free(&self_eh));
+    EXPECT(rc != MPI_SUCCESS, "MPI_Type_dup succeeded though a copy callback failed");
+    EXPECT(t2 == MPI_DATATYPE_NULL, "a failed MPI_Type_dup did not give MPI_DATATYPE_NULL");
+    EXPECT(type_deletes == 1, "a failed MPI_Type_dup ran %d deletes of the copies, want 1",
+           type_deletes);
+    MPI_OK(MPI_Type_delete_attr(t, kfail));
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_free_keyval(&kfail));
 
     /* A predefined datatype can carry attributes too. */
     MPI_OK(MPI_Type_set_attr(MPI_DOUBLE, knull, (void *)(intptr_t)3));
