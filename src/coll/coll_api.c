@@ -20,6 +20,7 @@
 
 #include "coll/select.h"
 #include "core/errors.h"
+#include "core/info.h"
 #include "pt2pt/pt2pt.h"
 
 typedef halo_coll_args_t coll_args_t;
@@ -501,6 +502,13 @@ static int build_inter(const coll_args_t *a, halo_comm_t *c, int lane, halo_sche
     return halo_inter_build(a, c, s_p);
 }
 
+static bool strict_persistent_order(const halo_comm_t *c)
+{
+    const char *v = c->info ? halo_info_lookup(c->info, "mpi_assert_strict_persistent_collective_ordering")
+                            : NULL;
+    return v && !strcmp(v, "true");
+}
+
 static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *request)
 {
     /* HALO_ERROR_CHECKING=0 skips the argument checks here as in the
@@ -509,10 +517,19 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
     halo_sched_t *s = NULL;
     bool neighbor = halo_coll_is_neighbor(a->kind);
     halo_comm_t *tc = c->is_inter ? halo_intercomm_bridge(c) : c;   /* whose tags the call takes */
-    /* A persistent collective numbers itself at each start. */
-    int lane = how == RUN_BLOCKING      ? HALO_LANE_BLOCKING
-               : how == RUN_PERSISTENT ? HALO_LANE_NONE
-                                       : HALO_LANE_NONBLOCKING;
+    /* Persistent collectives match in the order of their init calls (MPI
+     * 4), so each takes its number at init and keeps it: every start sends
+     * under the same tag (starts of one request follow each other, so
+     * their messages between two ranks cannot cross), and it runs
+     * message-passing algorithms only (shared-memory epochs must grow at
+     * every start, in the same order on every rank). Where the
+     * communicator asserts mpi_assert_strict_persistent_collective_ordering
+     * (starts in the same order everywhere), a start numbers itself like a
+     * nonblocking call instead, and shared memory is open to it. */
+    bool by_init = how == RUN_PERSISTENT && !strict_persistent_order(c);
+    int lane = how == RUN_BLOCKING                 ? HALO_LANE_BLOCKING
+               : how == RUN_PERSISTENT && !by_init ? HALO_LANE_NONE
+                                                   : HALO_LANE_NONBLOCKING;
     if (c->is_inter && !neighbor) {
         rc = build_inter(a, c, lane, &s);
     } else if ((rc = halo_error_checking ? check_args(a, c)
@@ -520,7 +537,7 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
                                          : MPI_SUCCESS)) {
         s = NULL;
     } else {
-        const halo_coll_algo_t *al = halo_coll_select(a, c);
+        const halo_coll_algo_t *al = halo_coll_select(a, c, by_init);
         if (!al)
             rc = halo_err(MPI_ERR_INTERN, ": no usable %s algorithm", halo_coll_kind_name(a->kind));
         else {
@@ -538,6 +555,7 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
         return rc;
     }
     s->kind = (int32_t)a->kind;
+    s->seq_fixed = by_init;
     if (how == RUN_BLOCKING)
         return halo_sched_run(s);
     halo_request_t *r = halo_req_alloc(HALO_REQ_COLL, c);
@@ -564,7 +582,8 @@ int halo_coll_do(int how, const halo_coll_args_t *a, halo_comm_t *c, MPI_Request
 int halo_coll_start(halo_request_t *r)
 {
     halo_sched_reset(r->sched);
-    halo_sched_renumber(r->sched);
+    if (!r->sched->seq_fixed)
+        halo_sched_renumber(r->sched);
     atomic_store(&r->cc, 1);
     halo_status_empty(&r->status);
     halo_sched_start(r->sched, r);

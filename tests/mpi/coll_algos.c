@@ -19,7 +19,9 @@
  *   mode) or three of them;
  * - blocking, nonblocking (several outstanding on different communicators,
  *   completed in varied orders) and persistent (started three times with
- *   new data).
+ *   new data; on the "reversed" communicator, which asserts
+ *   mpi_assert_strict_persistent_collective_ordering, with the forced
+ *   algorithm, elsewhere with message-passing ones).
  * The expected result is computed locally from the generators, in rank
  * order, and compared with the whole receive buffer, holes included. */
 #include <stdbool.h>
@@ -1136,6 +1138,14 @@ int main(int argc, char **argv)
     comms[ncomms++] = (comm_t){MPI_COMM_WORLD, "world"};
     MPI_Comm rev, par;
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &rev));
+    /* Persistent collectives on "reversed" run the forced algorithm (the
+     * assertion lets them use shared memory); on "world" they are matched
+     * by their init calls and take message-passing algorithms only. */
+    MPI_Info strict;
+    MPI_OK(MPI_Info_create(&strict));
+    MPI_OK(MPI_Info_set(strict, "mpi_assert_strict_persistent_collective_ordering", "true"));
+    MPI_OK(MPI_Comm_set_info(rev, strict));
+    MPI_OK(MPI_Info_free(&strict));
     comms[ncomms++] = (comm_t){rev, "reversed"};
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &par));
     comms[ncomms++] = (comm_t){par, "parity"};

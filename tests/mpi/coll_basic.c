@@ -12,6 +12,9 @@
  *   but have the same type signature;
  * - nonblocking versions, several outstanding, completed in another order;
  * - persistent versions started several times with new data;
+ * - persistent collectives started in different orders on different ranks
+ *   (MPI 4 matches them by their init calls), and in the same order on a
+ *   communicator that asserts mpi_assert_strict_persistent_collective_ordering;
  * - blocking and nonblocking calls issued in different orders on different
  *   ranks (MPI orders each kind only among itself; MPICH and Open MPI allow
  *   this and mpi4py's Iagree relies on it): a rank's Iallreduce stays
@@ -662,6 +665,74 @@ static void test_mixed_kinds(MPI_Comm comm)
     }
 }
 
+/* ------------------------------------------------- persistent start order */
+
+/* Bcast_init, Allreduce_init, Barrier_init and Allgather_init, started in
+ * rank-dependent orders (rotated by rank and iteration, reversed on odd
+ * ranks) several times with new data; then the same on a duplicate that
+ * asserts strict ordering, every rank starting them in one order. */
+static void test_persistent_order(MPI_Comm comm)
+{
+    int rank, size;
+    MPI_OK(MPI_Comm_rank(comm, &rank));
+    MPI_OK(MPI_Comm_size(comm, &size));
+    MPI_Comm strict;
+    MPI_Info in;
+    MPI_OK(MPI_Info_create(&in));
+    MPI_OK(MPI_Info_set(in, "mpi_assert_strict_persistent_collective_ordering", "true"));
+    MPI_OK(MPI_Comm_dup_with_info(comm, in, &strict));
+    MPI_OK(MPI_Info_free(&in));
+    for (int mode = 0; mode < 2; mode++) {
+        MPI_Comm c = mode ? strict : comm;
+        enum { N = 5000 };
+        int *bc = malloc(sizeof(int) * N), *ain = malloc(sizeof(int) * N), *aout = malloc(sizeof(int) * N);
+        int *ag = malloc(sizeof(int) * (size_t)size), mine = 0;
+        int root = size / 2;
+        MPI_Request r[4];
+        MPI_OK(MPI_Bcast_init(bc, N, MPI_INT, root, c, MPI_INFO_NULL, &r[0]));
+        MPI_OK(MPI_Allreduce_init(ain, aout, N, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &r[1]));
+        MPI_OK(MPI_Barrier_init(c, MPI_INFO_NULL, &r[2]));
+        MPI_OK(MPI_Allgather_init(&mine, 1, MPI_INT, ag, 1, MPI_INT, c, MPI_INFO_NULL, &r[3]));
+        for (int iter = 0; iter < 6; iter++) {
+            for (int i = 0; i < N; i++) {
+                bc[i] = rank == root ? gen_bcast(iter, i) : -1;
+                ain[i] = gen_ag(rank, i) + iter;
+                aout[i] = -1;
+            }
+            mine = 100 * rank + iter;
+            for (int q = 0; q < size; q++)
+                ag[q] = -1;
+            for (int k = 0; k < 4; k++) {
+                int shift = mode ? iter : rank + iter;
+                int which = (k + shift) % 4;
+                if (!mode && rank % 2)
+                    which = 3 - which;
+                MPI_OK(MPI_Start(&r[which]));
+            }
+            MPI_OK(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
+            for (int i = 0; i < N; i++) {
+                EXPECT(bc[i] == gen_bcast(iter, i), "%s: bcast iter %d [%d] = %d",
+                       mode ? "strict" : "any order", iter, i, bc[i]);
+                long long want = 0;
+                for (int q = 0; q < size; q++)
+                    want += gen_ag(q, i) + iter;
+                EXPECT(aout[i] == (int)want, "%s: allreduce iter %d [%d] = %d, want %lld",
+                       mode ? "strict" : "any order", iter, i, aout[i], want);
+            }
+            for (int q = 0; q < size; q++)
+                EXPECT(ag[q] == 100 * q + iter, "%s: allgather iter %d [%d] = %d",
+                       mode ? "strict" : "any order", iter, q, ag[q]);
+        }
+        for (int k = 0; k < 4; k++)
+            MPI_OK(MPI_Request_free(&r[k]));
+        free(bc);
+        free(ain);
+        free(aout);
+        free(ag);
+    }
+    MPI_OK(MPI_Comm_free(&strict));
+}
+
 /* ---------------------------------------------------------------- driver */
 
 static void run_all(MPI_Comm comm, MPI_Datatype mat_type, MPI_Op mat, int big)
@@ -674,6 +745,7 @@ static void run_all(MPI_Comm comm, MPI_Datatype mat_type, MPI_Op mat, int big)
     test_allgather(comm);
     test_nonblocking(comm);
     test_persistent(comm);
+    test_persistent_order(comm);
     test_mixed_kinds(comm);
 }
 
