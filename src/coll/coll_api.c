@@ -520,12 +520,12 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
     /* Persistent collectives match in the order of their init calls (MPI
      * 4), so each takes its number at init and keeps it: every start sends
      * under the same tag (starts of one request follow each other, so
-     * their messages between two ranks cannot cross), and it runs
-     * message-passing algorithms only (shared-memory epochs must grow at
-     * every start, in the same order on every rank). Where the
-     * communicator asserts mpi_assert_strict_persistent_collective_ordering
-     * (starts in the same order everywhere), a start numbers itself like a
-     * nonblocking call instead, and shared memory is open to it. */
+     * their messages between two ranks cannot cross), and its
+     * shared-memory steps work in a region of its own, with epochs from
+     * its own count of starts (coll/shm.h). Where the communicator asserts
+     * mpi_assert_strict_persistent_collective_ordering (starts in the same
+     * order everywhere), a start numbers itself like a nonblocking call
+     * instead and uses the communicator's region. */
     bool by_init = how == RUN_PERSISTENT && !strict_persistent_order(c);
     int lane = how == RUN_BLOCKING                 ? HALO_LANE_BLOCKING
                : how == RUN_PERSISTENT && !by_init ? HALO_LANE_NONE
@@ -537,7 +537,7 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
                                          : MPI_SUCCESS)) {
         s = NULL;
     } else {
-        const halo_coll_algo_t *al = halo_coll_select(a, c, by_init);
+        const halo_coll_algo_t *al = halo_coll_select(a, c);
         if (!al)
             rc = halo_err(MPI_ERR_INTERN, ": no usable %s algorithm", halo_coll_kind_name(a->kind));
         else {

@@ -338,7 +338,7 @@ static halo_coll_facts_t one_node_facts(int p, bool commute)
     return (halo_coll_facts_t){.p = p, .ppn = p, .commute = commute, .one_node = true, .shm_type = true};
 }
 
-const halo_coll_algo_t *halo_coll_select(const halo_coll_args_t *a, halo_comm_t *c, bool messages_only)
+const halo_coll_algo_t *halo_coll_select(const halo_coll_args_t *a, halo_comm_t *c)
 {
     halo_coll_kind_t kind = a->kind;
     halo_coll_select_init();
@@ -348,14 +348,12 @@ const halo_coll_algo_t *halo_coll_select(const halo_coll_args_t *a, halo_comm_t 
         return halo_coll_select_flat(a, c);
     halo_coll_facts_t facts;
     halo_coll_facts(a, c, &facts);
-    if (messages_only)
-        facts.flat = true;
     const halo_coll_algo_t *f = forced[kind];
     if (f) {
         const char *why = halo_coll_algo_unusable(f, &facts);
         if (!why)
             return f;
-        if (!warned[kind] && c->rank == 0 && !messages_only) {
+        if (!warned[kind] && c->rank == 0) {
             warned[kind] = true;
             halo_warn("%s=%s ignored for this call: %s; choosing by the tuning table (warned once)",
                       algo_vars[kind]->name, f->name, why);

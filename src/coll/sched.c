@@ -599,6 +599,7 @@ void halo_sched_free(halo_sched_t *s)
         return;
     if (s->shm_waiting)
         halo_shm_unwatch(s);
+    halo_shm_release(s);
     for (int i = 0; i < s->nowned; i++)
         free(s->owned[i]);
     free(s->owned);

@@ -87,6 +87,7 @@ typedef struct halo_sched {
     int32_t shm_waiting;     /* the running round waits on flags (watched by coll/shm.c) */
     int32_t aborted;         /* failed here or on another rank: no further rounds */
     int32_t seq_fixed;       /* persistent, matched by its init: every start keeps seq */
+    struct halo_shm_region *shm_own;   /* seq_fixed: its own region (coll/shm.c), or NULL */
     int32_t fail_rank;       /* aborted: the rank that failed in it */
     int32_t kind;            /* the collective (halo_coll_kind_t), for error messages */
     int64_t shm_epoch;       /* this run's epoch for phase 0 (phase k: + k) */

@@ -68,9 +68,7 @@ void halo_coll_restrictions_str(unsigned r, char *buf, size_t len);
  * every rank): see docs/collectives.md. */
 MPI_Count halo_coll_msg_bytes(const halo_coll_args_t *a, halo_comm_t *c);
 
-/* messages_only: message-passing algorithms only (no shared-memory or
- * node-aware ones; a forced one of those is passed over without a word). */
-const halo_coll_algo_t *halo_coll_select(const halo_coll_args_t *a, halo_comm_t *c, bool messages_only);
+const halo_coll_algo_t *halo_coll_select(const halo_coll_args_t *a, halo_comm_t *c);
 /* The algorithm among the node leaders of a two-level algorithm: `view` is
  * the communicator seen as its leaders (size and rank among them). By the
  * tables, skipping node-aware algorithms and HALO_<COLL>_ALGORITHM. */

@@ -20,14 +20,23 @@ typedef struct cshm_hdr {
     _Atomic uint32_t attached;   /* members that have opened the region */
 } cshm_hdr_t;
 
+/* A mapped region: the flags and slots of nchan channels. The
+ * communicator's has HALO_CSHM_CHANNELS; a persistent collective matched by
+ * its init call has one of its own with HALO_SHM_MAX_PHASES (coll/shm.h). */
+typedef struct halo_shm_region {
+    char *base;          /* NULL until the first use */
+    size_t size;
+    char *ctl, *data;
+    int nchan;
+    int64_t starts;      /* a persistent collective's own: starts so far */
+    int64_t chan_last[HALO_CSHM_CHANNELS];   /* the last epoch started on each channel */
+} halo_shm_region_t;
+
 /* A communicator's collective state, private to this process. */
 typedef struct halo_coll_state {
     halo_coll_topo_t topo;
     int *local_world;    /* world ranks of my node group's members */
-    char *base;          /* the region, NULL until the first use */
-    size_t size;
-    char *ctl, *data;
-    int64_t chan_last[HALO_CSHM_CHANNELS];   /* the last epoch started on each channel */
+    halo_shm_region_t reg;
     uint64_t *skipped;   /* calls that failed here before the region was open */
     int nskipped;
 } halo_coll_state_t;
@@ -39,6 +48,7 @@ static halo_coll_state_t *state_of(halo_comm_t *c)
     if (c->coll_state)
         return c->coll_state;
     halo_coll_state_t *st = halo_calloc(1, sizeof *st);
+    st->reg.nchan = HALO_CSHM_CHANNELS;
     halo_coll_topo_t *t = &st->topo;
     int p = c->size;
     t->leader_of = halo_malloc((size_t)p * sizeof(int));
@@ -94,8 +104,8 @@ void halo_coll_comm_free(halo_comm_t *c)
     halo_coll_state_t *st = c->coll_state;
     if (!st)
         return;
-    if (st->base)
-        munmap(st->base, st->size);
+    if (st->reg.base)
+        munmap(st->reg.base, st->reg.size);
     free(st->topo.leader_of);
     free(st->topo.member_of);
     free(st->topo.leaders);
@@ -108,17 +118,19 @@ void halo_coll_comm_free(halo_comm_t *c)
 
 /* ---------------------------------------------------------------- the region */
 
-static size_t region_layout(int nmembers, size_t *ctl_off, size_t *data_off)
+static size_t region_layout(int nmembers, int nchan, size_t *ctl_off, size_t *data_off)
 {
-    size_t n = (size_t)nmembers;
+    size_t n = (size_t)nmembers, k = (size_t)nchan;
     *ctl_off = 4096;
-    size_t off = 4096 + HALO_CSHM_CHANNELS * n * CTL_BYTES;
+    size_t off = 4096 + k * n * CTL_BYTES;
     off = (off + 4095) & ~(size_t)4095;
     *data_off = off;
-    return off + HALO_CSHM_CHANNELS * n * HALO_CSHM_SLOT;
+    return off + k * n * HALO_CSHM_SLOT;
 }
 
-static void region_name(halo_comm_t *c, halo_coll_state_t *st, char *name, size_t n)
+/* own: the persistent collective's number (its own region), or -1 (the
+ * communicator's). */
+static void region_name(halo_comm_t *c, halo_coll_state_t *st, int64_t own, char *name, size_t n)
 {
     /* FNV-1a over the members' world ranks: a later communicator that
      * reuses the context id on other ranks gets another name. */
@@ -127,8 +139,10 @@ static void region_name(halo_comm_t *c, halo_coll_state_t *st, char *name, size_
         h ^= (uint64_t)(uint32_t)st->local_world[i];
         h *= 1099511628211ull;
     }
-    char suffix[96];
-    snprintf(suffix, sizeof suffix, "c%x-n%d-%016llx", (unsigned)c->ctx,
+    char suffix[96], which[32] = "";
+    if (own >= 0)
+        snprintf(which, sizeof which, "-p%llx", (unsigned long long)own);
+    snprintf(suffix, sizeof suffix, "c%x%s-n%d-%016llx", (unsigned)c->ctx, which,
              halo_world.procs[halo_world.rank].cnode, (unsigned long long)h);
     halo_shm_name(name, n, halo_world.kvsname, suffix);
 }
@@ -136,12 +150,12 @@ static void region_name(halo_comm_t *c, halo_coll_state_t *st, char *name, size_
 /* Opens (creating if first) and maps the node group's region. Every member
  * sizes it to the same length, so whoever comes first makes it and the
  * others find it (a file of zeros is a valid empty region). */
-static void region_open(halo_comm_t *c, halo_coll_state_t *st)
+static void region_open(halo_comm_t *c, halo_coll_state_t *st, halo_shm_region_t *reg, int64_t own)
 {
     char name[300];
-    region_name(c, st, name, sizeof name);
+    region_name(c, st, own, name, sizeof name);
     size_t ctl_off, data_off;
-    size_t size = region_layout(st->topo.nlocal, &ctl_off, &data_off);
+    size_t size = region_layout(st->topo.nlocal, reg->nchan, &ctl_off, &data_off);
     int fd = shm_open(name, O_CREAT | O_RDWR, 0600);
     if (fd < 0)
         halo_fatal("cannot open the shared memory segment of a collective (/dev/shm%s): %s", name,
@@ -159,10 +173,10 @@ static void region_open(halo_comm_t *c, halo_coll_state_t *st)
     if (p == MAP_FAILED)
         halo_fatal("cannot map the shared memory segment of a collective (%zu bytes): %s", size,
                    strerror(errno));
-    st->base = p;
-    st->size = size;
-    st->ctl = st->base + ctl_off;
-    st->data = st->base + data_off;
+    reg->base = p;
+    reg->size = size;
+    reg->ctl = reg->base + ctl_off;
+    reg->data = reg->base + data_off;
     cshm_hdr_t *h = p;
     /* The member that completes the set removes the name: nothing stays
      * in /dev/shm after that, whatever happens to the job. */
@@ -175,15 +189,16 @@ static inline int64_t epoch_of(const halo_sched_t *s, const halo_step_t *st)
     return s->shm_epoch + st->phase;
 }
 
-static inline int chan_of(int64_t epoch)
+static inline int chan_of(const halo_shm_region_t *reg, int64_t epoch)
 {
-    return (int)(epoch % HALO_CSHM_CHANNELS);
+    return (int)(epoch % reg->nchan);
 }
 
-static inline _Atomic uint64_t *flag_at(const halo_coll_state_t *st, int chan, int member)
+static inline _Atomic uint64_t *flag_at(const halo_coll_state_t *st, const halo_shm_region_t *reg,
+                                        int chan, int member)
 {
-    return (_Atomic uint64_t *)(st->ctl + ((size_t)chan * (size_t)st->topo.nlocal + (size_t)member) *
-                                              CTL_BYTES);
+    return (_Atomic uint64_t *)(reg->ctl + ((size_t)chan * (size_t)st->topo.nlocal + (size_t)member) *
+                                               CTL_BYTES);
 }
 
 static inline uint64_t flag_value(int64_t epoch, int64_t step)
@@ -194,6 +209,12 @@ static inline uint64_t flag_value(int64_t epoch, int64_t step)
 static inline halo_coll_state_t *sched_state(const halo_sched_t *s)
 {
     return halo_comm_ptr(s->comm)->coll_state;
+}
+
+/* The region a schedule works in: its own, or its communicator's. */
+static inline halo_shm_region_t *sched_region(const halo_sched_t *s)
+{
+    return s->shm_own ? s->shm_own : &sched_state(s)->reg;
 }
 
 static inline int64_t epoch_base(uint64_t seq)
@@ -207,11 +228,11 @@ static inline int64_t gave_up_step(int origin)
 }
 
 /* Raises this member's flags for epochs [first, first + n) to "gave up". */
-static void give_up(halo_coll_state_t *st, int64_t first, int n, int origin)
+static void give_up(halo_coll_state_t *st, halo_shm_region_t *reg, int64_t first, int n, int origin)
 {
     for (int k = 0; k < n; k++) {
         int64_t e = first + k;
-        _Atomic uint64_t *f = flag_at(st, chan_of(e), st->topo.me);
+        _Atomic uint64_t *f = flag_at(st, reg, chan_of(reg, e), st->topo.me);
         uint64_t v = flag_value(e, gave_up_step(origin));
         if (atomic_load_explicit(f, memory_order_relaxed) < v)
             atomic_store_explicit(f, v, memory_order_release);
@@ -223,18 +244,43 @@ void halo_shm_begin(halo_sched_t *s)
 {
     halo_comm_t *c = halo_comm_ptr(s->comm);
     halo_coll_state_t *st = state_of(c);
-    if (!st->base) {
-        region_open(c, st);
-        for (int i = 0; i < st->nskipped; i++)
-            give_up(st, epoch_base(st->skipped[i]), HALO_SHM_MAX_PHASES, c->rank);
-        st->nskipped = 0;
+    halo_shm_region_t *reg;
+    if (s->seq_fixed) {
+        /* Matched by its init call: starts come in this collective's own
+         * order, so it has a region of its own and numbers its starts. */
+        if (!s->shm_own) {
+            s->shm_own = halo_calloc(1, sizeof(halo_shm_region_t));
+            s->shm_own->nchan = HALO_SHM_MAX_PHASES;
+        }
+        reg = s->shm_own;
+        if (!reg->base)
+            region_open(c, st, reg, (int64_t)s->seq);
+        s->shm_epoch = 2 * ++reg->starts + 2;
+    } else {
+        reg = &st->reg;
+        if (!reg->base) {
+            region_open(c, st, reg, -1);
+            for (int i = 0; i < st->nskipped; i++)
+                give_up(st, reg, epoch_base(st->skipped[i]), HALO_SHM_MAX_PHASES, c->rank);
+            st->nskipped = 0;
+        }
+        s->shm_epoch = epoch_base(s->seq);
     }
-    s->shm_epoch = epoch_base(s->seq);
     for (int k = 0; k < s->shm_phases; k++) {
-        int chan = chan_of(s->shm_epoch + k);
-        s->shm_prev[k] = st->chan_last[chan];
-        st->chan_last[chan] = s->shm_epoch + k;
+        int chan = chan_of(reg, s->shm_epoch + k);
+        s->shm_prev[k] = reg->chan_last[chan];
+        reg->chan_last[chan] = s->shm_epoch + k;
     }
+}
+
+void halo_shm_release(halo_sched_t *s)
+{
+    if (!s->shm_own)
+        return;
+    if (s->shm_own->base)
+        munmap(s->shm_own->base, s->shm_own->size);
+    free(s->shm_own);
+    s->shm_own = NULL;
 }
 
 void halo_shm_skip(halo_comm_t *c, uint64_t seq)
@@ -242,8 +288,8 @@ void halo_shm_skip(halo_comm_t *c, uint64_t seq)
     halo_coll_state_t *st = state_of(c);
     if (st->topo.nlocal < 2)
         return;
-    if (st->base) {
-        give_up(st, epoch_base(seq), HALO_SHM_MAX_PHASES, c->rank);
+    if (st->reg.base) {
+        give_up(st, &st->reg, epoch_base(seq), HALO_SHM_MAX_PHASES, c->rank);
         return;
     }
     st->skipped = halo_realloc(st->skipped, (size_t)(st->nskipped + 1) * sizeof *st->skipped);
@@ -253,8 +299,9 @@ void halo_shm_skip(halo_comm_t *c, uint64_t seq)
 void *halo_shm_slot_addr(halo_sched_t *s, const halo_step_t *step, halo_bref_t b)
 {
     halo_coll_state_t *st = sched_state(s);
-    size_t slot = (size_t)chan_of(epoch_of(s, step)) * (size_t)st->topo.nlocal + (size_t)b.owner;
-    return st->data + slot * HALO_CSHM_SLOT + b.at;
+    halo_shm_region_t *reg = sched_region(s);
+    size_t slot = (size_t)chan_of(reg, epoch_of(s, step)) * (size_t)st->topo.nlocal + (size_t)b.owner;
+    return reg->data + slot * HALO_CSHM_SLOT + b.at;
 }
 
 /* ---------------------------------------------------------------- steps */
@@ -298,7 +345,8 @@ void halo_shm_set(halo_sched_t **s_p, int round, int step)
 static int wait_ready(halo_sched_t *s, halo_coll_state_t *cs, const halo_step_t *st, int *origin_p)
 {
     int64_t e = epoch_of(s, st);
-    int chan = chan_of(e), me = cs->topo.me, n = cs->topo.nlocal;
+    const halo_shm_region_t *reg = sched_region(s);
+    int chan = chan_of(reg, e), me = cs->topo.me, n = cs->topo.nlocal;
     uint64_t target;
     bool prev_wait = st->kind == HALO_STEP_SHM_WAIT_PREV;
     if (prev_wait) {
@@ -314,7 +362,7 @@ static int wait_ready(halo_sched_t *s, halo_coll_state_t *cs, const halo_step_t 
     for (int m = lo; m < hi; m++) {
         if (m == me && !prev_wait && st->peer == HALO_SHM_ALL)
             continue;
-        uint64_t v = atomic_load_explicit(flag_at(cs, chan, m), memory_order_acquire);
+        uint64_t v = atomic_load_explicit(flag_at(cs, reg, chan, m), memory_order_acquire);
         if (!prev_wait && v >= gave_up && v < done) {
             *origin_p = (int)(v - gave_up);   /* the rank that failed */
             return -1;
@@ -347,8 +395,10 @@ int halo_shm_round_ready(halo_sched_t *s, int *rank_p)
 void halo_shm_set_run(halo_sched_t *s, const halo_step_t *st)
 {
     halo_coll_state_t *cs = sched_state(s);
+    halo_shm_region_t *reg = sched_region(s);
     int64_t e = epoch_of(s, st);
-    atomic_store_explicit(flag_at(cs, chan_of(e), cs->topo.me), flag_value(e, st->pos), memory_order_release);
+    atomic_store_explicit(flag_at(cs, reg, chan_of(reg, e), cs->topo.me), flag_value(e, st->pos),
+                          memory_order_release);
     /* Fences, then rings the members that sleep (see coll/shm.h). */
     halo_tr_wake_list(cs->local_world, cs->topo.nlocal);
 }
@@ -356,9 +406,12 @@ void halo_shm_set_run(halo_sched_t *s, const halo_step_t *st)
 void halo_shm_abort(halo_sched_t *s, int origin)
 {
     halo_coll_state_t *cs = sched_state(s);
-    if (!cs || !cs->base || s->shm_epoch == 0)
+    if (!cs || s->shm_epoch == 0)
         return;
-    give_up(cs, s->shm_epoch, s->shm_phases, origin);
+    halo_shm_region_t *reg = sched_region(s);
+    if (!reg->base)
+        return;
+    give_up(cs, reg, s->shm_epoch, s->shm_phases, origin);
 }
 
 /* ---------------------------------------------------------------- building helpers */

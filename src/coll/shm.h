@@ -176,8 +176,13 @@ int halo_shm_allreduce_rsag_steps(halo_sched_t **s_p, int round, int nmembers, i
 /* ---- running (coll/sched.c) */
 
 /* Assigns the schedule's epochs (at each start), opening the region at the
- * first use. */
+ * first use. A persistent collective matched by its init call (seq_fixed)
+ * gets a region of its own (HALO_SHM_MAX_PHASES channels, named after its
+ * number) and epochs from its own count of starts: its starts may come in
+ * any order relative to other collectives. */
 void halo_shm_begin(halo_sched_t *s);
+/* Unmaps a schedule's own region (with the schedule). */
+void halo_shm_release(halo_sched_t *s);
 /* The collective with sequence number seq failed on this rank before it
  * ran: raises this member's flags past its epochs. */
 void halo_shm_skip(halo_comm_t *c, uint64_t seq);

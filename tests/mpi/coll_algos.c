@@ -20,8 +20,8 @@
  * - blocking, nonblocking (several outstanding on different communicators,
  *   completed in varied orders) and persistent (started three times with
  *   new data; on the "reversed" communicator, which asserts
- *   mpi_assert_strict_persistent_collective_ordering, with the forced
- *   algorithm, elsewhere with message-passing ones).
+ *   mpi_assert_strict_persistent_collective_ordering, numbered at each
+ *   start, elsewhere matched by their init calls).
  * The expected result is computed locally from the generators, in rank
  * order, and compared with the whole receive buffer, holes included. */
 #include <stdbool.h>
@@ -1138,9 +1138,10 @@ int main(int argc, char **argv)
     comms[ncomms++] = (comm_t){MPI_COMM_WORLD, "world"};
     MPI_Comm rev, par;
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, wsize - wrank, &rev));
-    /* Persistent collectives on "reversed" run the forced algorithm (the
-     * assertion lets them use shared memory); on "world" they are matched
-     * by their init calls and take message-passing algorithms only. */
+    /* Persistent collectives on "reversed" number their starts like
+     * nonblocking calls (the communicator asserts that they start in one
+     * order everywhere); on the others they are matched by their init calls
+     * and shared-memory algorithms work in a region of their own. */
     MPI_Info strict;
     MPI_OK(MPI_Info_create(&strict));
     MPI_OK(MPI_Info_set(strict, "mpi_assert_strict_persistent_collective_ordering", "true"));
