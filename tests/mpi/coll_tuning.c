@@ -80,7 +80,9 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
 
     /* Built-in rules, untouched by every file here. */
-    expect("gather", 8, 8, 1, "linear");
+    expect("gather", 8, 8, 1, "shm");
+    expect("gather", 4, 8, 1, "linear");
+    expect("gather", 4, 65536, 1, "shm");
     expect("gather", 8, 65536, 1, "shm");
     expect("gather", 8, 1 << 20, 1, "linear");
     expect("allgather", 4, 64, 1, "shm");
@@ -116,7 +118,8 @@ int main(int argc, char **argv)
         expect("allreduce", 8, 1 << 22, 0, "rabenseifner");
         expect("bcast", 8, 8, 1, "shm");
         expect("bcast", 8, 1 << 22, 1, "binomial");
-        expect("reduce", 8, 1 << 20, 1, "rabenseifner");
+        expect("reduce", 8, 1 << 20, 1, "binomial");          /* one node, up to 8 ranks */
+        expect("reduce", 16, 1 << 20, 1, "rabenseifner");
     }
 
     /* The collectives run under whatever was chosen. */
