@@ -26,12 +26,6 @@
 
 #include "mpitest.h"
 
-#define EXPECT(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static int wrank, wsize;
 
 /* ---------------------------------------------------------------- barrier */
@@ -56,8 +50,8 @@ static void test_barrier(MPI_Comm comm)
     MPI_OK(MPI_Barrier(comm));
     double waited = MPI_Wtime() - t0;
     if (rank != size - 1)
-        EXPECT(waited > 0.15, "left the barrier after %.3f s; the last rank came 0.4 s late",
-               waited);
+        CHECK(waited > 0.15, "left the barrier after %.3f s; the last rank came 0.4 s late",
+              waited);
     /* Many in a row. */
     for (int i = 0; i < 200; i++)
         MPI_OK(MPI_Barrier(comm));
@@ -89,10 +83,10 @@ static void test_bcast(MPI_Comm comm)
                 buf[i] = rank == root ? gen_bcast(root, i) : -1;
             MPI_OK(MPI_Bcast(buf, n, MPI_INT, root, comm));
             for (int i = 0; i < n; i++)
-                EXPECT(buf[i] == gen_bcast(root, i), "bcast root %d count %d: [%d] = %d", root, n,
-                       i, buf[i]);
-            EXPECT(buf[n] == (rank == root ? gen_bcast(root, n) : -1),
-                   "bcast root %d count %d wrote past the end", root, n);
+                CHECK(buf[i] == gen_bcast(root, i), "bcast root %d count %d: [%d] = %d", root, n,
+                      i, buf[i]);
+            CHECK(buf[n] == (rank == root ? gen_bcast(root, n) : -1),
+                  "bcast root %d count %d wrote past the end", root, n);
         }
     }
     /* A vector type: 50 blocks of 2 ints every 3 ints; 4 of them. Gaps stay. */
@@ -110,8 +104,8 @@ static void test_bcast(MPI_Comm comm)
         for (int i = 0; i < total; i++) {
             int in_type = (i % per) % 3 != 2;
             int want = (rank == root || in_type) ? gen_bcast(root, i) : -1;
-            EXPECT(buf[i] == want, "vector bcast root %d: [%d] = %d, want %d", root, i, buf[i],
-                   want);
+            CHECK(buf[i] == want, "vector bcast root %d: [%d] = %d, want %d", root, i, buf[i],
+                  want);
         }
     }
     MPI_OK(MPI_Type_free(&vec));
@@ -241,10 +235,10 @@ static void test_loc(MPI_Comm comm, int count, int inplace)
                 if (better || (f.v == x.v && f.k < x.k))
                     x = f;
             }
-            EXPECT(b[i].v == w.v && b[i].k == w.k, "%s 2INT [%d] = (%d,%d), want (%d,%d)",
-                   pass ? "MAXLOC" : "MINLOC", i, b[i].v, b[i].k, w.v, w.k);
-            EXPECT(d[i].v == x.v && d[i].k == x.k, "%s DOUBLE_INT [%d] = (%g,%d), want (%g,%d)",
-                   pass ? "MAXLOC" : "MINLOC", i, d[i].v, d[i].k, x.v, x.k);
+            CHECK(b[i].v == w.v && b[i].k == w.k, "%s 2INT [%d] = (%d,%d), want (%d,%d)",
+                  pass ? "MAXLOC" : "MINLOC", i, b[i].v, b[i].k, w.v, w.k);
+            CHECK(d[i].v == x.v && d[i].k == x.k, "%s DOUBLE_INT [%d] = (%g,%d), want (%g,%d)",
+                  pass ? "MAXLOC" : "MINLOC", i, d[i].v, d[i].k, x.v, x.k);
         }
     }
     free(a);
@@ -307,13 +301,13 @@ static void test_noncommutative(MPI_Comm comm, MPI_Datatype mat_type, MPI_Op op)
                     rev = mat_mul(rev, gen_mat(size - 1 - r, i));
                 }
                 differs |= memcmp(&want, &rev, sizeof want) != 0;
-                EXPECT(!memcmp(&out[i], &want, sizeof want),
-                       "matrix product count %d%s [%d] = (%u %u %u %u), want (%u %u %u %u)", n,
-                       inplace ? " in place" : "", i, out[i].m[0], out[i].m[1], out[i].m[2],
-                       out[i].m[3], want.m[0], want.m[1], want.m[2], want.m[3]);
+                CHECK(!memcmp(&out[i], &want, sizeof want),
+                      "matrix product count %d%s [%d] = (%u %u %u %u), want (%u %u %u %u)", n,
+                      inplace ? " in place" : "", i, out[i].m[0], out[i].m[1], out[i].m[2],
+                      out[i].m[3], want.m[0], want.m[1], want.m[2], want.m[3]);
             }
             /* The data must be able to tell the orders apart. */
-            EXPECT(size < 2 || differs, "rank order and reverse order agree: the test is blind");
+            CHECK(size < 2 || differs, "rank order and reverse order agree: the test is blind");
             free(in);
             free(out);
         }
@@ -413,9 +407,9 @@ static void test_allreduce_derived(MPI_Comm comm)
                 want += gen_ag(q, i);
             if (!in_type)
                 want = inplace ? -2 : -1;
-            EXPECT(out[i] == want, "allreduce %s on vector%s: [%d] = %d, want %lld",
-                   pass % 2 ? "user sum" : "MPI_SUM", inplace ? " in place" : "", i, out[i],
-                   want);
+            CHECK(out[i] == want, "allreduce %s on vector%s: [%d] = %d, want %lld",
+                  pass % 2 ? "user sum" : "MPI_SUM", inplace ? " in place" : "", i, out[i],
+                  want);
         }
     }
     /* lower bound 8: element e's two ints sit at int index 2 + 2e, 3 + 2e */
@@ -427,8 +421,8 @@ static void test_allreduce_derived(MPI_Comm comm)
         MPI_OK(MPI_Allreduce(inplace ? MPI_IN_PLACE : in, out, 4, shifted, MPI_MAX, comm));
         for (int i = 0; i < 12; i++) {
             int want = i >= 2 && i < 10 ? gen_ag(size - 1, i) : (inplace ? -2 : -1);
-            EXPECT(out[i] == want, "allreduce MAX on a type with lb 8%s: [%d] = %d, want %d",
-                   inplace ? " in place" : "", i, out[i], want);
+            CHECK(out[i] == want, "allreduce MAX on a type with lb 8%s: [%d] = %d, want %d",
+                  inplace ? " in place" : "", i, out[i], want);
         }
     }
     MPI_OK(MPI_Op_free(&usum));
@@ -442,8 +436,8 @@ static void expect_gathered(const int *buf, int size, int n, const char *what)
 {
     for (int r = 0; r < size; r++)
         for (int i = 0; i < n; i++)
-            EXPECT(buf[r * n + i] == gen_ag(r, i), "%s: block %d [%d] = %d, want %d", what, r, i,
-                   buf[r * n + i], gen_ag(r, i));
+            CHECK(buf[r * n + i] == gen_ag(r, i), "%s: block %d [%d] = %d, want %d", what, r, i,
+                  buf[r * n + i], gen_ag(r, i));
 }
 
 static void test_allgather(MPI_Comm comm)
@@ -462,7 +456,7 @@ static void test_allgather(MPI_Comm comm)
             recv[i] = -1;
         MPI_OK(MPI_Allgather(send, n, MPI_INT, recv, n, MPI_INT, comm));
         expect_gathered(recv, size, n, "allgather");
-        EXPECT(recv[size * n] == -1, "allgather count %d wrote past the end", n);
+        CHECK(recv[size * n] == -1, "allgather count %d wrote past the end", n);
 
         /* In place: my block is already in the receive buffer. */
         for (int i = 0; i < size * n; i++)
@@ -484,7 +478,7 @@ static void test_allgather(MPI_Comm comm)
         recv[i] = -1;
     MPI_OK(MPI_Allgather(send, 3, MPI_INT, recv, 1, three, comm));
     expect_gathered(recv, size, 3, "allgather 3 MPI_INT into 1 contiguous(3)");
-    EXPECT(recv[3 * size] == -1, "allgather of contiguous(3) wrote past the end");
+    CHECK(recv[3 * size] == -1, "allgather of contiguous(3) wrote past the end");
     /* ... and a strided send type: every other int of send[]. */
     MPI_OK(MPI_Type_vector(3, 1, 2, MPI_INT, &strided));
     MPI_OK(MPI_Type_commit(&strided));
@@ -529,7 +523,7 @@ static void test_nonblocking(MPI_Comm comm)
             /* In reverse order of starting. */
             for (int k = 4; k >= 0; k--) {
                 MPI_OK(MPI_Wait(&r[k], MPI_STATUS_IGNORE));
-                EXPECT(r[k] == MPI_REQUEST_NULL, "request %d not freed by MPI_Wait", k);
+                CHECK(r[k] == MPI_REQUEST_NULL, "request %d not freed by MPI_Wait", k);
             }
         } else {
             /* By polling, then whichever finishes first. */
@@ -539,21 +533,21 @@ static void test_nonblocking(MPI_Comm comm)
             for (done = 1; done < 5; done++)
                 MPI_OK(MPI_Waitany(5, r, &idx, MPI_STATUS_IGNORE));
             MPI_OK(MPI_Waitany(5, r, &idx, MPI_STATUS_IGNORE));
-            EXPECT(idx == MPI_UNDEFINED, "Waitany found request %d still active", idx);
+            CHECK(idx == MPI_UNDEFINED, "Waitany found request %d still active", idx);
         }
         for (int i = 0; i < N; i++) {
-            EXPECT(bc[i] == gen_bcast(root, i + iter), "ibcast iter %d [%d] = %d", iter, i, bc[i]);
+            CHECK(bc[i] == gen_bcast(root, i + iter), "ibcast iter %d [%d] = %d", iter, i, bc[i]);
             long long want = 0;
             for (int q = 0; q < size; q++)
                 want += gen_ag(q, i + iter);
-            EXPECT(ar_out[i] == want, "iallreduce iter %d [%d] = %d, want %lld", iter, i,
-                   ar_out[i], want);
+            CHECK(ar_out[i] == want, "iallreduce iter %d [%d] = %d, want %lld", iter, i,
+                  ar_out[i], want);
         }
         expect_gathered(ag, size, 4, "iallgather");
         long long prod = 1;
         for (int q = 1; q <= size; q++)
             prod *= q;
-        EXPECT(ar2_out == (int)prod, "iallreduce PROD = %d, want %lld", ar2_out, prod);
+        CHECK(ar2_out == (int)prod, "iallreduce PROD = %d, want %lld", ar2_out, prod);
     }
     free(bc);
     free(ag);
@@ -592,21 +586,21 @@ static void test_persistent(MPI_Comm comm)
         }
         MPI_OK(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
         for (int k = 0; k < 4; k++)
-            EXPECT(r[k] != MPI_REQUEST_NULL, "persistent request %d freed by completion", k);
+            CHECK(r[k] != MPI_REQUEST_NULL, "persistent request %d freed by completion", k);
         for (int i = 0; i < N; i++) {
-            EXPECT(bc[i] == gen_bcast(iter, i), "bcast_init iter %d [%d] = %d", iter, i, bc[i]);
+            CHECK(bc[i] == gen_bcast(iter, i), "bcast_init iter %d [%d] = %d", iter, i, bc[i]);
             int want = iter % 2 ? -gen_ag(0, i) + iter : gen_ag(size - 1, i) + iter;
-            EXPECT(ar_out[i] == want, "allreduce_init iter %d [%d] = %d, want %d", iter, i,
-                   ar_out[i], want);
+            CHECK(ar_out[i] == want, "allreduce_init iter %d [%d] = %d, want %d", iter, i,
+                  ar_out[i], want);
         }
         for (int q = 0; q < size; q++)
-            EXPECT(ag[2 * q] == gen_ag(q, iter) && ag[2 * q + 1] == gen_ag(q, iter + 1),
-                   "allgather_init iter %d block %d = (%d,%d)", iter, q, ag[2 * q],
-                   ag[2 * q + 1]);
+            CHECK(ag[2 * q] == gen_ag(q, iter) && ag[2 * q + 1] == gen_ag(q, iter + 1),
+                  "allgather_init iter %d block %d = (%d,%d)", iter, q, ag[2 * q],
+                  ag[2 * q + 1]);
     }
     for (int k = 0; k < 4; k++) {
         MPI_OK(MPI_Request_free(&r[k]));
-        EXPECT(r[k] == MPI_REQUEST_NULL, "MPI_Request_free did not reset request %d", k);
+        CHECK(r[k] == MPI_REQUEST_NULL, "MPI_Request_free did not reset request %d", k);
     }
     free(ag);
 }
@@ -636,9 +630,9 @@ static void test_mixed_kinds(MPI_Comm comm)
             int done = -1;
             MPI_OK(MPI_Test(&r[0], &done, MPI_STATUS_IGNORE));
             if (size > 1) {
-                EXPECT(!done, "round %d: Iallreduce done before the others called it", first);
-                EXPECT(agreed == 0x5a5a, "round %d: Iallreduce wrote its result early: %#x",
-                       first, agreed);
+                CHECK(!done, "round %d: Iallreduce done before the others called it", first);
+                CHECK(agreed == 0x5a5a, "round %d: Iallreduce wrote its result early: %#x",
+                      first, agreed);
             }
             MPI_OK(MPI_Barrier(comm));
             b_bc = rank == first ? 77 + first : -1;
@@ -657,11 +651,11 @@ static void test_mixed_kinds(MPI_Comm comm)
         int want = 0xff;
         for (int q = 0; q < size; q++)
             want &= 0xff ^ (1 << (q % 8));
-        EXPECT(agreed == want, "round %d: Iallreduce gave %#x, want %#x", first, agreed, want);
+        CHECK(agreed == want, "round %d: Iallreduce gave %#x, want %#x", first, agreed, want);
         for (int i = 0; i < 3; i++)
-            EXPECT(nb_bc[i] == 1000 * first + i, "round %d: Ibcast [%d] = %d", first, i, nb_bc[i]);
-        EXPECT(b_bc == 77 + first, "round %d: Bcast gave %d", first, b_bc);
-        EXPECT(b_sum == size, "round %d: Allreduce gave %d, want %d", first, b_sum, size);
+            CHECK(nb_bc[i] == 1000 * first + i, "round %d: Ibcast [%d] = %d", first, i, nb_bc[i]);
+        CHECK(b_bc == 77 + first, "round %d: Bcast gave %d", first, b_bc);
+        CHECK(b_sum == size, "round %d: Allreduce gave %d, want %d", first, b_sum, size);
     }
 }
 
@@ -711,17 +705,17 @@ static void test_persistent_order(MPI_Comm comm)
             }
             MPI_OK(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
             for (int i = 0; i < N; i++) {
-                EXPECT(bc[i] == gen_bcast(iter, i), "%s: bcast iter %d [%d] = %d",
-                       mode ? "strict" : "any order", iter, i, bc[i]);
+                CHECK(bc[i] == gen_bcast(iter, i), "%s: bcast iter %d [%d] = %d",
+                      mode ? "strict" : "any order", iter, i, bc[i]);
                 long long want = 0;
                 for (int q = 0; q < size; q++)
                     want += gen_ag(q, i) + iter;
-                EXPECT(aout[i] == (int)want, "%s: allreduce iter %d [%d] = %d, want %lld",
-                       mode ? "strict" : "any order", iter, i, aout[i], want);
+                CHECK(aout[i] == (int)want, "%s: allreduce iter %d [%d] = %d, want %lld",
+                      mode ? "strict" : "any order", iter, i, aout[i], want);
             }
             for (int q = 0; q < size; q++)
-                EXPECT(ag[q] == 100 * q + iter, "%s: allgather iter %d [%d] = %d",
-                       mode ? "strict" : "any order", iter, q, ag[q]);
+                CHECK(ag[q] == 100 * q + iter, "%s: allgather iter %d [%d] = %d",
+                      mode ? "strict" : "any order", iter, q, ag[q]);
         }
         for (int k = 0; k < 4; k++)
             MPI_OK(MPI_Request_free(&r[k]));
@@ -771,7 +765,7 @@ int main(int argc, char **argv)
     run_all(MPI_COMM_WORLD, mat_type, mat, 1);
     int calls = 0;
     MPI_OK(MPI_Allreduce(&mat_calls, &calls, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-    EXPECT(wsize == 1 || calls > 0, "the user operation was never called");
+    CHECK(wsize == 1 || calls > 0, "the user operation was never called");
 
     /* MPI_COMM_SELF, a duplicate, and a split by parity with reversed ranks. */
     run_all(MPI_COMM_SELF, mat_type, mat, 0);
@@ -786,12 +780,12 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_rank(half, &hrank));
     MPI_OK(MPI_Allgather(&wrank, 1, MPI_INT, members, 1, MPI_INT, half));
     for (int i = 0, w = (wsize - 1) - ((wsize - 1 - wrank) % 2); i < hsize; i++, w -= 2)
-        EXPECT(members[i] == w, "split member %d is world rank %d, want %d", i, members[i], w);
+        CHECK(members[i] == w, "split member %d is world rank %d, want %d", i, members[i], w);
     int root_world = -1;
     if (hrank == 0)
         root_world = wrank;
     MPI_OK(MPI_Bcast(&root_world, 1, MPI_INT, 0, half));
-    EXPECT(root_world == members[0], "bcast from the split's rank 0 gave %d", root_world);
+    CHECK(root_world == members[0], "bcast from the split's rank 0 gave %d", root_world);
     MPI_OK(MPI_Comm_free(&half));
     MPI_OK(MPI_Comm_free(&dup));
 

@@ -11,12 +11,6 @@
 
 #include "mpitest.h"
 
-#define EXPECT(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static int rank, size;
 
 static long info_long(MPI_Info info, const char *key)
@@ -24,10 +18,10 @@ static long info_long(MPI_Info info, const char *key)
     char val[64];
     int buflen = sizeof val, flag = 0;
     MPI_OK(MPI_Info_get_string(info, key, &buflen, val, &flag));
-    EXPECT(flag, "info has no key %s", key);
+    CHECK(flag, "info has no key %s", key);
     char *end;
     long v = strtol(val, &end, 10);
-    EXPECT(*end == '\0' && end != val, "info %s = \"%s\" is not an integer", key, val);
+    CHECK(*end == '\0' && end != val, "info %s = \"%s\" is not an integer", key, val);
     return v;
 }
 
@@ -35,13 +29,13 @@ static void test_versions(void)
 {
     int major = -1, minor = -1;
     MPI_OK(MPI_Abi_get_version(&major, &minor));
-    EXPECT(major == 1 && minor == 0, "MPI_Abi_get_version %d.%d, want 1.0", major, minor);
-    EXPECT(major == MPI_ABI_VERSION && minor == MPI_ABI_SUBVERSION, "mpi.h says %d.%d",
-           MPI_ABI_VERSION, MPI_ABI_SUBVERSION);
+    CHECK(major == 1 && minor == 0, "MPI_Abi_get_version %d.%d, want 1.0", major, minor);
+    CHECK(major == MPI_ABI_VERSION && minor == MPI_ABI_SUBVERSION, "mpi.h says %d.%d",
+          MPI_ABI_VERSION, MPI_ABI_SUBVERSION);
 
     MPI_Info info = MPI_INFO_NULL;
     MPI_OK(MPI_Abi_get_info(&info));
-    EXPECT(info != MPI_INFO_NULL, "MPI_Abi_get_info gave MPI_INFO_NULL");
+    CHECK(info != MPI_INFO_NULL, "MPI_Abi_get_info gave MPI_INFO_NULL");
     CHECK_INT(info_long(info, "mpi_aint_size"), sizeof(MPI_Aint));
     CHECK_INT(info_long(info, "mpi_count_size"), sizeof(MPI_Count));
     CHECK_INT(info_long(info, "mpi_offset_size"), sizeof(MPI_Offset));
@@ -66,16 +60,16 @@ static void test_versions(void)
     int is_set = 0;
     MPI_OK(MPI_Abi_set_fortran_booleans(4, &t, &f));
     MPI_OK(MPI_Abi_get_fortran_booleans(4, &t2, &f2, &is_set));
-    EXPECT(is_set && t2 == -1 && f2 == 0, "booleans read back: set %d true %d false %d", is_set,
-           (int)t2, (int)f2);
+    CHECK(is_set && t2 == -1 && f2 == 0, "booleans read back: set %d true %d false %d", is_set,
+          (int)t2, (int)f2);
     int8_t t8 = 7, f8 = 3, t82 = 0, f82 = 0;
     MPI_OK(MPI_Abi_set_fortran_booleans(1, &t8, &f8));
     MPI_OK(MPI_Abi_get_fortran_booleans(1, &t82, &f82, &is_set));
-    EXPECT(is_set && t82 == 7 && f82 == 3, "1-byte booleans: set %d true %d false %d", is_set,
-           (int)t82, (int)f82);
+    CHECK(is_set && t82 == 7 && f82 == 3, "1-byte booleans: set %d true %d false %d", is_set,
+          (int)t82, (int)f82);
     /* The 4-byte ones are unchanged. */
     MPI_OK(MPI_Abi_get_fortran_booleans(4, &t2, &f2, &is_set));
-    EXPECT(is_set && t2 == -1 && f2 == 0, "4-byte booleans changed: %d %d", (int)t2, (int)f2);
+    CHECK(is_set && t2 == -1 && f2 == 0, "4-byte booleans changed: %d %d", (int)t2, (int)f2);
 }
 
 /* ---------------------------------------------------------------- handles */
@@ -83,17 +77,17 @@ static void test_versions(void)
 #define ROUND_TRIP(Kind, h)                                                                   \
     do {                                                                                      \
         int i_ = MPI_##Kind##_toint(h);                                                       \
-        EXPECT(MPI_##Kind##_fromint(i_) == (h), "MPI_" #Kind "_fromint(toint(%s)) != %s",     \
-               #h, #h);                                                                       \
-        EXPECT(MPI_##Kind##_c2f(h) == i_, "MPI_" #Kind "_c2f(%s) != toint", #h);              \
-        EXPECT(MPI_##Kind##_f2c(i_) == (h), "MPI_" #Kind "_f2c(toint(%s)) != %s", #h, #h);    \
+        CHECK(MPI_##Kind##_fromint(i_) == (h), "MPI_" #Kind "_fromint(toint(%s)) != %s",     \
+              #h, #h);                                                                       \
+        CHECK(MPI_##Kind##_c2f(h) == i_, "MPI_" #Kind "_c2f(%s) != toint", #h);              \
+        CHECK(MPI_##Kind##_f2c(i_) == (h), "MPI_" #Kind "_f2c(toint(%s)) != %s", #h, #h);    \
     } while (0)
 
 /* A predefined handle: its integer is the constant itself. */
 #define PREDEF(Kind, h)                                                                       \
     do {                                                                                      \
-        EXPECT(MPI_##Kind##_toint(h) == (int)(intptr_t)(h), "MPI_" #Kind "_toint(%s) = %d, "  \
-               "want %d", #h, MPI_##Kind##_toint(h), (int)(intptr_t)(h));                     \
+        CHECK(MPI_##Kind##_toint(h) == (int)(intptr_t)(h), "MPI_" #Kind "_toint(%s) = %d, "  \
+              "want %d", #h, MPI_##Kind##_toint(h), (int)(intptr_t)(h));                     \
         ROUND_TRIP(Kind, h);                                                                  \
     } while (0)
 
@@ -145,8 +139,8 @@ static void test_handles(void)
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm2));
     ROUND_TRIP(Comm, comm);
     ROUND_TRIP(Comm, comm2);
-    EXPECT(MPI_Comm_toint(comm) != MPI_Comm_toint(comm2), "two communicators share an integer");
-    EXPECT(MPI_Comm_toint(comm) != MPI_Comm_toint(MPI_COMM_WORLD), "a dup has world's integer");
+    CHECK(MPI_Comm_toint(comm) != MPI_Comm_toint(comm2), "two communicators share an integer");
+    CHECK(MPI_Comm_toint(comm) != MPI_Comm_toint(MPI_COMM_WORLD), "a dup has world's integer");
     /* The converted handle works. */
     MPI_Comm back = MPI_Comm_fromint(MPI_Comm_toint(comm));
     int sum = 0, one = 1;
@@ -192,7 +186,7 @@ static void test_handles(void)
     int ints[] = {MPI_Comm_toint(comm), MPI_Group_toint(group), MPI_Type_toint(type),
                   MPI_Op_toint(op), MPI_Info_toint(info), MPI_Errhandler_toint(eh)};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        EXPECT(ints[i] != 0 && ints[i] != -1, "object %zu has integer %d", i, ints[i]);
+        CHECK(ints[i] != 0 && ints[i] != -1, "object %zu has integer %d", i, ints[i]);
 
     MPI_OK(MPI_Errhandler_free(&eh));
     MPI_OK(MPI_Info_free(&info));
@@ -211,13 +205,13 @@ static void test_alloc_mem(void)
         MPI_Aint n = sizes[i];
         unsigned char *p = NULL;
         MPI_OK(MPI_Alloc_mem(n, MPI_INFO_NULL, &p));
-        EXPECT(p != NULL, "MPI_Alloc_mem(%ld) gave NULL", (long)n);
-        EXPECT((uintptr_t)p % alignof(max_align_t) == 0, "MPI_Alloc_mem(%ld) gave %p, not "
-               "aligned to %zu", (long)n, (void *)p, alignof(max_align_t));
+        CHECK(p != NULL, "MPI_Alloc_mem(%ld) gave NULL", (long)n);
+        CHECK((uintptr_t)p % alignof(max_align_t) == 0, "MPI_Alloc_mem(%ld) gave %p, not "
+              "aligned to %zu", (long)n, (void *)p, alignof(max_align_t));
         for (MPI_Aint k = 0; k < n; k++)
             p[k] = (unsigned char)(k * 7 + i);
         for (MPI_Aint k = 0; k < n; k++)
-            EXPECT(p[k] == (unsigned char)(k * 7 + i), "byte %ld changed", (long)k);
+            CHECK(p[k] == (unsigned char)(k * 7 + i), "byte %ld changed", (long)k);
         MPI_OK(MPI_Free_mem(p));
     }
     /* As a message buffer (one of them allocated with a hint): a ring of
@@ -230,14 +224,14 @@ static void test_alloc_mem(void)
     MPI_OK(MPI_Alloc_mem((MPI_Aint)(n * sizeof(int)), info, &s));
     MPI_OK(MPI_Alloc_mem((MPI_Aint)(n * sizeof(int)), MPI_INFO_NULL, &r));
     MPI_OK(MPI_Info_free(&info));
-    EXPECT((uintptr_t)s % alignof(max_align_t) == 0, "MPI_Alloc_mem with info gave %p", (void *)s);
+    CHECK((uintptr_t)s % alignof(max_align_t) == 0, "MPI_Alloc_mem with info gave %p", (void *)s);
     for (int k = 0; k < n; k++)
         s[k] = rank * 100000 + k;
     int right = (rank + 1) % size, left = (rank - 1 + size) % size;
     MPI_OK(MPI_Sendrecv(s, n, MPI_INT, right, 1, r, n, MPI_INT, left, 1, MPI_COMM_WORLD,
                         MPI_STATUS_IGNORE));
     for (int k = 0; k < n; k++)
-        EXPECT(r[k] == left * 100000 + k, "element %d: %d", k, r[k]);
+        CHECK(r[k] == left * 100000 + k, "element %d: %d", k, r[k]);
     MPI_OK(MPI_Free_mem(s));
     MPI_OK(MPI_Free_mem(r));
 }

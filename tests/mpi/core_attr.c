@@ -9,12 +9,6 @@
  * - keyvals of one kind are not accepted for another. */
 #include "mpitest.h"
 
-#define EXPECT(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static int rank, size;
 
 /* The last delete callback's arguments. */
@@ -53,49 +47,49 @@ static void test_comm_attrs(void)
     static int extra_state;
     int key, key2;
     MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, record_delete, &key, &extra_state));
-    EXPECT(key != MPI_KEYVAL_INVALID, "MPI_Comm_create_keyval gave MPI_KEYVAL_INVALID");
+    CHECK(key != MPI_KEYVAL_INVALID, "MPI_Comm_create_keyval gave MPI_KEYVAL_INVALID");
     MPI_OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &key2, NULL));
-    EXPECT(key2 != key, "two keyvals share the value %d", key);
+    CHECK(key2 != key, "two keyvals share the value %d", key);
 
     MPI_Comm c;
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
     void *v = (void *)1;
     int flag = -1;
     MPI_OK(MPI_Comm_get_attr(c, key, &v, &flag));
-    EXPECT(flag == 0, "unset attribute has flag %d", flag);
+    CHECK(flag == 0, "unset attribute has flag %d", flag);
 
     int a = 10, b = 20;
     memset(&del, 0, sizeof del);
     MPI_OK(MPI_Comm_set_attr(c, key, &a));
     MPI_OK(MPI_Comm_set_attr(c, key2, &b));
     MPI_OK(MPI_Comm_get_attr(c, key, &v, &flag));
-    EXPECT(flag == 1 && v == &a, "get gave flag %d value %p, want %p", flag, v, (void *)&a);
+    CHECK(flag == 1 && v == &a, "get gave flag %d value %p, want %p", flag, v, (void *)&a);
     MPI_OK(MPI_Comm_get_attr(c, key2, &v, &flag));
-    EXPECT(flag == 1 && v == &b, "get gave flag %d value %p, want %p", flag, v, (void *)&b);
-    EXPECT(del.calls == 0, "delete callback ran on set");
+    CHECK(flag == 1 && v == &b, "get gave flag %d value %p, want %p", flag, v, (void *)&b);
+    CHECK(del.calls == 0, "delete callback ran on set");
     /* The attribute belongs to c only. */
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, key, &v, &flag));
-    EXPECT(flag == 0, "attribute of a dup visible on MPI_COMM_WORLD");
+    CHECK(flag == 0, "attribute of a dup visible on MPI_COMM_WORLD");
 
     /* Overwrite: the old value is deleted. */
     MPI_OK(MPI_Comm_set_attr(c, key, &b));
-    EXPECT(del.calls == 1 && del.value == &a && del.comm == c && del.keyval == key &&
+    CHECK(del.calls == 1 && del.value == &a && del.comm == c && del.keyval == key &&
                del.extra == &extra_state,
-           "overwrite: calls %d value %p comm %p keyval %d extra %p", del.calls, del.value,
-           (void *)del.comm, del.keyval, del.extra);
+          "overwrite: calls %d value %p comm %p keyval %d extra %p", del.calls, del.value,
+          (void *)del.comm, del.keyval, del.extra);
     MPI_OK(MPI_Comm_get_attr(c, key, &v, &flag));
-    EXPECT(flag == 1 && v == &b, "after overwrite: value %p", v);
+    CHECK(flag == 1 && v == &b, "after overwrite: value %p", v);
 
     /* Delete. */
     MPI_OK(MPI_Comm_delete_attr(c, key));
-    EXPECT(del.calls == 2 && del.value == &b, "delete: calls %d value %p", del.calls, del.value);
+    CHECK(del.calls == 2 && del.value == &b, "delete: calls %d value %p", del.calls, del.value);
     MPI_OK(MPI_Comm_get_attr(c, key, &v, &flag));
-    EXPECT(flag == 0, "attribute still there after delete");
+    CHECK(flag == 0, "attribute still there after delete");
 
     /* A delete callback that fails makes the call fail. */
     MPI_OK(MPI_Comm_set_attr(c, key, &a));
     delete_result = MPI_ERR_OTHER;
-    EXPECT(MPI_Comm_delete_attr(c, key) != MPI_SUCCESS, "delete_attr succeeded though the "
+    CHECK(MPI_Comm_delete_attr(c, key) != MPI_SUCCESS, "delete_attr succeeded though the "
                                                         "callback failed");
     delete_result = MPI_SUCCESS;
     MPI_OK(MPI_Comm_set_attr(c, key, &a));
@@ -104,17 +98,17 @@ static void test_comm_attrs(void)
      * runs when the communicator goes. */
     int saved = key;
     MPI_OK(MPI_Comm_free_keyval(&key));
-    EXPECT(key == MPI_KEYVAL_INVALID, "MPI_Comm_free_keyval did not reset the keyval");
+    CHECK(key == MPI_KEYVAL_INVALID, "MPI_Comm_free_keyval did not reset the keyval");
     del.calls = 0;
     MPI_OK(MPI_Comm_free(&c));
-    EXPECT(del.calls == 1 && del.value == &a && del.keyval == saved,
-           "MPI_Comm_free: delete ran %d times with %p (keyval %d)", del.calls, del.value,
-           del.keyval);
+    CHECK(del.calls == 1 && del.value == &a && del.keyval == saved,
+          "MPI_Comm_free: delete ran %d times with %p (keyval %d)", del.calls, del.value,
+          del.keyval);
 
     /* Attributes on MPI_COMM_WORLD and MPI_COMM_SELF work alike. */
     MPI_OK(MPI_Comm_set_attr(MPI_COMM_WORLD, key2, &a));
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, key2, &v, &flag));
-    EXPECT(flag && v == &a, "attribute on MPI_COMM_WORLD: flag %d", flag);
+    CHECK(flag && v == &a, "attribute on MPI_COMM_WORLD: flag %d", flag);
     MPI_OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, key2));
     MPI_OK(MPI_Comm_free_keyval(&key2));
 
@@ -125,8 +119,8 @@ static void test_comm_attrs(void)
     MPI_OK(MPI_Comm_set_attr(c, kf, &a));
     MPI_Comm d = MPI_COMM_WORLD;
     int rc = MPI_Comm_dup(c, &d);
-    EXPECT(rc != MPI_SUCCESS, "MPI_Comm_dup succeeded though a copy callback failed");
-    EXPECT(d == MPI_COMM_NULL, "a failed MPI_Comm_dup did not give MPI_COMM_NULL");
+    CHECK(rc != MPI_SUCCESS, "MPI_Comm_dup succeeded though a copy callback failed");
+    CHECK(d == MPI_COMM_NULL, "a failed MPI_Comm_dup did not give MPI_COMM_NULL");
     MPI_OK(MPI_Comm_delete_attr(c, kf));
     MPI_OK(MPI_Comm_free(&c));
     MPI_OK(MPI_Comm_free_keyval(&kf));
@@ -141,38 +135,38 @@ static void test_predefined(void)
 {
     int *v = NULL, flag = 0;
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag));
-    EXPECT(flag && v && *v >= 32767, "MPI_TAG_UB: flag %d value %d", flag, v ? *v : -1);
+    CHECK(flag && v && *v >= 32767, "MPI_TAG_UB: flag %d value %d", flag, v ? *v : -1);
     int tag_ub = *v;
     /* The largest tag works. */
     int x = 5, y = 0;
     MPI_OK(MPI_Sendrecv(&x, 1, MPI_INT, 0, tag_ub, &y, 1, MPI_INT, 0, tag_ub, MPI_COMM_SELF,
                         MPI_STATUS_IGNORE));
-    EXPECT(y == 5, "message with tag MPI_TAG_UB carried %d", y);
+    CHECK(y == 5, "message with tag MPI_TAG_UB carried %d", y);
 
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_HOST, &v, &flag));
-    EXPECT(flag && v && (*v == MPI_PROC_NULL || (*v >= 0 && *v < size)), "MPI_HOST: flag %d %d",
-           flag, v ? *v : -99);
+    CHECK(flag && v && (*v == MPI_PROC_NULL || (*v >= 0 && *v < size)), "MPI_HOST: flag %d %d",
+          flag, v ? *v : -99);
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_IO, &v, &flag));
-    EXPECT(flag && v && (*v == MPI_PROC_NULL || *v == MPI_ANY_SOURCE || (*v >= 0 && *v < size)),
-           "MPI_IO: flag %d %d", flag, v ? *v : -99);
+    CHECK(flag && v && (*v == MPI_PROC_NULL || *v == MPI_ANY_SOURCE || (*v >= 0 && *v < size)),
+          "MPI_IO: flag %d %d", flag, v ? *v : -99);
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &v, &flag));
-    EXPECT(!flag || (v && (*v == 0 || *v == 1)), "MPI_WTIME_IS_GLOBAL %d", v ? *v : -99);
+    CHECK(!flag || (v && (*v == 0 || *v == 1)), "MPI_WTIME_IS_GLOBAL %d", v ? *v : -99);
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &v, &flag));
-    EXPECT(!flag || (v && *v >= size), "MPI_UNIVERSE_SIZE %d, world %d", v ? *v : -99, size);
+    CHECK(!flag || (v && *v >= size), "MPI_UNIVERSE_SIZE %d, world %d", v ? *v : -99, size);
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &v, &flag));
-    EXPECT(flag && v && *v == 0, "MPI_APPNUM: flag %d value %d (a one-program launch is 0)", flag,
-           v ? *v : -99);
+    CHECK(flag && v && *v == 0, "MPI_APPNUM: flag %d value %d (a one-program launch is 0)", flag,
+          v ? *v : -99);
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &v, &flag));
-    EXPECT(flag && v && *v >= MPI_ERR_LASTCODE, "MPI_LASTUSEDCODE %d", v ? *v : -99);
+    CHECK(flag && v && *v >= MPI_ERR_LASTCODE, "MPI_LASTUSEDCODE %d", v ? *v : -99);
 
     /* Predefined attributes cannot be changed or removed. */
     int mine = 1;
-    EXPECT(MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_TAG_UB, &mine) != MPI_SUCCESS,
-           "MPI_TAG_UB could be set");
-    EXPECT(MPI_Comm_delete_attr(MPI_COMM_WORLD, MPI_TAG_UB) != MPI_SUCCESS,
-           "MPI_TAG_UB could be deleted");
+    CHECK(MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_TAG_UB, &mine) != MPI_SUCCESS,
+          "MPI_TAG_UB could be set");
+    CHECK(MPI_Comm_delete_attr(MPI_COMM_WORLD, MPI_TAG_UB) != MPI_SUCCESS,
+          "MPI_TAG_UB could be deleted");
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag));
-    EXPECT(flag && *v == tag_ub, "MPI_TAG_UB changed to %d", *v);
+    CHECK(flag && *v == tag_ub, "MPI_TAG_UB changed to %d", *v);
 }
 
 /* ---------------------------------------------------------------- datatypes */
@@ -231,33 +225,33 @@ static void test_type_attrs(void)
     MPI_OK(MPI_Type_set_attr(t, knull, (void *)(intptr_t)8));
     MPI_OK(MPI_Type_set_attr(t, kdbl, (void *)(intptr_t)9));
     MPI_OK(MPI_Type_get_attr(t, kdbl, &v, &flag));
-    EXPECT(flag && (intptr_t)v == 9, "type attribute: flag %d value %ld", flag, (long)(intptr_t)v);
+    CHECK(flag && (intptr_t)v == 9, "type attribute: flag %d value %ld", flag, (long)(intptr_t)v);
 
     MPI_OK(MPI_Type_dup(t, &t2));
     MPI_OK(MPI_Type_get_attr(t2, kdup, &v, &flag));
-    EXPECT(flag && (intptr_t)v == 7, "MPI_TYPE_DUP_FN: flag %d value %ld", flag,
-           (long)(intptr_t)v);
+    CHECK(flag && (intptr_t)v == 7, "MPI_TYPE_DUP_FN: flag %d value %ld", flag,
+          (long)(intptr_t)v);
     MPI_OK(MPI_Type_get_attr(t2, knull, &v, &flag));
-    EXPECT(!flag, "MPI_TYPE_NULL_COPY_FN attribute was copied");
+    CHECK(!flag, "MPI_TYPE_NULL_COPY_FN attribute was copied");
     MPI_OK(MPI_Type_get_attr(t2, kdbl, &v, &flag));
-    EXPECT(flag && (intptr_t)v == 18, "copy callback: flag %d value %ld", flag, (long)(intptr_t)v);
+    CHECK(flag && (intptr_t)v == 18, "copy callback: flag %d value %ld", flag, (long)(intptr_t)v);
 
     /* Overwrite and delete run the callback. */
     type_deletes = 0;
     MPI_OK(MPI_Type_set_attr(t2, kdup, (void *)(intptr_t)70));
-    EXPECT(type_deletes == 1 && type_deleted_on == t2, "overwrite: %d deletes", type_deletes);
+    CHECK(type_deletes == 1 && type_deleted_on == t2, "overwrite: %d deletes", type_deletes);
     MPI_OK(MPI_Type_delete_attr(t2, kdup));
-    EXPECT(type_deletes == 2, "delete: %d deletes", type_deletes);
+    CHECK(type_deletes == 2, "delete: %d deletes", type_deletes);
     MPI_OK(MPI_Type_get_attr(t2, kdup, &v, &flag));
-    EXPECT(!flag, "type attribute still there after delete");
+    CHECK(!flag, "type attribute still there after delete");
 
     /* MPI_Type_free deletes what is left. */
     type_deletes = 0;
     MPI_OK(MPI_Type_free(&t2));
-    EXPECT(type_deletes == 1, "freeing the dup ran %d deletes, want 1", type_deletes);
+    CHECK(type_deletes == 1, "freeing the dup ran %d deletes, want 1", type_deletes);
     type_deletes = 0;
     MPI_OK(MPI_Type_free(&t));
-    EXPECT(type_deletes == 3, "freeing the original ran %d deletes, want 3", type_deletes);
+    CHECK(type_deletes == 3, "freeing the original ran %d deletes, want 3", type_deletes);
 
     /* A copy callback that fails makes MPI_Type_dup fail: MPI_DATATYPE_NULL
      * comes back, and the copy already made (kdbl's, set first) is deleted. */
@@ -275,10 +269,10 @@ static void test_type_attrs(void)
     int rc = MPI_Type_dup(t, &t2);
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, self_eh));
     MPI_OK(MPI_Errhandler_free(&self_eh));
-    EXPECT(rc != MPI_SUCCESS, "MPI_Type_dup succeeded though a copy callback failed");
-    EXPECT(t2 == MPI_DATATYPE_NULL, "a failed MPI_Type_dup did not give MPI_DATATYPE_NULL");
-    EXPECT(type_deletes == 1, "a failed MPI_Type_dup ran %d deletes of the copies, want 1",
-           type_deletes);
+    CHECK(rc != MPI_SUCCESS, "MPI_Type_dup succeeded though a copy callback failed");
+    CHECK(t2 == MPI_DATATYPE_NULL, "a failed MPI_Type_dup did not give MPI_DATATYPE_NULL");
+    CHECK(type_deletes == 1, "a failed MPI_Type_dup ran %d deletes of the copies, want 1",
+          type_deletes);
     MPI_OK(MPI_Type_delete_attr(t, kfail));
     MPI_OK(MPI_Type_free(&t));
     MPI_OK(MPI_Type_free_keyval(&kfail));
@@ -286,24 +280,24 @@ static void test_type_attrs(void)
     /* A predefined datatype can carry attributes too. */
     MPI_OK(MPI_Type_set_attr(MPI_DOUBLE, knull, (void *)(intptr_t)3));
     MPI_OK(MPI_Type_get_attr(MPI_DOUBLE, knull, &v, &flag));
-    EXPECT(flag && (intptr_t)v == 3, "attribute on MPI_DOUBLE: flag %d", flag);
+    CHECK(flag && (intptr_t)v == 3, "attribute on MPI_DOUBLE: flag %d", flag);
     type_deletes = 0;
     MPI_OK(MPI_Type_delete_attr(MPI_DOUBLE, knull));
-    EXPECT(type_deletes == 1 && type_deleted_on == MPI_DOUBLE, "delete on MPI_DOUBLE: %d",
-           type_deletes);
+    CHECK(type_deletes == 1 && type_deleted_on == MPI_DOUBLE, "delete on MPI_DOUBLE: %d",
+          type_deletes);
 
     /* A datatype keyval is not a communicator keyval, and the reverse. */
     int ck;
     MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &ck, NULL));
-    EXPECT(MPI_Comm_set_attr(MPI_COMM_WORLD, kdup, &flag) != MPI_SUCCESS,
-           "a datatype keyval was accepted on a communicator");
-    EXPECT(MPI_Type_set_attr(MPI_INT, ck, &flag) != MPI_SUCCESS,
-           "a communicator keyval was accepted on a datatype");
+    CHECK(MPI_Comm_set_attr(MPI_COMM_WORLD, kdup, &flag) != MPI_SUCCESS,
+          "a datatype keyval was accepted on a communicator");
+    CHECK(MPI_Type_set_attr(MPI_INT, ck, &flag) != MPI_SUCCESS,
+          "a communicator keyval was accepted on a datatype");
     MPI_OK(MPI_Comm_free_keyval(&ck));
     MPI_OK(MPI_Type_free_keyval(&kdup));
     MPI_OK(MPI_Type_free_keyval(&knull));
     MPI_OK(MPI_Type_free_keyval(&kdbl));
-    EXPECT(kdbl == MPI_KEYVAL_INVALID, "MPI_Type_free_keyval did not reset the keyval");
+    CHECK(kdbl == MPI_KEYVAL_INVALID, "MPI_Type_free_keyval did not reset the keyval");
 }
 
 /* Many keyvals and attributes: each keeps its own value. */
@@ -324,20 +318,20 @@ static void test_many(void)
         void *v;
         int flag;
         MPI_OK(MPI_Comm_get_attr(c, keys[i], &v, &flag));
-        EXPECT(flag && (intptr_t)v == 1000 + i, "key %d: flag %d value %ld", i, flag,
-               (long)(intptr_t)v);
+        CHECK(flag && (intptr_t)v == 1000 + i, "key %d: flag %d value %ld", i, flag,
+              (long)(intptr_t)v);
         MPI_OK(MPI_Comm_get_attr(d, keys[i], &v, &flag));
-        EXPECT(flag == i % 2 && (!flag || (intptr_t)v == 1000 + i), "dup key %d: flag %d", i,
-               flag);
+        CHECK(flag == i % 2 && (!flag || (intptr_t)v == 1000 + i), "dup key %d: flag %d", i,
+              flag);
     }
     del.calls = 0;
     MPI_OK(MPI_Comm_free(&d));
-    EXPECT(del.calls == K / 2, "freeing the dup ran %d deletes, want %d", del.calls, K / 2);
+    CHECK(del.calls == K / 2, "freeing the dup ran %d deletes, want %d", del.calls, K / 2);
     for (int i = 0; i < K; i++)
         MPI_OK(MPI_Comm_free_keyval(&keys[i]));
     del.calls = 0;
     MPI_OK(MPI_Comm_free(&c));
-    EXPECT(del.calls == K, "freeing the original ran %d deletes, want %d", del.calls, K);
+    CHECK(del.calls == K, "freeing the original ran %d deletes, want %d", del.calls, K);
 }
 
 int main(int argc, char **argv)

@@ -10,12 +10,6 @@
  * ring of messages that must come from the expected world ranks. */
 #include "mpitest.h"
 
-#define EXPECT(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static int rank, size;
 
 /* comm must hold the world ranks members[0..n-1] in this order: checks
@@ -27,25 +21,25 @@ static void expect_comm(MPI_Comm comm, int n, const int *members, const char *wh
         if (members[i] == rank)
             me = i;
     if (me < 0) {
-        EXPECT(comm == MPI_COMM_NULL, "%s: not a member, but got a communicator", what);
+        CHECK(comm == MPI_COMM_NULL, "%s: not a member, but got a communicator", what);
         return;
     }
-    EXPECT(comm != MPI_COMM_NULL, "%s: member %d got MPI_COMM_NULL", what, me);
+    CHECK(comm != MPI_COMM_NULL, "%s: member %d got MPI_COMM_NULL", what, me);
     int csize = -1, crank = -1;
     MPI_OK(MPI_Comm_size(comm, &csize));
     MPI_OK(MPI_Comm_rank(comm, &crank));
-    EXPECT(csize == n, "%s: size %d, want %d", what, csize, n);
-    EXPECT(crank == me, "%s: rank %d, want %d", what, crank, me);
+    CHECK(csize == n, "%s: size %d, want %d", what, csize, n);
+    CHECK(crank == me, "%s: rank %d, want %d", what, crank, me);
     int right = (me + 1) % n, left = (me - 1 + n) % n;
     int got = -1;
     MPI_Status st;
     MPI_OK(MPI_Sendrecv(&rank, 1, MPI_INT, right, 77, &got, 1, MPI_INT, left, 77, comm, &st));
-    EXPECT(got == members[left], "%s: got world rank %d from the left, want %d", what, got,
-           members[left]);
-    EXPECT(st.MPI_SOURCE == left, "%s: status source %d, want %d", what, st.MPI_SOURCE, left);
+    CHECK(got == members[left], "%s: got world rank %d from the left, want %d", what, got,
+          members[left]);
+    CHECK(st.MPI_SOURCE == left, "%s: status source %d, want %d", what, st.MPI_SOURCE, left);
     /* And a reply the other way round, tagged with the sender's comm rank. */
     MPI_OK(MPI_Sendrecv(&me, 1, MPI_INT, left, 78, &got, 1, MPI_INT, right, 78, comm, &st));
-    EXPECT(got == right, "%s: comm rank %d from the right, want %d", what, got, right);
+    CHECK(got == right, "%s: comm rank %d from the right, want %d", what, got, right);
 }
 
 /* ---------------------------------------------------------------- attributes */
@@ -79,8 +73,8 @@ static int copy_plus_one(MPI_Comm old, int keyval, void *extra, void *in, void *
 {
     (void)keyval;
     copy_calls++;
-    EXPECT(old != MPI_COMM_NULL, "copy callback got MPI_COMM_NULL");
-    EXPECT(extra == (void *)&copy_calls, "copy callback got extra_state %p", extra);
+    CHECK(old != MPI_COMM_NULL, "copy callback got MPI_COMM_NULL");
+    CHECK(extra == (void *)&copy_calls, "copy callback got extra_state %p", extra);
     *(void **)out = (void *)((intptr_t)in + 1);
     *flag = 1;
     return MPI_SUCCESS;
@@ -104,7 +98,7 @@ static void test_dup(void)
     MPI_Comm d;
     copy_calls = 0;
     MPI_OK(MPI_Comm_dup(base, &d));
-    EXPECT(copy_calls == 2, "user copy callbacks ran %d times, want 2", copy_calls);
+    CHECK(copy_calls == 2, "user copy callbacks ran %d times, want 2", copy_calls);
     int all[64];
     for (int i = 0; i < size; i++)
         all[i] = i;
@@ -113,28 +107,28 @@ static void test_dup(void)
     void *v;
     int flag;
     MPI_OK(MPI_Comm_get_attr(d, k_dup, &v, &flag));
-    EXPECT(flag && (intptr_t)v == 101, "MPI_COMM_DUP_FN attribute: flag %d value %ld", flag,
-           (long)(intptr_t)v);
+    CHECK(flag && (intptr_t)v == 101, "MPI_COMM_DUP_FN attribute: flag %d value %ld", flag,
+          (long)(intptr_t)v);
     MPI_OK(MPI_Comm_get_attr(d, k_null, &v, &flag));
-    EXPECT(!flag, "MPI_COMM_NULL_COPY_FN attribute was copied");
+    CHECK(!flag, "MPI_COMM_NULL_COPY_FN attribute was copied");
     MPI_OK(MPI_Comm_get_attr(d, k_refuse, &v, &flag));
-    EXPECT(!flag, "attribute whose copy callback set flag=0 was copied");
+    CHECK(!flag, "attribute whose copy callback set flag=0 was copied");
     MPI_OK(MPI_Comm_get_attr(d, k_plus, &v, &flag));
-    EXPECT(flag && (intptr_t)v == 105, "copy callback's value: flag %d value %ld", flag,
-           (long)(intptr_t)v);
+    CHECK(flag && (intptr_t)v == 105, "copy callback's value: flag %d value %ld", flag,
+          (long)(intptr_t)v);
     /* The original keeps its own values. */
     MPI_OK(MPI_Comm_get_attr(base, k_plus, &v, &flag));
-    EXPECT(flag && (intptr_t)v == 104, "original's attribute: flag %d value %ld", flag,
-           (long)(intptr_t)v);
+    CHECK(flag && (intptr_t)v == 104, "original's attribute: flag %d value %ld", flag,
+          (long)(intptr_t)v);
 
     /* Freeing runs the delete callback of each attribute the comm has. */
     deletes = 0;
     MPI_OK(MPI_Comm_free(&d));
-    EXPECT(d == MPI_COMM_NULL, "MPI_Comm_free did not reset the handle");
-    EXPECT(deletes == 2, "freeing the dup ran %d delete callbacks, want 2", deletes);
+    CHECK(d == MPI_COMM_NULL, "MPI_Comm_free did not reset the handle");
+    CHECK(deletes == 2, "freeing the dup ran %d delete callbacks, want 2", deletes);
     deletes = 0;
     MPI_OK(MPI_Comm_free(&base));
-    EXPECT(deletes == 4, "freeing the original ran %d delete callbacks, want 4", deletes);
+    CHECK(deletes == 4, "freeing the original ran %d delete callbacks, want 4", deletes);
     MPI_OK(MPI_Comm_free_keyval(&k_dup));
     MPI_OK(MPI_Comm_free_keyval(&k_null));
     MPI_OK(MPI_Comm_free_keyval(&k_refuse));
@@ -158,11 +152,11 @@ static void test_message_space(void)
         /* The parent's message is the only one the parent can match, though
          * the dup's message was sent first. */
         MPI_OK(MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
-        EXPECT(x == 222, "received %d on MPI_COMM_WORLD, want 222 (the dup's message leaked)", x);
+        CHECK(x == 222, "received %d on MPI_COMM_WORLD, want 222 (the dup's message leaked)", x);
         MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
-        EXPECT(!flag, "another message is pending on MPI_COMM_WORLD");
+        CHECK(!flag, "another message is pending on MPI_COMM_WORLD");
         MPI_OK(MPI_Recv(&x, 1, MPI_INT, 0, 5, d, &st));
-        EXPECT(x == 111, "received %d on the dup, want 111", x);
+        CHECK(x == 111, "received %d on the dup, want 111", x);
     }
     /* Collectives on the two overlap without mixing either. */
     int in = rank + 1, out1 = 0, out2 = 0;
@@ -170,8 +164,8 @@ static void test_message_space(void)
     MPI_OK(MPI_Iallreduce(&in, &out1, 1, MPI_INT, MPI_SUM, d, &r[0]));
     MPI_OK(MPI_Iallreduce(&rank, &out2, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &r[1]));
     MPI_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
-    EXPECT(out1 == size * (size + 1) / 2 && out2 == size - 1, "overlapping allreduces: %d %d",
-           out1, out2);
+    CHECK(out1 == size * (size + 1) / 2 && out2 == size - 1, "overlapping allreduces: %d %d",
+          out1, out2);
     MPI_OK(MPI_Comm_free(&d));
 }
 
@@ -189,11 +183,11 @@ static void test_dup_info_idup(void)
     expect_comm(d, size, all, "dup_with_info");
     MPI_Info used;
     MPI_OK(MPI_Comm_get_info(d, &used));
-    EXPECT(used != MPI_INFO_NULL, "MPI_Comm_get_info gave MPI_INFO_NULL");
+    CHECK(used != MPI_INFO_NULL, "MPI_Comm_get_info gave MPI_INFO_NULL");
     char val[64];
     int buflen = sizeof val, flag = 0;
     MPI_OK(MPI_Info_get_string(used, "mpi_assert_no_any_source", &buflen, val, &flag));
-    EXPECT(!flag || !strcmp(val, "false"), "hint came back as \"%s\"", val);
+    CHECK(!flag || !strcmp(val, "false"), "hint came back as \"%s\"", val);
     MPI_OK(MPI_Info_free(&used));
 
     /* MPI_INFO_NULL: no hints. */
@@ -208,13 +202,13 @@ static void test_dup_info_idup(void)
     MPI_OK(MPI_Comm_set_info(d, info));
     MPI_OK(MPI_Info_free(&info));
     MPI_OK(MPI_Comm_get_info(d, &used));
-    EXPECT(used != MPI_INFO_NULL, "MPI_Comm_get_info gave MPI_INFO_NULL");
+    CHECK(used != MPI_INFO_NULL, "MPI_Comm_get_info gave MPI_INFO_NULL");
     buflen = sizeof val;
     MPI_OK(MPI_Info_get_string(used, "mpi_assert_no_any_tag", &buflen, val, &flag));
-    EXPECT(!flag || !strcmp(val, "false"), "hint came back as \"%s\"", val);
+    CHECK(!flag || !strcmp(val, "false"), "hint came back as \"%s\"", val);
     MPI_OK(MPI_Info_free(&used));
     MPI_OK(MPI_Comm_get_info(MPI_COMM_WORLD, &used));
-    EXPECT(used != MPI_INFO_NULL, "MPI_Comm_get_info(MPI_COMM_WORLD) gave MPI_INFO_NULL");
+    CHECK(used != MPI_INFO_NULL, "MPI_Comm_get_info(MPI_COMM_WORLD) gave MPI_INFO_NULL");
     MPI_OK(MPI_Info_free(&used));
 
     /* Two idups outstanding at once, completed in the other order. */
@@ -224,8 +218,8 @@ static void test_dup_info_idup(void)
     MPI_OK(MPI_Comm_idup(d, &i2, &r[1]));
     MPI_OK(MPI_Wait(&r[1], MPI_STATUS_IGNORE));
     MPI_OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
-    EXPECT(r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL, "requests not freed");
-    EXPECT(i1 != i2 && i1 != d, "idup gave handles %p %p", (void *)i1, (void *)i2);
+    CHECK(r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL, "requests not freed");
+    CHECK(i1 != i2 && i1 != d, "idup gave handles %p %p", (void *)i1, (void *)i2);
     expect_comm(i1, size, all, "idup(world)");
     expect_comm(i2, size, all, "idup(dup)");
     int res;
@@ -294,7 +288,7 @@ static void test_split(void)
         color[i] = i % 4 == 0 ? MPI_UNDEFINED : 3, key[i] = -i;
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, color[rank], key[rank], &c));
     if (color[rank] == MPI_UNDEFINED) {
-        EXPECT(c == MPI_COMM_NULL, "MPI_UNDEFINED color gave a communicator");
+        CHECK(c == MPI_COMM_NULL, "MPI_UNDEFINED color gave a communicator");
     } else {
         n = ref_split(size, world_members, color, key, color[rank], want);
         expect_comm(c, n, want, "split(undefined for rank%4==0)");
@@ -404,7 +398,7 @@ static void test_create(void)
 
     /* The empty group: everyone gets MPI_COMM_NULL. */
     MPI_OK(MPI_Comm_create(MPI_COMM_WORLD, MPI_GROUP_EMPTY, &c));
-    EXPECT(c == MPI_COMM_NULL, "create(MPI_GROUP_EMPTY) gave a communicator");
+    CHECK(c == MPI_COMM_NULL, "create(MPI_GROUP_EMPTY) gave a communicator");
 
     /* create_group: only members call; the two halves at the same time,
      * the upper one reversed. */
@@ -442,29 +436,29 @@ static void test_names_and_misc(void)
     char name[MPI_MAX_OBJECT_NAME];
     int len = -1;
     MPI_OK(MPI_Comm_get_name(MPI_COMM_WORLD, name, &len));
-    EXPECT(!strcmp(name, "MPI_COMM_WORLD") && len == 14, "world's name \"%s\" (%d)", name, len);
+    CHECK(!strcmp(name, "MPI_COMM_WORLD") && len == 14, "world's name \"%s\" (%d)", name, len);
     MPI_OK(MPI_Comm_get_name(MPI_COMM_SELF, name, &len));
-    EXPECT(!strcmp(name, "MPI_COMM_SELF") && len == 13, "self's name \"%s\" (%d)", name, len);
+    CHECK(!strcmp(name, "MPI_COMM_SELF") && len == 13, "self's name \"%s\" (%d)", name, len);
 
     MPI_Comm d;
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
     MPI_OK(MPI_Comm_get_name(d, name, &len));
-    EXPECT(name[0] == '\0' && len == 0, "a dup is named \"%s\" (%d); names are not copied", name,
-           len);
+    CHECK(name[0] == '\0' && len == 0, "a dup is named \"%s\" (%d); names are not copied", name,
+          len);
     MPI_OK(MPI_Comm_set_name(d, "halo dup"));
     MPI_OK(MPI_Comm_get_name(d, name, &len));
-    EXPECT(!strcmp(name, "halo dup") && len == 8, "name \"%s\" (%d)", name, len);
+    CHECK(!strcmp(name, "halo dup") && len == 8, "name \"%s\" (%d)", name, len);
     /* Too long: kept to MPI_MAX_OBJECT_NAME-1 characters. */
     char longname[MPI_MAX_OBJECT_NAME + 50];
     memset(longname, 'n', sizeof longname);
     longname[sizeof longname - 1] = '\0';
     MPI_OK(MPI_Comm_set_name(d, longname));
     MPI_OK(MPI_Comm_get_name(d, name, &len));
-    EXPECT(len == MPI_MAX_OBJECT_NAME - 1 && (int)strlen(name) == len, "long name kept %d chars",
-           len);
+    CHECK(len == MPI_MAX_OBJECT_NAME - 1 && (int)strlen(name) == len, "long name kept %d chars",
+          len);
     MPI_OK(MPI_Comm_set_name(MPI_COMM_WORLD, "renamed world"));
     MPI_OK(MPI_Comm_get_name(MPI_COMM_WORLD, name, &len));
-    EXPECT(!strcmp(name, "renamed world"), "world renamed to \"%s\"", name);
+    CHECK(!strcmp(name, "renamed world"), "world renamed to \"%s\"", name);
     MPI_OK(MPI_Comm_set_name(MPI_COMM_WORLD, "MPI_COMM_WORLD"));
 
     int flag = -1;
@@ -476,8 +470,8 @@ static void test_names_and_misc(void)
 
     /* Predefined communicators cannot be freed, and stay usable. */
     MPI_Comm w = MPI_COMM_WORLD, s = MPI_COMM_SELF, nul = MPI_COMM_NULL;
-    EXPECT(MPI_Comm_free(&w) != MPI_SUCCESS, "MPI_Comm_free(MPI_COMM_WORLD) succeeded");
-    EXPECT(MPI_Comm_free(&s) != MPI_SUCCESS, "MPI_Comm_free(MPI_COMM_SELF) succeeded");
+    CHECK(MPI_Comm_free(&w) != MPI_SUCCESS, "MPI_Comm_free(MPI_COMM_WORLD) succeeded");
+    CHECK(MPI_Comm_free(&s) != MPI_SUCCESS, "MPI_Comm_free(MPI_COMM_SELF) succeeded");
     MPI_FAILS(MPI_ERR_COMM, MPI_Comm_free(&nul));
     int sum = 0, one = 1;
     MPI_OK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
@@ -495,7 +489,7 @@ static void test_many(void)
         MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
         if (i % 250 == 0) {
             MPI_OK(MPI_Allreduce(&i, &sum, 1, MPI_INT, MPI_SUM, d));
-            EXPECT(sum == i * size, "allreduce on dup %d: %d", i, sum);
+            CHECK(sum == i * size, "allreduce on dup %d: %d", i, sum);
         }
         MPI_OK(MPI_Comm_free(&d));
     }
@@ -509,9 +503,9 @@ static void test_many(void)
             /* my part holds the world ranks of my parity, in order */
             int me = -1;
             MPI_OK(MPI_Comm_rank(live[i], &me));
-            EXPECT(me == rank / 2, "split %d: rank %d, want %d", i, me, rank / 2);
+            CHECK(me == rank / 2, "split %d: rank %d, want %d", i, me, rank / 2);
             MPI_OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_MIN, live[i]));
-            EXPECT(sum == rank % 2, "split %d: smallest member %d, want %d", i, sum, rank % 2);
+            CHECK(sum == rank % 2, "split %d: smallest member %d, want %d", i, sum, rank % 2);
         }
         for (int i = 0; i < LIVE; i++)
             MPI_OK(MPI_Comm_free(&live[(i * 37) % LIVE]));

@@ -9,12 +9,6 @@
  *   (a freed handler stays in use by the communicators that have it). */
 #include "mpitest.h"
 
-#define EXPECT(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 /* A call that must fail; the standard leaves its error class open. */
 #define MPI_FAILS_ANY(call)                                                                   \
     do {                                                                                      \
@@ -28,7 +22,7 @@ static void check_class_of(int code, int want)
 {
     int cls = -1;
     MPI_OK(MPI_Error_class(code, &cls));
-    EXPECT(cls == want, "MPI_Error_class(%d) = %d, want %d", code, cls, want);
+    CHECK(cls == want, "MPI_Error_class(%d) = %d, want %d", code, cls, want);
 }
 
 static void error_string(int code, char *buf)
@@ -36,9 +30,9 @@ static void error_string(int code, char *buf)
     int len = -1;
     memset(buf, 'x', MPI_MAX_ERROR_STRING);
     MPI_OK(MPI_Error_string(code, buf, &len));
-    EXPECT(len >= 0 && len < MPI_MAX_ERROR_STRING, "MPI_Error_string(%d) length %d", code, len);
-    EXPECT((int)strlen(buf) == len, "MPI_Error_string(%d): length %d, strlen %zu", code, len,
-           strlen(buf));
+    CHECK(len >= 0 && len < MPI_MAX_ERROR_STRING, "MPI_Error_string(%d) length %d", code, len);
+    CHECK((int)strlen(buf) == len, "MPI_Error_string(%d): length %d, strlen %zu", code, len,
+          strlen(buf));
 }
 
 static void test_predefined_classes(void)
@@ -69,13 +63,13 @@ static void test_predefined_classes(void)
     for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
         check_class_of(classes[i], classes[i]);
         error_string(classes[i], buf);
-        EXPECT(buf[0] != '\0', "MPI_Error_string(%d) is empty", classes[i]);
+        CHECK(buf[0] != '\0', "MPI_Error_string(%d) is empty", classes[i]);
     }
     /* A value that no class or code has. */
     int cls = -1;
-    EXPECT(MPI_Error_class(123456789, &cls) != MPI_SUCCESS, "MPI_Error_class(123456789) gave %d",
-           cls);
-    EXPECT(MPI_Error_class(-5, &cls) != MPI_SUCCESS, "MPI_Error_class(-5) gave %d", cls);
+    CHECK(MPI_Error_class(123456789, &cls) != MPI_SUCCESS, "MPI_Error_class(123456789) gave %d",
+          cls);
+    CHECK(MPI_Error_class(-5, &cls) != MPI_SUCCESS, "MPI_Error_class(-5) gave %d", cls);
 }
 
 /* User-added classes, codes and strings. */
@@ -83,30 +77,30 @@ static void test_user_codes(void)
 {
     int flag = 0, *last = NULL;
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
-    EXPECT(flag && last, "MPI_LASTUSEDCODE is not set on MPI_COMM_WORLD");
-    EXPECT(*last >= MPI_ERR_LASTCODE, "MPI_LASTUSEDCODE %d below MPI_ERR_LASTCODE %d", *last,
-           MPI_ERR_LASTCODE);
+    CHECK(flag && last, "MPI_LASTUSEDCODE is not set on MPI_COMM_WORLD");
+    CHECK(*last >= MPI_ERR_LASTCODE, "MPI_LASTUSEDCODE %d below MPI_ERR_LASTCODE %d", *last,
+          MPI_ERR_LASTCODE);
 
     int c1 = -1, c2 = -1, code1 = -1, code2 = -1, code3 = -1;
     MPI_OK(MPI_Add_error_class(&c1));
-    EXPECT(c1 >= MPI_ERR_LASTCODE, "user class %d below MPI_ERR_LASTCODE", c1);
+    CHECK(c1 >= MPI_ERR_LASTCODE, "user class %d below MPI_ERR_LASTCODE", c1);
     check_class_of(c1, c1);
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
-    EXPECT(flag && *last == c1, "MPI_LASTUSEDCODE %d after adding class %d", *last, c1);
+    CHECK(flag && *last == c1, "MPI_LASTUSEDCODE %d after adding class %d", *last, c1);
 
     MPI_OK(MPI_Add_error_code(c1, &code1));
     MPI_OK(MPI_Add_error_code(c1, &code2));
-    EXPECT(code1 != c1 && code2 != c1 && code1 != code2, "codes %d %d of class %d not distinct",
-           code1, code2, c1);
-    EXPECT(code1 >= MPI_ERR_LASTCODE && code2 >= MPI_ERR_LASTCODE, "user codes %d %d", code1,
-           code2);
+    CHECK(code1 != c1 && code2 != c1 && code1 != code2, "codes %d %d of class %d not distinct",
+          code1, code2, c1);
+    CHECK(code1 >= MPI_ERR_LASTCODE && code2 >= MPI_ERR_LASTCODE, "user codes %d %d", code1,
+          code2);
     check_class_of(code1, c1);
     check_class_of(code2, c1);
     /* A code of a predefined class. */
     MPI_OK(MPI_Add_error_code(MPI_ERR_ARG, &code3));
     check_class_of(code3, MPI_ERR_ARG);
     MPI_OK(MPI_Add_error_class(&c2));
-    EXPECT(c2 != c1 && c2 != code1 && c2 != code2 && c2 != code3, "class %d reuses a value", c2);
+    CHECK(c2 != c1 && c2 != code1 && c2 != code2 && c2 != code3, "class %d reuses a value", c2);
     check_class_of(c2, c2);
     int maxv = c1;
     int vals[] = {code1, code2, code3, c2};
@@ -114,19 +108,19 @@ static void test_user_codes(void)
         if (vals[i] > maxv)
             maxv = vals[i];
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
-    EXPECT(*last == maxv, "MPI_LASTUSEDCODE %d, want the largest added value %d", *last, maxv);
+    CHECK(*last == maxv, "MPI_LASTUSEDCODE %d, want the largest added value %d", *last, maxv);
 
     /* Strings: set, read back, replace. */
     char buf[MPI_MAX_ERROR_STRING];
     MPI_OK(MPI_Add_error_string(c1, "halo test class one"));
     MPI_OK(MPI_Add_error_string(code1, "halo test code one"));
     error_string(c1, buf);
-    EXPECT(!strcmp(buf, "halo test class one"), "class string \"%s\"", buf);
+    CHECK(!strcmp(buf, "halo test class one"), "class string \"%s\"", buf);
     error_string(code1, buf);
-    EXPECT(!strcmp(buf, "halo test code one"), "code string \"%s\"", buf);
+    CHECK(!strcmp(buf, "halo test code one"), "code string \"%s\"", buf);
     MPI_OK(MPI_Add_error_string(code1, "halo test code one, replaced"));
     error_string(code1, buf);
-    EXPECT(!strcmp(buf, "halo test code one, replaced"), "replaced code string \"%s\"", buf);
+    CHECK(!strcmp(buf, "halo test code one, replaced"), "replaced code string \"%s\"", buf);
     /* Predefined codes keep their strings. */
     MPI_FAILS_ANY(MPI_Add_error_string(MPI_ERR_ARG, "no"));
 
@@ -167,24 +161,24 @@ static void record_handler(MPI_Comm *comm, int *code, ...)
 static void expect_class(int rc, int cls, const char *what)
 {
     int got = -1;
-    EXPECT(rc != MPI_SUCCESS, "%s succeeded, want class %d", what, cls);
+    CHECK(rc != MPI_SUCCESS, "%s succeeded, want class %d", what, cls);
     MPI_OK(MPI_Error_class(rc, &got));
-    EXPECT(got == cls, "%s: class %d, want %d", what, got, cls);
+    CHECK(got == cls, "%s: class %d, want %d", what, got, cls);
 }
 
 static void test_default_and_return(void)
 {
     MPI_Errhandler eh;
     MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
-    EXPECT(eh == MPI_ERRORS_ARE_FATAL, "default handler of MPI_COMM_WORLD %p", (void *)eh);
+    CHECK(eh == MPI_ERRORS_ARE_FATAL, "default handler of MPI_COMM_WORLD %p", (void *)eh);
     MPI_OK(MPI_Errhandler_free(&eh));
     MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_SELF, &eh));
-    EXPECT(eh == MPI_ERRORS_ARE_FATAL, "default handler of MPI_COMM_SELF %p", (void *)eh);
+    CHECK(eh == MPI_ERRORS_ARE_FATAL, "default handler of MPI_COMM_SELF %p", (void *)eh);
     MPI_OK(MPI_Errhandler_free(&eh));
 
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
-    EXPECT(eh == MPI_ERRORS_RETURN, "handler after set: %p", (void *)eh);
+    CHECK(eh == MPI_ERRORS_RETURN, "handler after set: %p", (void *)eh);
     MPI_OK(MPI_Errhandler_free(&eh));
 
     int buf[4] = {0};
@@ -192,8 +186,8 @@ static void test_default_and_return(void)
     int rc = MPI_Send(buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD);
     expect_class(rc, MPI_ERR_COUNT, "MPI_Send(count=-1)");
     error_string(rc, msg);
-    EXPECT(strstr(msg, "MPI_Send") != NULL, "message \"%s\" does not name MPI_Send", msg);
-    EXPECT(strstr(msg, "count=-1") != NULL, "message \"%s\" does not show count=-1", msg);
+    CHECK(strstr(msg, "MPI_Send") != NULL, "message \"%s\" does not name MPI_Send", msg);
+    CHECK(strstr(msg, "count=-1") != NULL, "message \"%s\" does not show count=-1", msg);
 
     rc = MPI_Send(buf, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
     expect_class(rc, MPI_ERR_RANK, "MPI_Send(dest=size)");
@@ -222,7 +216,7 @@ static void test_default_and_return(void)
     expect_class(rc, MPI_ERR_COMM, "MPI_Send(MPI_COMM_NULL)");
     /* Errors with no object go to MPI_COMM_SELF's handler. */
     rc = MPI_Add_error_string(MPI_ERR_COUNT, "predefined strings cannot change");
-    EXPECT(rc != MPI_SUCCESS, "MPI_Add_error_string on a predefined code succeeded");
+    CHECK(rc != MPI_SUCCESS, "MPI_Add_error_string on a predefined code succeeded");
 }
 
 static void test_user_handler(void)
@@ -232,44 +226,44 @@ static void test_user_handler(void)
     /* The duplicate inherits MPI_ERRORS_RETURN from MPI_COMM_WORLD. */
     MPI_Errhandler got;
     MPI_OK(MPI_Comm_get_errhandler(dup, &got));
-    EXPECT(got == MPI_ERRORS_RETURN, "dup's handler %p, want MPI_ERRORS_RETURN", (void *)got);
+    CHECK(got == MPI_ERRORS_RETURN, "dup's handler %p, want MPI_ERRORS_RETURN", (void *)got);
     MPI_OK(MPI_Errhandler_free(&got));
 
     MPI_Errhandler eh;
     MPI_OK(MPI_Comm_create_errhandler(record_handler, &eh));
-    EXPECT(eh != MPI_ERRHANDLER_NULL, "MPI_Comm_create_errhandler gave MPI_ERRHANDLER_NULL");
+    CHECK(eh != MPI_ERRHANDLER_NULL, "MPI_Comm_create_errhandler gave MPI_ERRHANDLER_NULL");
     MPI_OK(MPI_Comm_set_errhandler(dup, eh));
     MPI_OK(MPI_Comm_get_errhandler(dup, &got));
-    EXPECT(got == eh, "MPI_Comm_get_errhandler gave %p, set %p", (void *)got, (void *)eh);
+    CHECK(got == eh, "MPI_Comm_get_errhandler gave %p, set %p", (void *)got, (void *)eh);
     MPI_OK(MPI_Errhandler_free(&got));
-    EXPECT(got == MPI_ERRHANDLER_NULL, "MPI_Errhandler_free did not reset the handle");
+    CHECK(got == MPI_ERRHANDLER_NULL, "MPI_Errhandler_free did not reset the handle");
 
     /* An error on dup: the handler sees dup and the code; the call returns it. */
     int buf[2] = {0};
     eh_calls = 0;
     int rc = MPI_Send(buf, -1, MPI_INT, 0, 0, dup);
-    EXPECT(eh_calls == 1, "user handler ran %d times, want 1", eh_calls);
-    EXPECT(eh_comm == dup, "user handler got comm %p, want %p", (void *)eh_comm, (void *)dup);
+    CHECK(eh_calls == 1, "user handler ran %d times, want 1", eh_calls);
+    CHECK(eh_comm == dup, "user handler got comm %p, want %p", (void *)eh_comm, (void *)dup);
     expect_class(eh_code, MPI_ERR_COUNT, "code passed to the user handler");
-    EXPECT(rc == eh_code, "MPI_Send returned %d, the handler saw %d", rc, eh_code);
+    CHECK(rc == eh_code, "MPI_Send returned %d, the handler saw %d", rc, eh_code);
     /* Errors on MPI_COMM_WORLD do not reach dup's handler. */
     rc = MPI_Send(buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD);
-    EXPECT(rc != MPI_SUCCESS && eh_calls == 1, "world's error reached dup's handler (calls %d)",
-           eh_calls);
+    CHECK(rc != MPI_SUCCESS && eh_calls == 1, "world's error reached dup's handler (calls %d)",
+          eh_calls);
 
     /* MPI_Comm_call_errhandler: the handler runs with the given code. */
     eh_calls = 0;
     rc = MPI_Comm_call_errhandler(dup, MPI_ERR_OTHER);
-    EXPECT(rc == MPI_SUCCESS, "MPI_Comm_call_errhandler returned %d", rc);
-    EXPECT(eh_calls == 1 && eh_code == MPI_ERR_OTHER && eh_comm == dup,
-           "call_errhandler: calls %d code %d", eh_calls, eh_code);
+    CHECK(rc == MPI_SUCCESS, "MPI_Comm_call_errhandler returned %d", rc);
+    CHECK(eh_calls == 1 && eh_code == MPI_ERR_OTHER && eh_comm == dup,
+          "call_errhandler: calls %d code %d", eh_calls, eh_code);
     /* ... also with a user-added code. */
     int ucls, ucode;
     MPI_OK(MPI_Add_error_class(&ucls));
     MPI_OK(MPI_Add_error_code(ucls, &ucode));
     MPI_OK(MPI_Comm_call_errhandler(dup, ucode));
-    EXPECT(eh_calls == 2 && eh_code == ucode, "call_errhandler(user code): calls %d code %d",
-           eh_calls, eh_code);
+    CHECK(eh_calls == 2 && eh_code == ucode, "call_errhandler(user code): calls %d code %d",
+          eh_calls, eh_code);
     MPI_OK(MPI_Remove_error_code(ucode));
     MPI_OK(MPI_Remove_error_class(ucls));
 
@@ -277,23 +271,23 @@ static void test_user_handler(void)
     MPI_OK(MPI_Comm_dup(dup, &dup2));
     eh_calls = 0;
     rc = MPI_Send(buf, 1, MPI_INT, 0, -3, dup2);
-    EXPECT(eh_calls == 1 && eh_comm == dup2, "inherited handler: calls %d comm %p", eh_calls,
-           (void *)eh_comm);
+    CHECK(eh_calls == 1 && eh_comm == dup2, "inherited handler: calls %d comm %p", eh_calls,
+          (void *)eh_comm);
     expect_class(rc, MPI_ERR_TAG, "MPI_Send(tag=-3) on dup2");
 
     /* Freeing the handler leaves it attached to the communicators that use it. */
     MPI_OK(MPI_Errhandler_free(&eh));
-    EXPECT(eh == MPI_ERRHANDLER_NULL, "MPI_Errhandler_free did not reset the handle");
+    CHECK(eh == MPI_ERRHANDLER_NULL, "MPI_Errhandler_free did not reset the handle");
     eh_calls = 0;
     rc = MPI_Send(buf, -1, MPI_INT, 0, 0, dup);
-    EXPECT(rc != MPI_SUCCESS && eh_calls == 1, "freed handler: calls %d", eh_calls);
+    CHECK(rc != MPI_SUCCESS && eh_calls == 1, "freed handler: calls %d", eh_calls);
     /* ... and MPI_Comm_get_errhandler gives a usable handle to it. */
     MPI_OK(MPI_Comm_get_errhandler(dup, &got));
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, got));
     eh_calls = 0;
     rc = MPI_Send(buf, -1, MPI_INT, 0, 0, MPI_COMM_SELF);
-    EXPECT(rc != MPI_SUCCESS && eh_calls == 1 && eh_comm == MPI_COMM_SELF,
-           "handler from get_errhandler on MPI_COMM_SELF: calls %d", eh_calls);
+    CHECK(rc != MPI_SUCCESS && eh_calls == 1 && eh_comm == MPI_COMM_SELF,
+          "handler from get_errhandler on MPI_COMM_SELF: calls %d", eh_calls);
     MPI_OK(MPI_Errhandler_free(&got));
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
 
@@ -301,7 +295,7 @@ static void test_user_handler(void)
     MPI_OK(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN));
     eh_calls = 0;
     rc = MPI_Send(buf, -1, MPI_INT, 0, 0, dup);
-    EXPECT(rc != MPI_SUCCESS && eh_calls == 0, "after reset: calls %d", eh_calls);
+    CHECK(rc != MPI_SUCCESS && eh_calls == 0, "after reset: calls %d", eh_calls);
 
     MPI_OK(MPI_Comm_free(&dup2));
     MPI_OK(MPI_Comm_free(&dup));

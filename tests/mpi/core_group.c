@@ -8,12 +8,6 @@
  * computed here from plain arrays. */
 #include "mpitest.h"
 
-#define EXPECT(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static int rank, size;
 static MPI_Group world;
 
@@ -23,7 +17,7 @@ static void expect_members(MPI_Group g, int n, const int *want, const char *what
 {
     int gsize = -1, grank = -2;
     MPI_OK(MPI_Group_size(g, &gsize));
-    EXPECT(gsize == n, "%s: size %d, want %d", what, gsize, n);
+    CHECK(gsize == n, "%s: size %d, want %d", what, gsize, n);
     int *idx = malloc(sizeof(int) * (n + 1)), *got = malloc(sizeof(int) * (n + 1));
     for (int i = 0; i < n; i++)
         idx[i] = i;
@@ -31,17 +25,17 @@ static void expect_members(MPI_Group g, int n, const int *want, const char *what
         MPI_OK(MPI_Group_translate_ranks(g, n, idx, world, got));
     int mine = MPI_UNDEFINED;
     for (int i = 0; i < n; i++) {
-        EXPECT(got[i] == want[i], "%s: member %d is world rank %d, want %d", what, i, got[i],
-               want[i]);
+        CHECK(got[i] == want[i], "%s: member %d is world rank %d, want %d", what, i, got[i],
+              want[i]);
         if (want[i] == rank)
             mine = i;
     }
     MPI_OK(MPI_Group_rank(g, &grank));
-    EXPECT(grank == mine, "%s: my rank %d, want %d", what, grank, mine);
+    CHECK(grank == mine, "%s: my rank %d, want %d", what, grank, mine);
     if (n == 0) {
         int res = -1;
         MPI_OK(MPI_Group_compare(g, MPI_GROUP_EMPTY, &res));
-        EXPECT(res == MPI_IDENT, "%s: empty group compares %d to MPI_GROUP_EMPTY", what, res);
+        CHECK(res == MPI_IDENT, "%s: empty group compares %d to MPI_GROUP_EMPTY", what, res);
     }
     free(idx);
     free(got);
@@ -98,7 +92,7 @@ static void test_world_and_compare(void)
     int gsize, grank;
     MPI_OK(MPI_Group_size(world, &gsize));
     MPI_OK(MPI_Group_rank(world, &grank));
-    EXPECT(gsize == size && grank == rank, "world group size %d rank %d", gsize, grank);
+    CHECK(gsize == size && grank == rank, "world group size %d rank %d", gsize, grank);
 
     int all[64], rev[64], evens[64], ne = 0;
     for (int i = 0; i < size; i++) {
@@ -145,12 +139,12 @@ static void test_world_and_compare(void)
     in[size] = MPI_PROC_NULL;
     MPI_OK(MPI_Group_translate_ranks(grev, size + 1, in, world, out));
     for (int i = 0; i < size; i++)
-        EXPECT(out[i] == size - 1 - i, "reversed rank %d -> world %d", i, out[i]);
+        CHECK(out[i] == size - 1 - i, "reversed rank %d -> world %d", i, out[i]);
     CHECK_INT(out[size], MPI_PROC_NULL);
     MPI_OK(MPI_Group_translate_ranks(world, size + 1, in, gev, out));
     for (int i = 0; i < size; i++)
-        EXPECT(out[i] == (i % 2 == 0 ? i / 2 : MPI_UNDEFINED), "world rank %d -> evens %d", i,
-               out[i]);
+        CHECK(out[i] == (i % 2 == 0 ? i / 2 : MPI_UNDEFINED), "world rank %d -> evens %d", i,
+              out[i]);
     CHECK_INT(out[size], MPI_PROC_NULL);
     MPI_OK(MPI_Group_translate_ranks(world, 0, in, gev, out));
     MPI_OK(MPI_Group_translate_ranks(world, 1, in, MPI_GROUP_EMPTY, out));
@@ -236,7 +230,7 @@ static void test_incl_excl(void)
 
     /* incl with n = 0 gives MPI_GROUP_EMPTY. */
     MPI_OK(MPI_Group_incl(world, 0, ranks, &g));
-    EXPECT(g == MPI_GROUP_EMPTY, "incl of nothing gave %p, not MPI_GROUP_EMPTY", (void *)g);
+    CHECK(g == MPI_GROUP_EMPTY, "incl of nothing gave %p, not MPI_GROUP_EMPTY", (void *)g);
     expect_members(g, 0, want, "incl()");
     MPI_OK(MPI_Group_free(&g));
 
@@ -277,13 +271,13 @@ static void test_incl_excl(void)
     ranks[0] = MPI_PROC_NULL;
     MPI_FAILS(MPI_ERR_RANK, MPI_Group_incl(world, 1, ranks, &g));
     ranks[0] = 0;
-    EXPECT(MPI_Group_incl(MPI_GROUP_EMPTY, 1, ranks, &g) != MPI_SUCCESS,
-           "incl of rank 0 of MPI_GROUP_EMPTY succeeded");
+    CHECK(MPI_Group_incl(MPI_GROUP_EMPTY, 1, ranks, &g) != MPI_SUCCESS,
+          "incl of rank 0 of MPI_GROUP_EMPTY succeeded");
     /* The same rank twice is erroneous. */
     ranks[0] = ranks[1] = 0;
     if (size >= 2) {
-        EXPECT(MPI_Group_incl(world, 2, ranks, &g) != MPI_SUCCESS, "incl({0,0}) succeeded");
-        EXPECT(MPI_Group_excl(world, 2, ranks, &g) != MPI_SUCCESS, "excl({0,0}) succeeded");
+        CHECK(MPI_Group_incl(world, 2, ranks, &g) != MPI_SUCCESS, "incl({0,0}) succeeded");
+        CHECK(MPI_Group_excl(world, 2, ranks, &g) != MPI_SUCCESS, "excl({0,0}) succeeded");
     }
     MPI_FAILS(MPI_ERR_GROUP, MPI_Group_incl(MPI_GROUP_NULL, 0, ranks, &g));
     int s;
@@ -363,7 +357,7 @@ static void test_ranges(void)
     MPI_FAILS(MPI_ERR_RANK, MPI_Group_range_incl(world, 1, r, &g));
     /* A zero stride is erroneous. */
     r[0][0] = 0, r[0][1] = 0, r[0][2] = 0;
-    EXPECT(MPI_Group_range_incl(world, 1, r, &g) != MPI_SUCCESS, "stride 0 accepted");
+    CHECK(MPI_Group_range_incl(world, 1, r, &g) != MPI_SUCCESS, "stride 0 accepted");
 }
 
 /* A group outlives the communicator it came from. */
@@ -385,7 +379,7 @@ static void test_lifetime(void)
         MPI_OK(MPI_Group_incl(world, 1, &r, &g));
         int s = 0;
         MPI_OK(MPI_Group_size(g, &s));
-        EXPECT(s == 1, "size %d", s);
+        CHECK(s == 1, "size %d", s);
         MPI_OK(MPI_Group_free(&g));
     }
 }

@@ -4,28 +4,22 @@
  * MPI_Info_create_env; errors for a missing key, over-long keys and values. */
 #include "mpitest.h"
 
-#define EXPECT(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static void expect_keys(MPI_Info info, int n, const char *const keys[], const char *const vals[])
 {
     int nkeys = -1;
     MPI_OK(MPI_Info_get_nkeys(info, &nkeys));
-    EXPECT(nkeys == n, "nkeys %d, want %d", nkeys, n);
+    CHECK(nkeys == n, "nkeys %d, want %d", nkeys, n);
     for (int i = 0; i < n; i++) {
         char key[MPI_MAX_INFO_KEY];
         MPI_OK(MPI_Info_get_nthkey(info, i, key));
-        EXPECT(!strcmp(key, keys[i]), "key %d is \"%s\", want \"%s\"", i, key, keys[i]);
+        CHECK(!strcmp(key, keys[i]), "key %d is \"%s\", want \"%s\"", i, key, keys[i]);
         char val[64];
         int buflen = sizeof val, flag = 0;
         MPI_OK(MPI_Info_get_string(info, key, &buflen, val, &flag));
-        EXPECT(flag, "key \"%s\" not found", key);
-        EXPECT(!strcmp(val, vals[i]), "key \"%s\" = \"%s\", want \"%s\"", key, val, vals[i]);
-        EXPECT(buflen == (int)strlen(vals[i]) + 1, "key \"%s\": buflen %d, want %zu", key, buflen,
-               strlen(vals[i]) + 1);
+        CHECK(flag, "key \"%s\" not found", key);
+        CHECK(!strcmp(val, vals[i]), "key \"%s\" = \"%s\", want \"%s\"", key, val, vals[i]);
+        CHECK(buflen == (int)strlen(vals[i]) + 1, "key \"%s\": buflen %d, want %zu", key, buflen,
+              strlen(vals[i]) + 1);
     }
 }
 
@@ -33,7 +27,7 @@ static void test_basic(void)
 {
     MPI_Info info;
     MPI_OK(MPI_Info_create(&info));
-    EXPECT(info != MPI_INFO_NULL, "MPI_Info_create gave MPI_INFO_NULL");
+    CHECK(info != MPI_INFO_NULL, "MPI_Info_create gave MPI_INFO_NULL");
     int nkeys = -1;
     MPI_OK(MPI_Info_get_nkeys(info, &nkeys));
     CHECK_INT(nkeys, 0);
@@ -55,7 +49,7 @@ static void test_basic(void)
     /* get_valuelen: strlen, without the terminator. */
     int len = -1, flag = -1;
     MPI_OK(MPI_Info_get_valuelen(info, "alpha", &len, &flag));
-    EXPECT(flag == 1 && len == 19, "valuelen of alpha: flag %d len %d", flag, len);
+    CHECK(flag == 1 && len == 19, "valuelen of alpha: flag %d len %d", flag, len);
     flag = -1;
     MPI_OK(MPI_Info_get_valuelen(info, "nokey", &len, &flag));
     CHECK_INT(flag, 0);
@@ -66,19 +60,19 @@ static void test_basic(void)
     int buflen = 5;
     memset(val, '#', sizeof val);
     MPI_OK(MPI_Info_get_string(info, "alpha", &buflen, val, &flag));
-    EXPECT(flag == 1, "alpha not found");
-    EXPECT(!strcmp(val, "a mu"), "truncated value \"%s\", want \"a mu\"", val);
-    EXPECT(buflen == 20, "buflen after truncation %d, want 20", buflen);
-    EXPECT(val[5] == '#', "get_string wrote past buflen");
+    CHECK(flag == 1, "alpha not found");
+    CHECK(!strcmp(val, "a mu"), "truncated value \"%s\", want \"a mu\"", val);
+    CHECK(buflen == 20, "buflen after truncation %d, want 20", buflen);
+    CHECK(val[5] == '#', "get_string wrote past buflen");
     buflen = 0;
     memset(val, '#', sizeof val);
     MPI_OK(MPI_Info_get_string(info, "alpha", &buflen, val, &flag));
-    EXPECT(flag == 1 && buflen == 20, "buflen=0 query: flag %d buflen %d", flag, buflen);
-    EXPECT(val[0] == '#', "get_string with buflen 0 changed the value");
+    CHECK(flag == 1 && buflen == 20, "buflen=0 query: flag %d buflen %d", flag, buflen);
+    CHECK(val[0] == '#', "get_string with buflen 0 changed the value");
     buflen = 20;
     MPI_OK(MPI_Info_get_string(info, "alpha", &buflen, val, &flag));
-    EXPECT(!strcmp(val, "a much longer value") && buflen == 20, "exact fit: \"%s\" buflen %d", val,
-           buflen);
+    CHECK(!strcmp(val, "a much longer value") && buflen == 20, "exact fit: \"%s\" buflen %d", val,
+          buflen);
     buflen = sizeof val;
     flag = -1;
     MPI_OK(MPI_Info_get_string(info, "nokey", &buflen, val, &flag));
@@ -87,8 +81,8 @@ static void test_basic(void)
     /* dup is a separate object with the same keys in the same order. */
     MPI_Info copy;
     MPI_OK(MPI_Info_dup(info, &copy));
-    EXPECT(copy != info && copy != MPI_INFO_NULL, "MPI_Info_dup gave %p for %p", (void *)copy,
-           (void *)info);
+    CHECK(copy != info && copy != MPI_INFO_NULL, "MPI_Info_dup gave %p for %p", (void *)copy,
+          (void *)info);
     {
         const char *k[] = {"zeta", "alpha", "mid"}, *v[] = {"1", "a much longer value", "three!"};
         expect_keys(copy, 3, k, v);
@@ -123,10 +117,10 @@ static void test_basic(void)
     MPI_OK(MPI_Info_set(info, key, "longest key"));
     buflen = sizeof val;
     MPI_OK(MPI_Info_get_string(info, key, &buflen, val, &flag));
-    EXPECT(flag && !strcmp(val, "longest key"), "longest key: flag %d \"%s\"", flag, val);
+    CHECK(flag && !strcmp(val, "longest key"), "longest key: flag %d \"%s\"", flag, val);
     char nth[MPI_MAX_INFO_KEY];
     MPI_OK(MPI_Info_get_nthkey(info, 3, nth));
-    EXPECT(!strcmp(nth, key), "nthkey of the longest key has length %zu", strlen(nth));
+    CHECK(!strcmp(nth, key), "nthkey of the longest key has length %zu", strlen(nth));
     key[MPI_MAX_INFO_KEY - 1] = 'k';
     key[MPI_MAX_INFO_KEY] = '\0';
     MPI_FAILS(MPI_ERR_INFO_KEY, MPI_Info_set(info, key, "too long"));
@@ -141,8 +135,8 @@ static void test_basic(void)
     MPI_OK(MPI_Info_set(info, "big", big));
     buflen = sizeof back;
     MPI_OK(MPI_Info_get_string(info, "big", &buflen, back, &flag));
-    EXPECT(flag && !strcmp(back, big) && buflen == MPI_MAX_INFO_VAL, "big value: buflen %d",
-           buflen);
+    CHECK(flag && !strcmp(back, big) && buflen == MPI_MAX_INFO_VAL, "big value: buflen %d",
+          buflen);
     big[MPI_MAX_INFO_VAL - 1] = 'v';
     big[MPI_MAX_INFO_VAL] = '\0';
     MPI_FAILS(MPI_ERR_INFO_VALUE, MPI_Info_set(info, "big2", big));
@@ -150,8 +144,8 @@ static void test_basic(void)
     /* nthkey past the end is an error. */
     char k2[MPI_MAX_INFO_KEY];
     MPI_OK(MPI_Info_get_nkeys(info, &nkeys));
-    EXPECT(MPI_Info_get_nthkey(info, nkeys, k2) != MPI_SUCCESS, "nthkey(%d) of %d keys succeeded",
-           nkeys, nkeys);
+    CHECK(MPI_Info_get_nthkey(info, nkeys, k2) != MPI_SUCCESS, "nthkey(%d) of %d keys succeeded",
+          nkeys, nkeys);
 
     MPI_OK(MPI_Info_free(&copy));
     CHECK(copy == MPI_INFO_NULL, "MPI_Info_free did not reset the handle");
@@ -184,11 +178,11 @@ static void test_many_keys(void)
         char k[MPI_MAX_INFO_KEY];
         MPI_OK(MPI_Info_get_nthkey(info, i, k));
         snprintf(key, sizeof key, "key%d", (i * 7919) % N);
-        EXPECT(!strcmp(k, key), "key %d is %s, want %s", i, k, key);
+        CHECK(!strcmp(k, key), "key %d is %s, want %s", i, k, key);
         int buflen = sizeof got, flag;
         MPI_OK(MPI_Info_get_string(info, k, &buflen, got, &flag));
         snprintf(val, sizeof val, "%c%d", (N - 1 - i) % 3 == 0 ? 'w' : 'v', i);
-        EXPECT(!strcmp(got, val), "%s = %s, want %s", k, got, val);
+        CHECK(!strcmp(got, val), "%s = %s, want %s", k, got, val);
     }
     MPI_OK(MPI_Info_free(&info));
 }
@@ -198,15 +192,15 @@ static void test_env(int argc, char **argv, int size)
     char val[MPI_MAX_INFO_VAL];
     int buflen = sizeof val, flag = 0;
     MPI_OK(MPI_Info_get_string(MPI_INFO_ENV, "command", &buflen, val, &flag));
-    EXPECT(flag, "MPI_INFO_ENV has no \"command\"");
-    EXPECT(strstr(val, "core_info") != NULL, "MPI_INFO_ENV command \"%s\"", val);
+    CHECK(flag, "MPI_INFO_ENV has no \"command\"");
+    CHECK(strstr(val, "core_info") != NULL, "MPI_INFO_ENV command \"%s\"", val);
     buflen = sizeof val;
     MPI_OK(MPI_Info_get_string(MPI_INFO_ENV, "maxprocs", &buflen, val, &flag));
-    EXPECT(flag, "MPI_INFO_ENV has no \"maxprocs\"");
-    EXPECT(atoi(val) == size, "MPI_INFO_ENV maxprocs \"%s\", world size %d", val, size);
+    CHECK(flag, "MPI_INFO_ENV has no \"maxprocs\"");
+    CHECK(atoi(val) == size, "MPI_INFO_ENV maxprocs \"%s\", world size %d", val, size);
     int nkeys = -1;
     MPI_OK(MPI_Info_get_nkeys(MPI_INFO_ENV, &nkeys));
-    EXPECT(nkeys >= 2, "MPI_INFO_ENV has %d keys", nkeys);
+    CHECK(nkeys >= 2, "MPI_INFO_ENV has %d keys", nkeys);
 
     /* A dup of MPI_INFO_ENV is an ordinary info object. */
     MPI_Info d;
@@ -215,15 +209,15 @@ static void test_env(int argc, char **argv, int size)
     MPI_OK(MPI_Info_free(&d));
     buflen = sizeof val;
     MPI_OK(MPI_Info_get_string(MPI_INFO_ENV, "maxprocs", &buflen, val, &flag));
-    EXPECT(atoi(val) == size, "MPI_INFO_ENV changed through a dup: maxprocs \"%s\"", val);
+    CHECK(atoi(val) == size, "MPI_INFO_ENV changed through a dup: maxprocs \"%s\"", val);
 
     MPI_Info env;
     MPI_OK(MPI_Info_create_env(argc, argv, &env));
-    EXPECT(env != MPI_INFO_NULL && env != MPI_INFO_ENV, "MPI_Info_create_env gave %p",
-           (void *)env);
+    CHECK(env != MPI_INFO_NULL && env != MPI_INFO_ENV, "MPI_Info_create_env gave %p",
+          (void *)env);
     buflen = sizeof val;
     MPI_OK(MPI_Info_get_string(env, "command", &buflen, val, &flag));
-    EXPECT(flag && strstr(val, "core_info") != NULL, "create_env command: flag %d", flag);
+    CHECK(flag && strstr(val, "core_info") != NULL, "create_env command: flag %d", flag);
     MPI_OK(MPI_Info_set(env, "mine", "yes"));
     MPI_OK(MPI_Info_free(&env));
     MPI_OK(MPI_Info_create_env(0, NULL, &env));

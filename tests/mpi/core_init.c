@@ -18,12 +18,6 @@
 
 /* CHECK with a message and arguments (mpitest.h's CHECK passes the
  * condition text after the caller's arguments, which garbles the format). */
-#define EXPECT(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static int self_deletes;         /* delete callbacks run on MPI_COMM_SELF */
 static int self_delete_order[2]; /* which attribute each one was for */
 static int self_delete_bad;      /* a callback saw MPI in the wrong state */
@@ -79,16 +73,16 @@ static void check_versions(const char *when)
 {
     int v = -1, sv = -1;
     MPI_OK(MPI_Get_version(&v, &sv));
-    EXPECT(v == 5 && sv == 0, "%s: MPI_Get_version gave %d.%d, want 5.0", when, v, sv);
-    EXPECT(MPI_VERSION == 5 && MPI_SUBVERSION == 0, "%s: mpi.h says %d.%d", when, MPI_VERSION,
+    CHECK(v == 5 && sv == 0, "%s: MPI_Get_version gave %d.%d, want 5.0", when, v, sv);
+    CHECK(MPI_VERSION == 5 && MPI_SUBVERSION == 0, "%s: mpi.h says %d.%d", when, MPI_VERSION,
           MPI_SUBVERSION);
     static char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = -1;
     memset(lib, 'x', sizeof lib);
     MPI_OK(MPI_Get_library_version(lib, &len));
-    EXPECT(len > 0 && len < MPI_MAX_LIBRARY_VERSION_STRING, "%s: library version length %d", when,
+    CHECK(len > 0 && len < MPI_MAX_LIBRARY_VERSION_STRING, "%s: library version length %d", when,
           len);
-    EXPECT((int)strlen(lib) == len, "%s: library version length %d but strlen %zu", when, len,
+    CHECK((int)strlen(lib) == len, "%s: library version length %d but strlen %zu", when, len,
           strlen(lib));
 }
 
@@ -99,7 +93,7 @@ static void check_outside_calls(const char *when)
     char msg[MPI_MAX_ERROR_STRING];
     int len = -1, cls = -1;
     MPI_OK(MPI_Error_string(MPI_ERR_COUNT, msg, &len));
-    EXPECT(len > 0 && (int)strlen(msg) == len, "%s: MPI_Error_string length %d", when, len);
+    CHECK(len > 0 && (int)strlen(msg) == len, "%s: MPI_Error_string length %d", when, len);
     MPI_OK(MPI_Error_class(MPI_ERR_TRUNCATE, &cls));
     CHECK_INT(cls, MPI_ERR_TRUNCATE);
     MPI_Info info;
@@ -110,9 +104,9 @@ static void check_outside_calls(const char *when)
     MPI_OK(MPI_Info_get_nkeys(info, &nkeys));
     CHECK_INT(nkeys, 1);
     MPI_OK(MPI_Info_get_string(info, "halo_key", &buflen, val, &flag));
-    EXPECT(flag && !strcmp(val, "value"), "%s: info value \"%s\" flag %d", when, val, flag);
+    CHECK(flag && !strcmp(val, "value"), "%s: info value \"%s\" flag %d", when, val, flag);
     MPI_OK(MPI_Info_free(&info));
-    EXPECT(info == MPI_INFO_NULL, "%s: MPI_Info_free did not reset the handle", when);
+    CHECK(info == MPI_INFO_NULL, "%s: MPI_Info_free did not reset the handle", when);
 }
 
 int main(int argc, char **argv)
@@ -135,64 +129,64 @@ int main(int argc, char **argv)
     int init = -1, fin = -1;
     MPI_OK(MPI_Initialized(&init));
     MPI_OK(MPI_Finalized(&fin));
-    EXPECT(init == 0 && fin == 0, "before MPI_Init_thread: initialized=%d finalized=%d", init, fin);
+    CHECK(init == 0 && fin == 0, "before MPI_Init_thread: initialized=%d finalized=%d", init, fin);
     check_outside_calls("before MPI_Init_thread");
 
     int provided = -1;
     MPI_OK(MPI_Init_thread(&argc, &argv, required, &provided));
-    EXPECT(provided == MPI_THREAD_SINGLE || provided == MPI_THREAD_FUNNELED ||
+    CHECK(provided == MPI_THREAD_SINGLE || provided == MPI_THREAD_FUNNELED ||
               provided == MPI_THREAD_SERIALIZED || provided == MPI_THREAD_MULTIPLE,
           "provided=%d is not a thread level", provided);
     /* Halo supports MPI_THREAD_MULTIPLE, so every level can be granted. */
-    EXPECT(provided >= required, "required %d, provided only %d", required, provided);
+    CHECK(provided >= required, "required %d, provided only %d", required, provided);
     int queried = -1;
     MPI_OK(MPI_Query_thread(&queried));
     CHECK_INT(queried, provided);
 
     MPI_OK(MPI_Initialized(&init));
     MPI_OK(MPI_Finalized(&fin));
-    EXPECT(init == 1 && fin == 0, "after MPI_Init_thread: initialized=%d finalized=%d", init, fin);
+    CHECK(init == 1 && fin == 0, "after MPI_Init_thread: initialized=%d finalized=%d", init, fin);
 
     int rank, size;
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     world_size_at_start = size;
-    EXPECT(size >= 1 && rank >= 0 && rank < size, "rank %d of %d", rank, size);
+    CHECK(size >= 1 && rank >= 0 && rank < size, "rank %d of %d", rank, size);
 
     int is_main = -1;
     MPI_OK(MPI_Is_thread_main(&is_main));
-    EXPECT(is_main == 1, "MPI_Is_thread_main in main() gave %d", is_main);
+    CHECK(is_main == 1, "MPI_Is_thread_main in main() gave %d", is_main);
     if (provided >= MPI_THREAD_SERIALIZED) {
         /* Only one thread calls MPI at a time: main waits in pthread_join. */
         pthread_t t;
         int other = -1;
-        EXPECT(pthread_create(&t, NULL, thread_main_probe, &other) == 0, "pthread_create");
+        CHECK(pthread_create(&t, NULL, thread_main_probe, &other) == 0, "pthread_create");
         pthread_join(t, NULL);
-        EXPECT(other == 0, "MPI_Is_thread_main in another thread gave %d", other);
+        CHECK(other == 0, "MPI_Is_thread_main in another thread gave %d", other);
     }
 
     /* MPI_Wtime never goes back; MPI_Wtick is positive and fine enough to
      * time a millisecond; a 20 ms sleep measures as about 20 ms. */
     double tick = MPI_Wtick();
-    EXPECT(tick > 0.0 && tick <= 1e-3, "MPI_Wtick() = %g", tick);
+    CHECK(tick > 0.0 && tick <= 1e-3, "MPI_Wtick() = %g", tick);
     double prev = MPI_Wtime();
     for (int i = 0; i < 100000; i++) {
         double now = MPI_Wtime();
-        EXPECT(now >= prev, "MPI_Wtime went back from %.9f to %.9f", prev, now);
+        CHECK(now >= prev, "MPI_Wtime went back from %.9f to %.9f", prev, now);
         prev = now;
     }
     double t0 = MPI_Wtime();
     struct timespec ts = {0, 20 * 1000 * 1000};
     nanosleep(&ts, NULL);
     double dt = MPI_Wtime() - t0;
-    EXPECT(dt >= 0.019 && dt < 5.0, "a 20 ms sleep measured %.6f s", dt);
+    CHECK(dt >= 0.019 && dt < 5.0, "a 20 ms sleep measured %.6f s", dt);
 
     char name[MPI_MAX_PROCESSOR_NAME];
     int len = -1;
     memset(name, 'x', sizeof name);
     MPI_OK(MPI_Get_processor_name(name, &len));
-    EXPECT(len > 0 && len < MPI_MAX_PROCESSOR_NAME, "processor name length %d", len);
-    EXPECT((int)strlen(name) == len, "processor name \"%s\": length %d, strlen %zu", name, len,
+    CHECK(len > 0 && len < MPI_MAX_PROCESSOR_NAME, "processor name length %d", len);
+    CHECK((int)strlen(name) == len, "processor name \"%s\": length %d, strlen %zu", name, len,
           strlen(name));
     check_versions("while running");
 
@@ -209,7 +203,7 @@ int main(int argc, char **argv)
     atexit(check_at_exit);
 
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    EXPECT(self_deletes == 0, "delete callbacks ran before MPI_Finalize");
+    CHECK(self_deletes == 0, "delete callbacks ran before MPI_Finalize");
     MPI_OK(MPI_Finalize());
     mt_rank = rank;
 

@@ -27,18 +27,12 @@
 
 #include "mpitest.h"
 
-#define EXPECT(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static void expect_world_state(int init_want, int fin_want, const char *when)
 {
     int init = -1, fin = -1;
     MPI_OK(MPI_Initialized(&init));
     MPI_OK(MPI_Finalized(&fin));
-    EXPECT(init == init_want && fin == fin_want, "%s: initialized=%d finalized=%d", when, init, fin);
+    CHECK(init == init_want && fin == fin_want, "%s: initialized=%d finalized=%d", when, init, fin);
 }
 
 static int info_int(MPI_Info info, const char *key)
@@ -46,7 +40,7 @@ static int info_int(MPI_Info info, const char *key)
     char v[MPI_MAX_INFO_VAL + 1];
     int flag = 0;
     MPI_OK(MPI_Info_get(info, key, MPI_MAX_INFO_VAL, v, &flag));
-    EXPECT(flag, "key %s missing", key);
+    CHECK(flag, "key %s missing", key);
     return atoi(v);
 }
 
@@ -66,7 +60,7 @@ static MPI_Comm comm_from_pset(MPI_Session s, const char *pset, const char *tag)
     MPI_Comm c;
     MPI_OK(MPI_Comm_create_from_group(g, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
     MPI_OK(MPI_Group_free(&g));
-    EXPECT(c != MPI_COMM_NULL, "%s: no communicator", pset);
+    CHECK(c != MPI_COMM_NULL, "%s: no communicator", pset);
     int size, rank;
     MPI_OK(MPI_Comm_size(c, &size));
     MPI_OK(MPI_Comm_rank(c, &rank));
@@ -86,7 +80,7 @@ static void check_comm(MPI_Comm c, int salt)
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     MPI_OK(MPI_Sendrecv(out, 64, MPI_INT, right, salt, in, 64, MPI_INT, left, salt, c, MPI_STATUS_IGNORE));
     for (int i = 0; i < 64; i++)
-        EXPECT(in[i] == salt * 100000 + left * 1000 + i, "in[%d]=%d from rank %d", i, in[i], left);
+        CHECK(in[i] == salt * 100000 + left * 1000 + i, "in[%d]=%d from rank %d", i, in[i], left);
     int sum = -1, mine = rank + salt;
     MPI_OK(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, c));
     CHECK_INT(sum, size * (size - 1) / 2 + size * salt);
@@ -96,12 +90,12 @@ static void check_psets(MPI_Session s)
 {
     int n = -1;
     MPI_OK(MPI_Session_get_num_psets(s, MPI_INFO_NULL, &n));
-    EXPECT(n >= 2, "%d process sets", n);
+    CHECK(n >= 2, "%d process sets", n);
     int seen_world = 0, seen_self = 0;
     for (int i = 0; i < n; i++) {
         int len = 0;
         MPI_OK(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, i, &len, NULL));
-        EXPECT(len > 1 && len <= MPI_MAX_PSET_NAME_LEN, "pset %d: length %d", i, len);
+        CHECK(len > 1 && len <= MPI_MAX_PSET_NAME_LEN, "pset %d: length %d", i, len);
         char name[MPI_MAX_PSET_NAME_LEN];
         int got = len;
         MPI_OK(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, i, &got, name));
@@ -112,12 +106,12 @@ static void check_psets(MPI_Session s)
         got = 5;
         memset(shortname, 'x', sizeof shortname);
         MPI_OK(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, i, &got, shortname));
-        EXPECT(shortname[4] == '\0' && !strncmp(shortname, name, 4), "short name %.5s of %s", shortname,
-               name);
+        CHECK(shortname[4] == '\0' && !strncmp(shortname, name, 4), "short name %.5s of %s", shortname,
+              name);
         seen_world += !strcmp(name, "mpi://WORLD");
         seen_self += !strcmp(name, "mpi://SELF");
     }
-    EXPECT(seen_world == 1 && seen_self == 1, "world %d self %d", seen_world, seen_self);
+    CHECK(seen_world == 1 && seen_self == 1, "world %d self %d", seen_world, seen_self);
     MPI_Info in;
     MPI_OK(MPI_Session_get_pset_info(s, "mpi://SELF", &in));
     CHECK_INT(info_int(in, "mpi_size"), 1);
@@ -131,7 +125,7 @@ static void part_loop(void)
     for (int iter = 0; iter < 4; iter++) {
         MPI_Session s;
         MPI_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
-        EXPECT(s != MPI_SESSION_NULL, "iteration %d", iter);
+        CHECK(s != MPI_SESSION_NULL, "iteration %d", iter);
         expect_world_state(0, 0, "session open");
         check_psets(s);
         char tag[32];
@@ -141,7 +135,7 @@ static void part_loop(void)
         check_comm(c, iter + 1);
         MPI_OK(MPI_Comm_free(&c));
         MPI_OK(MPI_Session_finalize(&s));
-        EXPECT(s == MPI_SESSION_NULL, "handle not reset");
+        CHECK(s == MPI_SESSION_NULL, "handle not reset");
         expect_world_state(0, 0, "session closed");
     }
     /* Three at once, communicators from each alive together, closed in
@@ -235,7 +229,7 @@ static void part_errors(void)
     /* Freeing the handle with only a session open (the session keeps its
      * own reference). */
     MPI_OK(MPI_Errhandler_free(&eh));
-    EXPECT(eh == MPI_ERRHANDLER_NULL, "handle not reset");
+    CHECK(eh == MPI_ERRHANDLER_NULL, "handle not reset");
 
     int len = 0;
     int rc = MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 99, &len, NULL);
@@ -248,7 +242,7 @@ static void part_errors(void)
     rc = MPI_Group_from_session_pset(s, "mpi://nowhere", &g);
     CHECK_INT(eh_calls, 2);
     CHECK_INT(eh_last_class, MPI_ERR_ARG);
-    EXPECT(rc != MPI_SUCCESS && g == MPI_GROUP_NULL, "rc=%d", rc);
+    CHECK(rc != MPI_SUCCESS && g == MPI_GROUP_NULL, "rc=%d", rc);
     MPI_Info pinfo;
     rc = MPI_Session_get_pset_info(s, "@qwerty", &pinfo);
     CHECK_INT(eh_calls, 3);
@@ -258,11 +252,11 @@ static void part_errors(void)
 
     MPI_Errhandler got;
     MPI_OK(MPI_Session_get_errhandler(s, &got));
-    EXPECT(got != MPI_ERRHANDLER_NULL && got != MPI_ERRORS_RETURN, "got %p", (void *)got);
+    CHECK(got != MPI_ERRHANDLER_NULL && got != MPI_ERRORS_RETURN, "got %p", (void *)got);
     MPI_OK(MPI_Errhandler_free(&got));
     MPI_OK(MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Session_get_errhandler(s, &got));
-    EXPECT(got == MPI_ERRORS_RETURN, "got %p", (void *)got);
+    CHECK(got == MPI_ERRORS_RETURN, "got %p", (void *)got);
     MPI_FAILS(MPI_ERR_ARG, MPI_Session_get_nth_pset(s, MPI_INFO_NULL, -1, &len, NULL));
     MPI_FAILS(MPI_ERR_ARG, MPI_Session_get_pset_info(s, NULL, &pinfo));
     CHECK_INT(eh_calls, 4);   /* the user handler is not there any more */
@@ -328,12 +322,12 @@ static void part_threads(void)
     char v[MPI_MAX_INFO_VAL + 1];
     int flag = 0;
     MPI_OK(MPI_Info_get(used, "thread_level", MPI_MAX_INFO_VAL, v, &flag));
-    EXPECT(flag && !strcmp(v, "MPI_THREAD_MULTIPLE"), "thread_level %s", flag ? v : "(none)");
+    CHECK(flag && !strcmp(v, "MPI_THREAD_MULTIPLE"), "thread_level %s", flag ? v : "(none)");
     MPI_OK(MPI_Info_free(&used));
 
     pthread_t t[2];
     for (int i = 0; i < 2; i++)
-        EXPECT(pthread_create(&t[i], NULL, thread_body, (void *)(intptr_t)i) == 0, "thread %d", i);
+        CHECK(pthread_create(&t[i], NULL, thread_body, (void *)(intptr_t)i) == 0, "thread %d", i);
     for (int i = 0; i < 2; i++)
         pthread_join(t[i], NULL);
 
@@ -342,7 +336,7 @@ static void part_threads(void)
     MPI_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &low));
     MPI_OK(MPI_Session_get_info(low, &used));
     MPI_OK(MPI_Info_get(used, "thread_level", MPI_MAX_INFO_VAL, v, &flag));
-    EXPECT(flag && !strcmp(v, "MPI_THREAD_MULTIPLE"), "thread_level %s", flag ? v : "(none)");
+    CHECK(flag && !strcmp(v, "MPI_THREAD_MULTIPLE"), "thread_level %s", flag ? v : "(none)");
     MPI_OK(MPI_Info_free(&used));
     MPI_OK(MPI_Session_finalize(&low));
     MPI_OK(MPI_Session_finalize(&s));
@@ -366,7 +360,7 @@ static void bsend_round(MPI_Comm c, int salt)
     for (int m = 0; m < 3; m++) {
         MPI_OK(MPI_Recv(in, 100, MPI_INT, left, m, c, MPI_STATUS_IGNORE));
         for (int i = 0; i < 100; i++)
-            EXPECT(in[i] == salt + left * 1000 + m * 100 + i, "message %d in[%d]=%d", m, i, in[i]);
+            CHECK(in[i] == salt + left * 1000 + m * 100 + i, "message %d in[%d]=%d", m, i, in[i]);
     }
 }
 
@@ -389,7 +383,7 @@ static void part_bsend(void)
     void *addr;
     int size;
     MPI_OK(MPI_Session_detach_buffer(s, &addr, &size));
-    EXPECT(addr == buf && size == bufsize, "detached %p %d", addr, size);
+    CHECK(addr == buf && size == bufsize, "detached %p %d", addr, size);
     /* Without any buffer a buffered send fails. */
     int x = 1, sz, rk;
     MPI_OK(MPI_Comm_size(c, &sz));
@@ -399,7 +393,7 @@ static void part_bsend(void)
     MPI_OK(MPI_Session_attach_buffer(s, MPI_BUFFER_AUTOMATIC, 0));
     bsend_round(c, 3000000);
     MPI_OK(MPI_Session_detach_buffer(s, &addr, &size));
-    EXPECT(addr == MPI_BUFFER_AUTOMATIC && size == 0, "detached %p %d", addr, size);
+    CHECK(addr == MPI_BUFFER_AUTOMATIC && size == 0, "detached %p %d", addr, size);
     free(buf);
     MPI_OK(MPI_Comm_free(&c));
     MPI_OK(MPI_Session_finalize(&s));

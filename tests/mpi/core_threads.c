@@ -14,12 +14,6 @@
 
 #include "mpitest.h"
 
-#define EXPECT(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 enum { NTHREADS = 4, ROUNDS = 40, BATCH = 8, PAYLOAD = 3 };
 
 static int rank, size;
@@ -61,18 +55,18 @@ static void *worker(void *p)
         int dsize, drank, sum = 0, mine = rank * NTHREADS + t;
         MPI_OK(MPI_Comm_size(d, &dsize));
         MPI_OK(MPI_Comm_rank(d, &drank));
-        EXPECT(dsize == size && drank == rank, "thread %d dup: size %d rank %d", t, dsize, drank);
+        CHECK(dsize == size && drank == rank, "thread %d dup: size %d rank %d", t, dsize, drank);
         MPI_OK(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, d));
         int want = 0;
         for (int r = 0; r < size; r++)
             want += r * NTHREADS + t;
-        EXPECT(sum == want, "thread %d round %d: allreduce on the dup %d, want %d", t, round, sum,
-               want);
+        CHECK(sum == want, "thread %d round %d: allreduce on the dup %d, want %d", t, round, sum,
+              want);
         int got = -1;
         MPI_OK(MPI_Sendrecv(&mine, 1, MPI_INT, (rank + 1) % size, round, &got, 1, MPI_INT,
                             (rank - 1 + size) % size, round, d, MPI_STATUS_IGNORE));
-        EXPECT(got == ((rank - 1 + size) % size) * NTHREADS + t, "thread %d ring on dup got %d",
-               t, got);
+        CHECK(got == ((rank - 1 + size) % size) * NTHREADS + t, "thread %d ring on dup got %d",
+              t, got);
         MPI_OK(MPI_Comm_free(&d));
         a->dups++;
 
@@ -82,22 +76,22 @@ static void *worker(void *p)
             MPI_Status st;
             MPI_OK(MPI_Recv(rbuf, PAYLOAD, MPI_INT, MPI_ANY_SOURCE, t, MPI_COMM_WORLD, &st));
             int src = st.MPI_SOURCE;
-            EXPECT(src >= 0 && src < size && src != rank, "thread %d: source %d", t, src);
-            EXPECT(st.MPI_TAG == t, "thread %d: message with tag %d", t, st.MPI_TAG);
-            EXPECT(rbuf[0] == src && rbuf[1] == t, "thread %d: payload (%d,%d) from %d", t,
-                   rbuf[0], rbuf[1], src);
+            CHECK(src >= 0 && src < size && src != rank, "thread %d: source %d", t, src);
+            CHECK(st.MPI_TAG == t, "thread %d: message with tag %d", t, st.MPI_TAG);
+            CHECK(rbuf[0] == src && rbuf[1] == t, "thread %d: payload (%d,%d) from %d", t,
+                  rbuf[0], rbuf[1], src);
             int seq = rbuf[2] / 1000, to = rbuf[2] % 1000;
-            EXPECT(to == rank, "thread %d: message for rank %d arrived here", t, to);
-            EXPECT(seq == next_seq[src], "thread %d: from %d got sequence %d, want %d (order)", t,
-                   src, seq, next_seq[src]);
+            CHECK(to == rank, "thread %d: message for rank %d arrived here", t, to);
+            CHECK(seq == next_seq[src], "thread %d: from %d got sequence %d, want %d (order)", t,
+                  src, seq, next_seq[src]);
             next_seq[src]++;
             a->received++;
         }
         MPI_OK(MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE));
     }
     for (int r = 0; r < size; r++)
-        EXPECT(r == rank || next_seq[r] == ROUNDS * BATCH, "thread %d: %d messages from %d", t,
-               next_seq[r], r);
+        CHECK(r == rank || next_seq[r] == ROUNDS * BATCH, "thread %d: %d messages from %d", t,
+              next_seq[r], r);
     free(sbuf);
     free(reqs);
     free(next_seq);
@@ -111,7 +105,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     /* Halo supports MPI_THREAD_MULTIPLE; without it this test means nothing. */
-    EXPECT(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
+    CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
     if (size < 2)
         MT_FAIL("run this test with 2 or more ranks");
 
@@ -122,22 +116,22 @@ int main(int argc, char **argv)
     thread_arg_t args[NTHREADS];
     for (int t = 0; t < NTHREADS; t++) {
         args[t] = (thread_arg_t){.t = t};
-        EXPECT(pthread_create(&th[t], NULL, worker, &args[t]) == 0, "pthread_create %d", t);
+        CHECK(pthread_create(&th[t], NULL, worker, &args[t]) == 0, "pthread_create %d", t);
     }
     /* Meanwhile the main thread runs collectives on MPI_COMM_WORLD, whose
      * point-to-point traffic the workers share. */
     for (int i = 0; i < 200; i++) {
         int v[2] = {rank + i, -rank}, r[2];
         MPI_OK(MPI_Allreduce(v, r, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-        EXPECT(r[0] == size - 1 + i && r[1] == 0, "main thread allreduce %d: %d %d", i, r[0],
-               r[1]);
+        CHECK(r[0] == size - 1 + i && r[1] == 0, "main thread allreduce %d: %d %d", i, r[0],
+              r[1]);
     }
     for (int t = 0; t < NTHREADS; t++)
         pthread_join(th[t], NULL);
     for (int t = 0; t < NTHREADS; t++) {
-        EXPECT(args[t].received == ROUNDS * BATCH * (size - 1), "thread %d received %d", t,
-               args[t].received);
-        EXPECT(args[t].dups == ROUNDS, "thread %d made %d dups", t, args[t].dups);
+        CHECK(args[t].received == ROUNDS * BATCH * (size - 1), "thread %d received %d", t,
+              args[t].received);
+        CHECK(args[t].dups == ROUNDS, "thread %d made %d dups", t, args[t].dups);
     }
 
     /* The library is still consistent: a dup after all that, and traffic. */

@@ -10,12 +10,6 @@
 
 #include <stdint.h>
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static const int sizes[] = {0, 1, 100, 2048, 16384, 17408, 102400, 1 << 20};
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
 #define MAXSIZE (1 << 20)
@@ -43,9 +37,9 @@ static void recv_check(unsigned char *b, int n, unsigned seed, int tag, MPI_Comm
     MPI_OK(MPI_Recv(b, n + 16, MPI_BYTE, 0, tag, comm, &st));
     int count = -1;
     MPI_OK(MPI_Get_count(&st, MPI_BYTE, &count));
-    CHECKF(count == n && st.MPI_SOURCE == 0 && st.MPI_TAG == tag,
-           "%s: got %d bytes from %d tag %d, expected %d bytes from 0 tag %d", what, count,
-           st.MPI_SOURCE, st.MPI_TAG, n, tag);
+    CHECK(count == n && st.MPI_SOURCE == 0 && st.MPI_TAG == tag,
+          "%s: got %d bytes from %d tag %d, expected %d bytes from 0 tag %d", what, count,
+          st.MPI_SOURCE, st.MPI_TAG, n, tag);
     for (int i = 0; i < n; i++)
         if (b[i] != pat(seed, (size_t)i))
             MT_FAIL("%s: %d-byte message: byte %d is %d, expected %d", what, n, i, b[i],
@@ -76,7 +70,7 @@ static void local_completion(unsigned char *sbuf, unsigned char *rbuf, int nonbl
                 MPI_Request r;
                 MPI_OK(MPI_Ibsend(sbuf, n, MPI_BYTE, 1, si, MPI_COMM_WORLD, &r));
                 MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
-                CHECKF(r == MPI_REQUEST_NULL, "Wait did not free an Ibsend request");
+                CHECK(r == MPI_REQUEST_NULL, "Wait did not free an Ibsend request");
             } else {
                 MPI_OK(MPI_Bsend(sbuf, n, MPI_BYTE, 1, si, MPI_COMM_WORLD));
             }
@@ -96,8 +90,8 @@ static void local_completion(unsigned char *sbuf, unsigned char *rbuf, int nonbl
         void *addr = NULL;
         int dsize = -1;
         MPI_OK(MPI_Buffer_detach(&addr, &dsize));
-        CHECKF(addr == bb && dsize == total, "Buffer_detach gave %p/%d, attached %p/%d", addr,
-               dsize, bb, total);
+        CHECK(addr == bb && dsize == total, "Buffer_detach gave %p/%d, attached %p/%d", addr,
+              dsize, bb, total);
     }
     free(bb);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -126,23 +120,23 @@ static void buffer_errors(unsigned char *sbuf, unsigned char *rbuf)
         } else if (r != MPI_REQUEST_NULL) {
             MPI_Request_free(&r);
         }
-        CHECKF(cls == MPI_ERR_BUFFER, "Ibsend of 1000 bytes into a %d-byte buffer: class %d, "
-               "expected MPI_ERR_BUFFER", small, cls);
+        CHECK(cls == MPI_ERR_BUFFER, "Ibsend of 1000 bytes into a %d-byte buffer: class %d, "
+              "expected MPI_ERR_BUFFER", small, cls);
         /* What fits still goes. */
         fill(sbuf, 100, 78);
         MPI_OK(MPI_Bsend(sbuf, 100, MPI_BYTE, 1, 51, MPI_COMM_WORLD));
         void *addr;
         int dsize;
         MPI_OK(MPI_Buffer_detach(&addr, &dsize));
-        CHECKF(addr == bb && dsize == small, "Buffer_detach gave %p/%d, attached %p/%d", addr,
-               dsize, bb, small);
+        CHECK(addr == bb && dsize == small, "Buffer_detach gave %p/%d, attached %p/%d", addr,
+              dsize, bb, small);
         free(bb);
         MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
     } else if (rank == 1) {
         MPI_Status st;
         MPI_OK(MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
-        CHECKF(st.MPI_TAG == 51, "first message after the failed buffered sends has tag %d, "
-               "expected 51 (a failed Bsend sent something)", st.MPI_TAG);
+        CHECK(st.MPI_TAG == 51, "first message after the failed buffered sends has tag %d, "
+              "expected 51 (a failed Bsend sent something)", st.MPI_TAG);
         recv_check(rbuf, 100, 78, 51, MPI_COMM_WORLD, "Bsend after failures");
     }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -195,8 +189,8 @@ static void flush_and_comm_buffer(unsigned char *sbuf, unsigned char *rbuf)
                 MPI_OK(MPI_Comm_detach_buffer(dup, &addr, &dsize));
             else
                 MPI_OK(MPI_Buffer_detach(&addr, &dsize));
-            CHECKF(addr == bb && dsize == one, "%s gave %p/%d, attached %p/%d",
-                   use_comm ? "Comm_detach_buffer" : "Buffer_detach", addr, dsize, bb, one);
+            CHECK(addr == bb && dsize == one, "%s gave %p/%d, attached %p/%d",
+                  use_comm ? "Comm_detach_buffer" : "Buffer_detach", addr, dsize, bb, one);
         }
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     }
@@ -212,7 +206,7 @@ static void flush_and_comm_buffer(unsigned char *sbuf, unsigned char *rbuf)
         void *addr;
         int dsize;
         MPI_OK(MPI_Comm_detach_buffer(dup, &addr, &dsize));
-        CHECKF(addr == bb && dsize == one, "Comm_detach_buffer gave %p/%d", addr, dsize);
+        CHECK(addr == bb && dsize == one, "Comm_detach_buffer gave %p/%d", addr, dsize);
     } else if (rank == 1) {
         recv_check(rbuf, 10, 220, 63, dup, "Bsend on a communicator with its own buffer");
     }
@@ -241,8 +235,8 @@ static void automatic_buffer(unsigned char *sbuf, unsigned char *rbuf)
         void *addr = NULL;
         int dsize = -1;
         MPI_OK(MPI_Buffer_detach(&addr, &dsize));
-        CHECKF(addr == MPI_BUFFER_AUTOMATIC, "Buffer_detach gave %p, expected MPI_BUFFER_AUTOMATIC",
-               addr);
+        CHECK(addr == MPI_BUFFER_AUTOMATIC, "Buffer_detach gave %p, expected MPI_BUFFER_AUTOMATIC",
+              addr);
     }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
@@ -274,10 +268,10 @@ static void derived(void)
         MPI_OK(MPI_Recv(r, n + 1, MPI_INT, 0, 80, MPI_COMM_WORLD, &st));
         int count = -1;
         MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
-        CHECKF(count == n, "buffered vector: %d ints received", count);
+        CHECK(count == n, "buffered vector: %d ints received", count);
         for (int i = 0; i < n; i++)
-            CHECKF(r[i] == i * 3 + 1, "buffered vector: int %d is %d", i, r[i]);
-        CHECKF(r[n] == -5, "buffered vector: wrote past the message");
+            CHECK(r[i] == i * 3 + 1, "buffered vector: int %d is %d", i, r[i]);
+        CHECK(r[n] == -5, "buffered vector: wrote past the message");
     }
     if (rank == 0) {
         void *addr;

@@ -8,12 +8,6 @@
  *  - MPI_COMM_SELF carries messages from a rank to itself. */
 #include "mpitest.h"
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static int rank, size;
 
 static void isolation(void)
@@ -36,8 +30,8 @@ static void isolation(void)
     MPI_Status st;
     MPI_OK(MPI_Probe(left, 5, dup, &st));
     MPI_OK(MPI_Test(&r[0], &flag, &st));
-    CHECKF(flag == 0, "a receive on MPI_COMM_WORLD took a message sent on a duplicate (from %d)",
-           st.MPI_SOURCE);
+    CHECK(flag == 0, "a receive on MPI_COMM_WORLD took a message sent on a duplicate (from %d)",
+          st.MPI_SOURCE);
     /* Nobody sends on WORLD before every rank has tested. */
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     MPI_OK(MPI_Isend(sw, 3, MPI_INT, right, 5, MPI_COMM_WORLD, &r[2]));
@@ -47,14 +41,14 @@ static void isolation(void)
     int cw = -1, cd = -1;
     MPI_OK(MPI_Get_count(&sts[0], MPI_INT, &cw));
     MPI_OK(MPI_Get_count(&sts[3], MPI_INT, &cd));
-    CHECKF(cw == 3 && w[1] == 111 && w[0] == left && sts[0].MPI_SOURCE == left,
-           "MPI_COMM_WORLD receive got %d ints (%d, %d) from %d", cw, w[0], w[1],
-           sts[0].MPI_SOURCE);
-    CHECKF(cd == 2 && d[1] == 222 && d[0] == left && sts[3].MPI_SOURCE == left,
-           "duplicate's receive got %d ints (%d, %d) from %d", cd, d[0], d[1], sts[3].MPI_SOURCE);
+    CHECK(cw == 3 && w[1] == 111 && w[0] == left && sts[0].MPI_SOURCE == left,
+          "MPI_COMM_WORLD receive got %d ints (%d, %d) from %d", cw, w[0], w[1],
+          sts[0].MPI_SOURCE);
+    CHECK(cd == 2 && d[1] == 222 && d[0] == left && sts[3].MPI_SOURCE == left,
+          "duplicate's receive got %d ints (%d, %d) from %d", cd, d[0], d[1], sts[3].MPI_SOURCE);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, dup, &flag, &st));
-    CHECKF(flag == 0, "message left on the duplicate");
+    CHECK(flag == 0, "message left on the duplicate");
     MPI_OK(MPI_Comm_free(&dup));
 }
 
@@ -64,16 +58,16 @@ static void reversed(void)
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &rev));
     int rr = -1;
     MPI_OK(MPI_Comm_rank(rev, &rr));
-    CHECKF(rr == size - 1 - rank, "rank %d in the reversed communicator", rr);
+    CHECK(rr == size - 1 - rank, "rank %d in the reversed communicator", rr);
     /* Send to rev-rank rr+1, i.e. world rank rank-1. */
     int to = (rr + 1) % size, from = (rr - 1 + size) % size;
     int msg[2] = {rank, rr}, got[2] = {-1, -1};
     MPI_Status st;
     MPI_OK(MPI_Sendrecv(msg, 2, MPI_INT, to, 9, got, 2, MPI_INT, MPI_ANY_SOURCE, 9, rev, &st));
     int from_world = size - 1 - from;
-    CHECKF(st.MPI_SOURCE == from && got[1] == from && got[0] == from_world,
-           "reversed communicator: status source %d, message from world %d (rev %d), expected "
-           "rev %d", st.MPI_SOURCE, got[0], got[1], from);
+    CHECK(st.MPI_SOURCE == from && got[1] == from && got[0] == from_world,
+          "reversed communicator: status source %d, message from world %d (rev %d), expected "
+          "rev %d", st.MPI_SOURCE, got[0], got[1], from);
     MPI_OK(MPI_Comm_free(&rev));
 
     /* Even/odd halves: a ring inside each half, large messages. */
@@ -89,8 +83,8 @@ static void reversed(void)
     int hto = (hr + 1) % hs, hfrom = (hr - 1 + hs) % hs;
     MPI_OK(MPI_Sendrecv(a, n, MPI_INT, hto, 3, b, n, MPI_INT, hfrom, MPI_ANY_TAG, half, &st));
     int wfrom = 2 * hfrom + rank % 2;
-    CHECKF(st.MPI_SOURCE == hfrom && st.MPI_TAG == 3, "half communicator: status source %d tag %d, "
-           "expected %d", st.MPI_SOURCE, st.MPI_TAG, hfrom);
+    CHECK(st.MPI_SOURCE == hfrom && st.MPI_TAG == 3, "half communicator: status source %d tag %d, "
+          "expected %d", st.MPI_SOURCE, st.MPI_TAG, hfrom);
     for (int i = 0; i < n; i++)
         if (b[i] != wfrom * 1000003 + i)
             MT_FAIL("half communicator: int %d is %d, expected data of world rank %d", i, b[i],
@@ -108,8 +102,8 @@ static void self(void)
     MPI_OK(MPI_Isend(&x, 1, MPI_INT, 0, 4, MPI_COMM_SELF, &r));
     MPI_OK(MPI_Recv(&y, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &st));
     MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
-    CHECKF(y == rank + 500 && st.MPI_SOURCE == 0 && st.MPI_TAG == 4,
-           "MPI_COMM_SELF: got %d from %d tag %d", y, st.MPI_SOURCE, st.MPI_TAG);
+    CHECK(y == rank + 500 && st.MPI_SOURCE == 0 && st.MPI_TAG == 4,
+          "MPI_COMM_SELF: got %d from %d tag %d", y, st.MPI_SOURCE, st.MPI_TAG);
 }
 
 int main(int argc, char **argv)

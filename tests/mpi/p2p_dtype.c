@@ -20,12 +20,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static int rank, size, partner;
 
 static int ival(int k, int i)
@@ -51,9 +45,9 @@ static void check_counts(const MPI_Status *st, MPI_Datatype t, int count, int el
     int c = -2, e = -2;
     MPI_OK(MPI_Get_count(st, t, &c));
     MPI_OK(MPI_Get_elements(st, t, &e));
-    CHECKF(c == count && e == elements, "%s: Get_count %d, Get_elements %d; expected %d, %d", what,
-           c, e, count, elements);
-    CHECKF(st->MPI_SOURCE == partner, "%s: source %d", what, st->MPI_SOURCE);
+    CHECK(c == count && e == elements, "%s: Get_count %d, Get_elements %d; expected %d, %d", what,
+          c, e, count, elements);
+    CHECK(st->MPI_SOURCE == partner, "%s: source %d", what, st->MPI_SOURCE);
 }
 
 /* One exchange: the even rank sends (sbuf, scount, stype), the odd one
@@ -89,9 +83,9 @@ static void run(int n, int round)
                 snprintf(what, sizeof what, "vector of %d ints -> MPI_INT", n);
                 check_counts(&st, MPI_INT, n, n, what);
                 for (int i = 0; i < n; i++)
-                    CHECKF(r[i] == ival(k, i), "%s: int %d is %d", what, i, r[i]);
+                    CHECK(r[i] == ival(k, i), "%s: int %d is %d", what, i, r[i]);
                 for (int i = n; i < n + 4; i++)
-                    CHECKF(r[i] == -9, "%s: int %d past the message written", what, i);
+                    CHECK(r[i] == -9, "%s: int %d past the message written", what, i);
             }
             MPI_OK(MPI_Type_free(&v));
             free(s);
@@ -113,7 +107,7 @@ static void run(int n, int round)
                 check_counts(&st, v, 1, n, what);
                 for (int i = 0; i < 2 * n; i++) {
                     int want = (i % 2) ? -9 : ival(k + 1, i / 2);
-                    CHECKF(r[i] == want, "%s: int %d is %d, expected %d", what, i, r[i], want);
+                    CHECK(r[i] == want, "%s: int %d is %d, expected %d", what, i, r[i], want);
                 }
             }
             MPI_OK(MPI_Type_free(&v));
@@ -160,8 +154,8 @@ static void run(int n, int round)
                 snprintf(what, sizeof what, "indexed (%d blocks) -> contiguous of %d", nb, n);
                 check_counts(&st, ct, 1, n, what);
                 for (int i = 0; i < n; i++)
-                    CHECKF(r[i] == ival(k + 2, i), "%s: int %d is %d", what, i, r[i]);
-                CHECKF(r[n] == -9, "%s: int past the buffer written", what);
+                    CHECK(r[i] == ival(k + 2, i), "%s: int %d is %d", what, i, r[i]);
+                CHECK(r[n] == -9, "%s: int past the buffer written", what);
             }
             MPI_OK(MPI_Type_free(&ix));
             MPI_OK(MPI_Type_free(&ct));
@@ -197,12 +191,12 @@ static void run(int n, int round)
                 snprintf(what, sizeof what, "%d C structs -> reordered records", n);
                 check_counts(&st, rtype, n, 3 * n, what);
                 for (int i = 0; i < n; i++)
-                    CHECKF(r[i].c == (char)(i * 7 + k) && r[i].d == ival(k + 3, i) + 0.25 &&
-                           r[i].i == -ival(k + 3, i),
-                           "%s: record %d holds (%d, %g, %d)", what, i, r[i].c, r[i].d, r[i].i);
+                    CHECK(r[i].c == (char)(i * 7 + k) && r[i].d == ival(k + 3, i) + 0.25 &&
+                          r[i].i == -ival(k + 3, i),
+                          "%s: record %d holds (%d, %g, %d)", what, i, r[i].c, r[i].d, r[i].i);
                 const unsigned char *tail = (const unsigned char *)&r[n];
                 for (size_t b = 0; b < sizeof(other_t); b++)
-                    CHECKF(tail[b] == 0x33, "%s: record past the message written", what);
+                    CHECK(tail[b] == 0x33, "%s: record past the message written", what);
             }
             MPI_OK(MPI_Type_free(&st0));
             MPI_OK(MPI_Type_free(&stype));
@@ -230,16 +224,16 @@ static void run(int n, int round)
             MPI_OK(MPI_Type_commit(&v));
             MPI_Aint lb, ext;
             MPI_OK(MPI_Type_get_extent(v, &lb, &ext));
-            CHECKF(lb == 0 && ext == 4 * (MPI_Aint)sizeof(int), "vector(2,1,3) extent %ld",
-                   (long)ext);
+            CHECK(lb == 0 && ext == 4 * (MPI_Aint)sizeof(int), "vector(2,1,3) extent %ld",
+                  (long)ext);
             exchange(s, cnt, v, r, 2 * cnt + 1, MPI_INT, 5, &st, sender);
             if (!sender) {
                 snprintf(what, sizeof what, "%d x vector(2,1,3) -> MPI_INT", cnt);
                 check_counts(&st, MPI_INT, 2 * cnt, 2 * cnt, what);
                 for (int i = 0; i < 2 * cnt; i++)
-                    CHECKF(r[i] == ival(k + 4, i), "%s: int %d is %d, expected %d", what, i, r[i],
-                           ival(k + 4, i));
-                CHECKF(r[2 * cnt] == -9, "%s: int past the message written", what);
+                    CHECK(r[i] == ival(k + 4, i), "%s: int %d is %d, expected %d", what, i, r[i],
+                          ival(k + 4, i));
+                CHECK(r[2 * cnt] == -9, "%s: int past the message written", what);
             }
             MPI_OK(MPI_Type_free(&v));
             free(s);
@@ -261,7 +255,7 @@ static void run(int n, int round)
                 check_counts(&st, rs, n, n, what);
                 for (int i = 0; i < 3 * n; i++) {
                     int want = (i % 3) ? -9 : ival(k + 5, i / 3);
-                    CHECKF(r[i] == want, "%s: int %d is %d, expected %d", what, i, r[i], want);
+                    CHECK(r[i] == want, "%s: int %d is %d, expected %d", what, i, r[i], want);
                 }
             }
             MPI_OK(MPI_Type_free(&rs));
@@ -290,10 +284,10 @@ static void run(int n, int round)
                 snprintf(what, sizeof what, "%d MPI_INT -> MPI_BOTTOM hindexed", 2 * half);
                 check_counts(&st, hx, 1, 2 * half, what);
                 for (int i = 0; i < half; i++) {
-                    CHECKF(b[i] == ival(k + 6, i), "%s: b[%d] is %d", what, i, b[i]);
-                    CHECKF(a[i] == ival(k + 6, half + i), "%s: a[%d] is %d", what, i, a[i]);
+                    CHECK(b[i] == ival(k + 6, i), "%s: b[%d] is %d", what, i, b[i]);
+                    CHECK(a[i] == ival(k + 6, half + i), "%s: a[%d] is %d", what, i, a[i]);
                 }
-                CHECKF(a[half] == -9 && b[half] == -9, "%s: wrote past an array", what);
+                CHECK(a[half] == -9 && b[half] == -9, "%s: wrote past an array", what);
             }
             MPI_OK(MPI_Type_free(&hx));
             free(s);
@@ -340,14 +334,14 @@ static void partial(int m)
         check_counts(&st, pair, MPI_UNDEFINED, 2 * m + 1, what);
         MPI_Count ce = -2;
         MPI_OK(MPI_Get_elements_c(&st, pair, &ce));
-        CHECKF(ce == 2 * m + 1, "%s: Get_elements_c %lld", what, (long long)ce);
+        CHECK(ce == 2 * m + 1, "%s: Get_elements_c %lld", what, (long long)ce);
         for (int i = 0; i < m; i++)
-            CHECKF(buf[i].i == ival(9, i) && buf[i].d == ival(9, i) * 0.5,
-                   "%s: pair %d holds (%d, %g)", what, i, buf[i].i, buf[i].d);
-        CHECKF(buf[m].i == ival(9, m), "%s: the last int is %d", what, buf[m].i);
+            CHECK(buf[i].i == ival(9, i) && buf[i].d == ival(9, i) * 0.5,
+                  "%s: pair %d holds (%d, %g)", what, i, buf[i].i, buf[i].d);
+        CHECK(buf[m].i == ival(9, m), "%s: the last int is %d", what, buf[m].i);
         const unsigned char *d = (const unsigned char *)&buf[m].d;
         for (size_t b = 0; b < sizeof(double); b++)
-            CHECKF(d[b] == 0x44, "%s: the double that was not sent was written", what);
+            CHECK(d[b] == 0x44, "%s: the double that was not sent was written", what);
     }
     MPI_OK(MPI_Type_free(&p0));
     MPI_OK(MPI_Type_free(&pair));

@@ -10,12 +10,6 @@
 
 #include <limits.h>
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static int rank, size;
 
 /* The call fails with class cls and its message contains every one of the
@@ -35,8 +29,8 @@ static void expect_error(int rc, int cls, const char *call, const char **subs)
     char msg[MPI_MAX_ERROR_STRING];
     int len = -1;
     MPI_OK(MPI_Error_string(rc, msg, &len));
-    CHECKF(len == (int)strlen(msg), "Error_string length %d for a %zu-char string", len,
-           strlen(msg));
+    CHECK(len == (int)strlen(msg), "Error_string length %d for a %zu-char string", len,
+          strlen(msg));
     if (got != cls)
         MT_FAIL("%s: error class %d (%s), expected %d", call, got, msg, cls);
     for (int i = 0; subs[i]; i++)
@@ -89,7 +83,7 @@ int main(int argc, char **argv)
     FAILS_WITH(MPI_ERR_TAG, MPI_Iprobe(right, -5, W, &flag, &st), "MPI_Iprobe");
     int *ub = NULL;
     MPI_OK(MPI_Comm_get_attr(W, MPI_TAG_UB, &ub, &flag));
-    CHECKF(flag && ub, "no MPI_TAG_UB attribute");
+    CHECK(flag && ub, "no MPI_TAG_UB attribute");
     if (*ub < INT_MAX)
         FAILS_WITH(MPI_ERR_TAG, MPI_Send(buf, 1, MPI_INT, right, *ub + 1, W), "MPI_Send");
 
@@ -134,12 +128,12 @@ int main(int argc, char **argv)
     int rc = MPI_Send(buf, -1, MPI_INT, right, 0, W);
     int cls = -1;
     MPI_Error_class(rc, &cls);
-    CHECKF(handler_calls == 1, "user error handler called %d times", handler_calls);
-    CHECKF(handler_comm == MPI_COMM_WORLD, "user error handler got another communicator");
+    CHECK(handler_calls == 1, "user error handler called %d times", handler_calls);
+    CHECK(handler_comm == MPI_COMM_WORLD, "user error handler got another communicator");
     MPI_Error_class(handler_code, &cls);
-    CHECKF(cls == MPI_ERR_COUNT, "user error handler got class %d", cls);
+    CHECK(cls == MPI_ERR_COUNT, "user error handler got class %d", cls);
     MPI_Error_class(rc, &cls);
-    CHECKF(cls == MPI_ERR_COUNT, "MPI_Send returned class %d after the user handler", cls);
+    CHECK(cls == MPI_ERR_COUNT, "MPI_Send returned class %d after the user handler", cls);
     MPI_OK(MPI_Comm_set_errhandler(W, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Errhandler_free(&eh));
 
@@ -147,11 +141,11 @@ int main(int argc, char **argv)
      * the real one. */
     int left = (rank - 1 + size) % size, v = rank * 11, got = -1;
     MPI_OK(MPI_Sendrecv(&v, 1, MPI_INT, right, 0, &got, 1, MPI_INT, left, MPI_ANY_TAG, W, &st));
-    CHECKF(got == left * 11 && st.MPI_TAG == 0, "after the errors: got %d tag %d", got, st.MPI_TAG);
+    CHECK(got == left * 11 && st.MPI_TAG == 0, "after the errors: got %d tag %d", got, st.MPI_TAG);
     MPI_OK(MPI_Barrier(W));
     MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, W, &flag, &st));
-    CHECKF(flag == 0, "a failed call left a message behind (from %d, tag %d)", st.MPI_SOURCE,
-           st.MPI_TAG);
+    CHECK(flag == 0, "a failed call left a message behind (from %d, tag %d)", st.MPI_SOURCE,
+          st.MPI_TAG);
     MPI_OK(MPI_Barrier(W));
     if (rank == 0)
         printf("p2p_errors: %d ranks ok\n", size);

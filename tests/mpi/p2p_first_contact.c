@@ -15,12 +15,6 @@
 
 #include <time.h>
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 #define DEADLINE 5.0
 #define MSGS 4
 
@@ -64,7 +58,7 @@ int main(int argc, char **argv)
                     MPI_OK(MPI_Irecv(&v[k], 1, MPI_INT, partner, 1000 + dir, MPI_COMM_WORLD, &r[k]));
                 poll_all(MSGS, r, "first messages after MPI_Init", partner);
                 for (int k = 0; k < MSGS; k++)
-                    CHECKF(v[k] == 77 + k, "message %d from %d holds %d", k, partner, v[k]);
+                    CHECK(v[k] == 77 + k, "message %d from %d holds %d", k, partner, v[k]);
             } else {
                 for (int k = 0; k < MSGS; k++) {
                     int x = 77 + k;
@@ -87,7 +81,7 @@ int main(int argc, char **argv)
             if (rank == j) {
                 poll_all(MSGS, r, "pairwise first contact", i);
                 for (int k = 0; k < MSGS; k++)
-                    CHECKF(v[k] == tag * 10 + k, "message %d from %d holds %d", k, i, v[k]);
+                    CHECK(v[k] == tag * 10 + k, "message %d from %d holds %d", k, i, v[k]);
             } else if (rank == i) {
                 /* Let j get into its polling loop first. */
                 double t0 = now();
@@ -115,7 +109,7 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Isend(&out[p], 1, MPI_INT, p, 0, c, &r[nr++]));
     poll_all(nr, r, "all-to-all", -1);
     for (int p = 0; p < size; p++)
-        CHECKF(in[p] == p * 1000 + rank, "from %d got %d", p, in[p]);
+        CHECK(in[p] == p * 1000 + rank, "from %d got %d", p, in[p]);
     free(in);
     free(out);
     free(r);

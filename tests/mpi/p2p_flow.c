@@ -14,12 +14,6 @@
 #include <stdint.h>
 #include <time.h>
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static int rank, size;
 
 static double now(void)
@@ -35,8 +29,8 @@ static void phase_done(const char *what, double t0, double limit, double mbytes)
     MPI_OK(MPI_Bcast(&dt, 1, MPI_DOUBLE, 1, MPI_COMM_WORLD));
     if (rank == 0)
         printf("p2p_flow: %s: %.3f s (%.0f MB/s)\n", what, dt, mbytes / dt);
-    CHECKF(dt < limit, "%s took %.3f s (limit %.1f s): the sender stalls when the channels fill",
-           what, dt, limit);
+    CHECK(dt < limit, "%s took %.3f s (limit %.1f s): the sender stalls when the channels fill",
+          what, dt, limit);
 }
 
 static void eager_stream(void)
@@ -81,7 +75,7 @@ static void tiny_window(void)
             for (int j = 0; j < window; j++) {
                 int x = -1;
                 MPI_OK(MPI_Recv(&x, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-                CHECKF(x == k + j, "tiny message %d holds %d", k + j, x);
+                CHECK(x == k + j, "tiny message %d holds %d", k + j, x);
             }
         }
     }

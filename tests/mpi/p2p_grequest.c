@@ -19,12 +19,6 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 typedef struct state {
     int query_calls, free_calls, cancel_calls;
     int last_cancel_complete;
@@ -80,11 +74,11 @@ static void check_status(const MPI_Status *st, const state_t *s, const char *wha
     int count = -1, cancelled = -1;
     MPI_OK(MPI_Get_count(st, MPI_INT, &count));
     MPI_OK(MPI_Test_cancelled(st, &cancelled));
-    CHECKF(st->MPI_SOURCE == s->source && st->MPI_TAG == s->tag && count == s->elements &&
-           cancelled == s->cancelled,
-           "%s: status (source %d, tag %d, count %d, cancelled %d), query_fn set (%d, %d, %d, %d)",
-           what, st->MPI_SOURCE, st->MPI_TAG, count, cancelled, s->source, s->tag, s->elements,
-           s->cancelled);
+    CHECK(st->MPI_SOURCE == s->source && st->MPI_TAG == s->tag && count == s->elements &&
+          cancelled == s->cancelled,
+          "%s: status (source %d, tag %d, count %d, cancelled %d), query_fn set (%d, %d, %d, %d)",
+          what, st->MPI_SOURCE, st->MPI_TAG, count, cancelled, s->source, s->tag, s->elements,
+          s->cancelled);
 }
 
 static void basic(void)
@@ -97,32 +91,32 @@ static void basic(void)
     MPI_Status st;
     for (int k = 0; k < 10; k++) {
         MPI_OK(MPI_Test(&r, &flag, &st));
-        CHECKF(flag == 0, "Test says a generalized request is complete before Grequest_complete");
+        CHECK(flag == 0, "Test says a generalized request is complete before Grequest_complete");
     }
-    CHECKF(s.free_calls == 0, "free_fn called before completion");
+    CHECK(s.free_calls == 0, "free_fn called before completion");
     MPI_OK(MPI_Grequest_complete(r));
     MPI_OK(MPI_Request_get_status(r, &flag, &st));
-    CHECKF(flag == 1, "Request_get_status after Grequest_complete: flag %d", flag);
-    CHECKF(s.query_calls >= 1, "Request_get_status did not call query_fn");
-    CHECKF(s.free_calls == 0, "Request_get_status called free_fn");
+    CHECK(flag == 1, "Request_get_status after Grequest_complete: flag %d", flag);
+    CHECK(s.query_calls >= 1, "Request_get_status did not call query_fn");
+    CHECK(s.free_calls == 0, "Request_get_status called free_fn");
     check_status(&st, &s, "Request_get_status");
     int q = s.query_calls;
     MPI_OK(MPI_Wait(&r, &st));
-    CHECKF(r == MPI_REQUEST_NULL, "Wait did not free the generalized request");
-    CHECKF(s.query_calls == q + 1, "Wait called query_fn %d times", s.query_calls - q);
-    CHECKF(s.free_calls == 1, "Wait called free_fn %d times", s.free_calls);
-    CHECKF(s.free_at > s.query_at, "free_fn ran before query_fn");
+    CHECK(r == MPI_REQUEST_NULL, "Wait did not free the generalized request");
+    CHECK(s.query_calls == q + 1, "Wait called query_fn %d times", s.query_calls - q);
+    CHECK(s.free_calls == 1, "Wait called free_fn %d times", s.free_calls);
+    CHECK(s.free_at > s.query_at, "free_fn ran before query_fn");
     check_status(&st, &s, "Wait");
-    CHECKF(s.cancel_calls == 0, "cancel_fn called without MPI_Cancel");
+    CHECK(s.cancel_calls == 0, "cancel_fn called without MPI_Cancel");
 
     /* Test after completion. */
     init_state(&s, 1, 2, 0);
     MPI_OK(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &s, &r));
     MPI_OK(MPI_Grequest_complete(r));
     MPI_OK(MPI_Test(&r, &flag, &st));
-    CHECKF(flag == 1 && r == MPI_REQUEST_NULL && s.query_calls == 1 && s.free_calls == 1,
-           "Test of a completed generalized request: flag %d, query %d, free %d", flag,
-           s.query_calls, s.free_calls);
+    CHECK(flag == 1 && r == MPI_REQUEST_NULL && s.query_calls == 1 && s.free_calls == 1,
+          "Test of a completed generalized request: flag %d, query %d, free %d", flag,
+          s.query_calls, s.free_calls);
     check_status(&st, &s, "Test");
 }
 
@@ -134,21 +128,21 @@ static void free_before_complete(void)
     MPI_OK(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &s, &r));
     keep = r;
     MPI_OK(MPI_Request_free(&r));
-    CHECKF(r == MPI_REQUEST_NULL, "Request_free did not reset the handle");
-    CHECKF(s.free_calls == 0,
-           "free_fn ran at MPI_Request_free although the request is not complete (it must run "
-           "when both Request_free and Grequest_complete have happened)");
+    CHECK(r == MPI_REQUEST_NULL, "Request_free did not reset the handle");
+    CHECK(s.free_calls == 0,
+          "free_fn ran at MPI_Request_free although the request is not complete (it must run "
+          "when both Request_free and Grequest_complete have happened)");
     MPI_OK(MPI_Grequest_complete(keep));
-    CHECKF(s.free_calls == 1, "free_fn ran %d times after Request_free and Grequest_complete",
-           s.free_calls);
+    CHECK(s.free_calls == 1, "free_fn ran %d times after Request_free and Grequest_complete",
+          s.free_calls);
 
     /* Other order: complete, then free: free_fn at Request_free. */
     init_state(&s, 0, 0, 0);
     MPI_OK(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &s, &r));
     MPI_OK(MPI_Grequest_complete(r));
-    CHECKF(s.free_calls == 0, "free_fn ran at Grequest_complete of a request not freed");
+    CHECK(s.free_calls == 0, "free_fn ran at Grequest_complete of a request not freed");
     MPI_OK(MPI_Request_free(&r));
-    CHECKF(s.free_calls == 1, "free_fn ran %d times", s.free_calls);
+    CHECK(s.free_calls == 1, "free_fn ran %d times", s.free_calls);
 }
 
 static void cancel(void)
@@ -158,28 +152,28 @@ static void cancel(void)
     MPI_Request r;
     MPI_OK(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &s, &r));
     MPI_OK(MPI_Cancel(&r));
-    CHECKF(s.cancel_calls == 1 && s.last_cancel_complete == 0,
-           "Cancel of a pending generalized request: cancel_fn calls %d, complete=%d",
-           s.cancel_calls, s.last_cancel_complete);
+    CHECK(s.cancel_calls == 1 && s.last_cancel_complete == 0,
+          "Cancel of a pending generalized request: cancel_fn calls %d, complete=%d",
+          s.cancel_calls, s.last_cancel_complete);
     MPI_OK(MPI_Grequest_complete(r));
     MPI_Status st;
     MPI_OK(MPI_Wait(&r, &st));
     int c = -1;
     MPI_OK(MPI_Test_cancelled(&st, &c));
-    CHECKF(c == 1, "query_fn marked the request cancelled but Test_cancelled says %d", c);
+    CHECK(c == 1, "query_fn marked the request cancelled but Test_cancelled says %d", c);
     check_status(&st, &s, "Wait of a cancelled generalized request");
 
     init_state(&s, 3, 4, 0);
     MPI_OK(MPI_Grequest_start(query_fn, free_fn, cancel_fn, &s, &r));
     MPI_OK(MPI_Grequest_complete(r));
     MPI_OK(MPI_Cancel(&r));
-    CHECKF(s.cancel_calls == 1 && s.last_cancel_complete == 1,
-           "Cancel of a completed generalized request: cancel_fn calls %d, complete=%d (the "
-           "standard passes complete=true once Grequest_complete was called)",
-           s.cancel_calls, s.last_cancel_complete);
+    CHECK(s.cancel_calls == 1 && s.last_cancel_complete == 1,
+          "Cancel of a completed generalized request: cancel_fn calls %d, complete=%d (the "
+          "standard passes complete=true once Grequest_complete was called)",
+          s.cancel_calls, s.last_cancel_complete);
     MPI_OK(MPI_Wait(&r, &st));
     MPI_OK(MPI_Test_cancelled(&st, &c));
-    CHECKF(c == 0, "Test_cancelled %d for a request that completed before the cancel", c);
+    CHECK(c == 0, "Test_cancelled %d for a request that completed before the cancel", c);
 }
 
 static void query_error(void)
@@ -196,9 +190,9 @@ static void query_error(void)
     int rc = MPI_Wait(&r, &st);
     int cls = -1;
     MPI_Error_class(rc, &cls);
-    CHECKF(cls == MPI_ERR_OTHER, "query_fn returned MPI_ERR_OTHER, Wait returned class %d", cls);
-    CHECKF(s.free_calls == 1 && r == MPI_REQUEST_NULL, "after a query error: free_fn calls %d",
-           s.free_calls);
+    CHECK(cls == MPI_ERR_OTHER, "query_fn returned MPI_ERR_OTHER, Wait returned class %d", cls);
+    CHECK(s.free_calls == 1 && r == MPI_REQUEST_NULL, "after a query error: free_fn calls %d",
+          s.free_calls);
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
@@ -240,15 +234,15 @@ static void other_thread(void)
                 if (idx == 0)
                     check_status(&st[0], &s, "Waitany of a generalized request");
             }
-            CHECKF(seen == 7, "Waitany returned indices %x", seen);
+            CHECK(seen == 7, "Waitany returned indices %x", seen);
         }
         double dt = MPI_Wtime() - t0;
         pthread_join(t, NULL);
-        CHECKF(dt > 0.14, "wait returned after %.3f s, before the other thread completed the "
-               "generalized request (150 ms)", dt);
-        CHECKF(dt < 2.0, "wait took %.3f s to notice a completion from another thread", dt);
-        CHECKF(y == 5 && s.query_calls == 1 && s.free_calls == 1,
-               "after the wait: y %d, query %d, free %d", y, s.query_calls, s.free_calls);
+        CHECK(dt > 0.14, "wait returned after %.3f s, before the other thread completed the "
+              "generalized request (150 ms)", dt);
+        CHECK(dt < 2.0, "wait took %.3f s to notice a completion from another thread", dt);
+        CHECK(y == 5 && s.query_calls == 1 && s.free_calls == 1,
+              "after the wait: y %d, query %d, free %d", y, s.query_calls, s.free_calls);
         if (use_waitall)
             check_status(&st[0], &s, "Waitall of a generalized request");
     }
@@ -258,7 +252,7 @@ int main(int argc, char **argv)
 {
     int provided;
     MPI_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
-    CHECKF(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
+    CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
     /* Arguments name the parts to run (all by default), so that each part
      * can be registered as its own test. */
     static const struct {
@@ -278,7 +272,7 @@ int main(int argc, char **argv)
         int known = 0;
         for (int i = 0; i < nparts; i++)
             known |= !strcmp(argv[a], parts[i].name);
-        CHECKF(known, "unknown part %s", argv[a]);
+        CHECK(known, "unknown part %s", argv[a]);
     }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     int rank;

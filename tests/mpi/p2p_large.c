@@ -11,12 +11,6 @@
 
 #include <stdint.h>
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 #define NBYTES (((MPI_Count)1 << 31) + 8)
 #define NWORDS ((size_t)NBYTES / 8)
 #define GUARD 64
@@ -33,18 +27,18 @@ static void check_counts(const MPI_Status *st, const char *what)
     int count = 0;
     MPI_Count ccount = 0;
     MPI_OK(MPI_Get_count(st, MPI_BYTE, &count));
-    CHECKF(count == MPI_UNDEFINED, "%s: MPI_Get_count(MPI_BYTE) gave %d, expected MPI_UNDEFINED",
-           what, count);
+    CHECK(count == MPI_UNDEFINED, "%s: MPI_Get_count(MPI_BYTE) gave %d, expected MPI_UNDEFINED",
+          what, count);
     MPI_OK(MPI_Get_count_c(st, MPI_BYTE, &ccount));
-    CHECKF(ccount == NBYTES, "%s: MPI_Get_count_c gave %lld, expected %lld", what,
-           (long long)ccount, (long long)NBYTES);
+    CHECK(ccount == NBYTES, "%s: MPI_Get_count_c gave %lld, expected %lld", what,
+          (long long)ccount, (long long)NBYTES);
     MPI_OK(MPI_Get_elements(st, MPI_BYTE, &count));
-    CHECKF(count == MPI_UNDEFINED, "%s: MPI_Get_elements(MPI_BYTE) gave %d", what, count);
+    CHECK(count == MPI_UNDEFINED, "%s: MPI_Get_elements(MPI_BYTE) gave %d", what, count);
     MPI_OK(MPI_Get_elements_c(st, MPI_BYTE, &ccount));
-    CHECKF(ccount == NBYTES, "%s: MPI_Get_elements_c gave %lld", what, (long long)ccount);
+    CHECK(ccount == NBYTES, "%s: MPI_Get_elements_c gave %lld", what, (long long)ccount);
     MPI_OK(MPI_Get_count(st, MPI_INT, &count));
-    CHECKF(count == (int)(NBYTES / 4), "%s: MPI_Get_count(MPI_INT) gave %d, expected %lld", what,
-           count, (long long)(NBYTES / 4));
+    CHECK(count == (int)(NBYTES / 4), "%s: MPI_Get_count(MPI_INT) gave %d, expected %lld", what,
+          count, (long long)(NBYTES / 4));
 }
 
 static void check_words(const uint64_t *w, uint64_t flip, const char *what)
@@ -69,7 +63,7 @@ int main(int argc, char **argv)
     uint64_t *w = NULL;
     if (rank < 2) {
         w = malloc((size_t)NBYTES + GUARD);
-        CHECKF(w != NULL, "cannot allocate %lld bytes", (long long)NBYTES + GUARD);
+        CHECK(w != NULL, "cannot allocate %lld bytes", (long long)NBYTES + GUARD);
         memset((char *)w + NBYTES, 0xA5, GUARD);
     }
     MPI_Status st;
@@ -83,8 +77,8 @@ int main(int argc, char **argv)
         MPI_Request r;
         MPI_OK(MPI_Irecv_c(w, NBYTES + GUARD, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &r));
         MPI_OK(MPI_Wait(&r, &st));
-        CHECKF(st.MPI_SOURCE == 1 && st.MPI_TAG == 2, "status source %d tag %d", st.MPI_SOURCE,
-               st.MPI_TAG);
+        CHECK(st.MPI_SOURCE == 1 && st.MPI_TAG == 2, "status source %d tag %d", st.MPI_SOURCE,
+              st.MPI_TAG);
         double t2 = MPI_Wtime();
         check_counts(&st, "Irecv_c on rank 0");
         check_words(w, FLIP, "message returned by Isend_c");
@@ -93,12 +87,12 @@ int main(int argc, char **argv)
         /* A few seconds each way on an idle machine (single copy or
          * pushed through shared memory); the limit only catches transfers
          * that stall, so that they fail here rather than at the timeout. */
-        CHECKF(t1 - t0 < LIMIT && t2 - t1 < LIMIT,
-               "moving 2 GiB took %.1f s and %.1f s (limit %.0f s each)", t1 - t0, t2 - t1, LIMIT);
+        CHECK(t1 - t0 < LIMIT && t2 - t1 < LIMIT,
+              "moving 2 GiB took %.1f s and %.1f s (limit %.0f s each)", t1 - t0, t2 - t1, LIMIT);
     } else if (rank == 1) {
         MPI_OK(MPI_Recv_c(w, NBYTES + GUARD, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &st));
-        CHECKF(st.MPI_SOURCE == 0 && st.MPI_TAG == 1, "status source %d tag %d", st.MPI_SOURCE,
-               st.MPI_TAG);
+        CHECK(st.MPI_SOURCE == 0 && st.MPI_TAG == 1, "status source %d tag %d", st.MPI_SOURCE,
+              st.MPI_TAG);
         check_counts(&st, "Recv_c on rank 1");
         check_words(w, 0, "message sent by Send_c");
         for (size_t j = 0; j < NWORDS; j++)

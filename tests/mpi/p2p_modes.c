@@ -11,12 +11,6 @@
 
 /* CHECK with a formatted message (mpitest.h's CHECK puts the condition
  * text after the message arguments). */
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 enum { STANDARD, SYNCHRONOUS, READY, BUFFERED, NMODES };
 static const char *mode_name[NMODES] = {"standard", "synchronous", "ready", "buffered"};
 
@@ -62,11 +56,11 @@ static void check_recv(const unsigned char *b, size_t n, unsigned seed, const MP
         if (b[n + i] != 0xA5)
             MT_FAIL("%s: %zu-byte message from %d: guard byte %zu after the buffer was overwritten",
                     what, n, src, i);
-    CHECKF(st->MPI_SOURCE == src, "%s: status source %d, expected %d", what, st->MPI_SOURCE, src);
-    CHECKF(st->MPI_TAG == tag, "%s: status tag %d, expected %d", what, st->MPI_TAG, tag);
+    CHECK(st->MPI_SOURCE == src, "%s: status source %d, expected %d", what, st->MPI_SOURCE, src);
+    CHECK(st->MPI_TAG == tag, "%s: status tag %d, expected %d", what, st->MPI_TAG, tag);
     int count = -1;
     MPI_OK(MPI_Get_count(st, MPI_BYTE, &count));
-    CHECKF(count == (int)n, "%s: Get_count %d, expected %zu", what, count, n);
+    CHECK(count == (int)n, "%s: Get_count %d, expected %zu", what, count, n);
 }
 
 static int blocking_send(int mode, const void *buf, int n, int dest, int tag)
@@ -156,7 +150,7 @@ static void nonblocking_rings(unsigned char *sbuf, unsigned char *rbuf)
                     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
                 MPI_OK(nonblocking_send(mode, sbuf, n, to, tag, &r[1]));
                 MPI_OK(MPI_Waitall(2, r, st));
-                CHECKF(r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL,
+                CHECK(r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL,
                       "%s: Waitall left a request handle set", what);
                 check_recv(rbuf, (size_t)n, seed_of(from, rank, mode, si, 1 + k), &st[0], from, tag,
                            what);
@@ -171,7 +165,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     unsigned char *sbuf = malloc(MAXSIZE), *rbuf = malloc(MAXSIZE + GUARD);
-    CHECKF(sbuf && rbuf, "out of memory");
+    CHECK(sbuf && rbuf, "out of memory");
     /* Room for the copies of size largest messages still in flight (a ring
      * lets a rank run up to size-1 steps ahead of its right neighbour). */
     int bsize = (size + 1) * (MAXSIZE + MPI_BSEND_OVERHEAD);
@@ -184,7 +178,7 @@ int main(int argc, char **argv)
     void *bdetached = NULL;
     int bdsize = -1;
     MPI_OK(MPI_Buffer_detach(&bdetached, &bdsize));
-    CHECKF(bdetached == battach && bdsize == bsize, "Buffer_detach gave %p/%d, attached %p/%d",
+    CHECK(bdetached == battach && bdsize == bsize, "Buffer_detach gave %p/%d, attached %p/%d",
           bdetached, bdsize, battach, bsize);
     free(battach);
     free(sbuf);

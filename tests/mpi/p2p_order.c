@@ -16,12 +16,6 @@
 #include <stdint.h>
 #include <time.h>
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static const int cycle[] = {8, 4096, 20480, 204800, 2048, 16384, 8, 8, 2048, 8, 4096, 8};
 #define NC ((int)(sizeof cycle / sizeof cycle[0]))
 #define MAXMSG 204800
@@ -58,14 +52,14 @@ static int check(const unsigned char *b, const MPI_Status *st, int src, int want
     memcpy(hdr, b, sizeof hdr);
     int count = -1;
     MPI_OK(MPI_Get_count(st, MPI_BYTE, &count));
-    CHECKF(st->MPI_SOURCE == src && st->MPI_TAG == TAG, "%s: status source %d tag %d", what,
-           st->MPI_SOURCE, st->MPI_TAG);
-    CHECKF(hdr[0] == want_seq,
-           "%s: from rank %d got message %d (%d bytes) where message %d (%d bytes) was due: "
-           "a message overtook another", what, src, hdr[0], count, want_seq, msg_size(want_seq));
-    CHECKF(count == msg_size(want_seq) && hdr[1] == count,
-           "%s: message %d from %d has %d bytes (header says %d), expected %d", what, want_seq,
-           src, count, hdr[1], msg_size(want_seq));
+    CHECK(st->MPI_SOURCE == src && st->MPI_TAG == TAG, "%s: status source %d tag %d", what,
+          st->MPI_SOURCE, st->MPI_TAG);
+    CHECK(hdr[0] == want_seq,
+          "%s: from rank %d got message %d (%d bytes) where message %d (%d bytes) was due: "
+          "a message overtook another", what, src, hdr[0], count, want_seq, msg_size(want_seq));
+    CHECK(count == msg_size(want_seq) && hdr[1] == count,
+          "%s: message %d from %d has %d bytes (header says %d), expected %d", what, want_seq,
+          src, count, hdr[1], msg_size(want_seq));
     for (int i = 8; i < count; i++)
         if (b[i] != pat(src, want_seq, (size_t)i))
             MT_FAIL("%s: message %d from %d: byte %d is %d, expected %d", what, want_seq, src, i,
@@ -119,7 +113,7 @@ static void receiver(int source, int total, int unexpected, unsigned char *bufs,
             MPI_Status st;
             MPI_OK(MPI_Recv(bufs, MAXMSG, MPI_BYTE, source, TAG, MPI_COMM_WORLD, &st));
             int src = st.MPI_SOURCE;
-            CHECKF(src >= 0 && src < size, "%s: source %d", what, src);
+            CHECK(src >= 0 && src < size, "%s: source %d", what, src);
             check(bufs, &st, src, next[src]++, what);
         }
         return;
@@ -134,7 +128,7 @@ static void receiver(int source, int total, int unexpected, unsigned char *bufs,
         MPI_OK(MPI_Waitall(n, r, st));
         for (int j = 0; j < n; j++) {
             int src = st[j].MPI_SOURCE;
-            CHECKF(src >= 0 && src < size, "%s: source %d", what, src);
+            CHECK(src >= 0 && src < size, "%s: source %d", what, src);
             check(bufs + (size_t)j * MAXMSG, &st[j], src, next[src]++, what);
         }
     }
@@ -181,7 +175,7 @@ int main(int argc, char **argv)
     for (int a = 1; a < argc; a++) {
         do_pairs |= !strcmp(argv[a], "pairs");
         do_any |= !strcmp(argv[a], "any");
-        CHECKF(!strcmp(argv[a], "pairs") || !strcmp(argv[a], "any"), "unknown part %s", argv[a]);
+        CHECK(!strcmp(argv[a], "pairs") || !strcmp(argv[a], "any"), "unknown part %s", argv[a]);
     }
     if (do_pairs)
         pairs(bufs);

@@ -18,12 +18,6 @@
  *         source, no partitions, and total sizes that differ. */
 #include "mpitest.h"
 
-#define EXPECT(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static int rank, size;
 
 static int value(int epoch, int src, long i)
@@ -90,7 +84,7 @@ static void ready_all(MPI_Request s, int sparts, int epoch, MPI_Request r, int r
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     int flag = 1;
     MPI_OK(MPI_Parrived(r, rparts - 1, &flag));
-    EXPECT(!flag, "epoch %d: last partition arrived before it was ready", epoch);
+    CHECK(!flag, "epoch %d: last partition arrived before it was ready", epoch);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (epoch == 2)
         MPI_OK(MPI_Pready_range(last, last, s));
@@ -118,7 +112,7 @@ static void run_case(int sparts, int rparts, long total)
         for (int p = 0; p < rparts; p++) {
             int flag = 1;
             MPI_OK(MPI_Parrived(r, p, &flag));
-            EXPECT(!flag, "epoch %d: partition %d arrived before the send started", epoch, p);
+            CHECK(!flag, "epoch %d: partition %d arrived before the send started", epoch, p);
         }
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
         MPI_OK(MPI_Start(&s));
@@ -127,16 +121,16 @@ static void run_case(int sparts, int rparts, long total)
             ;
         MPI_Request both[2] = {s, r};
         MPI_OK(MPI_Waitall(2, both, MPI_STATUSES_IGNORE));
-        EXPECT(both[0] == s && both[1] == r, "persistent handles changed");
+        CHECK(both[0] == s && both[1] == r, "persistent handles changed");
         for (long i = 0; i < total; i++)
-            EXPECT(rbuf[i] == value(epoch, left, i), "sparts %d rparts %d epoch %d: rbuf[%ld]=%d, expected %d",
-                   sparts, rparts, epoch, i, rbuf[i], value(epoch, left, i));
+            CHECK(rbuf[i] == value(epoch, left, i), "sparts %d rparts %d epoch %d: rbuf[%ld]=%d, expected %d",
+                  sparts, rparts, epoch, i, rbuf[i], value(epoch, left, i));
         /* Inactive again: every partition counts as arrived. */
-        EXPECT(all_arrived(r, rparts), "inactive request");
+        CHECK(all_arrived(r, rparts), "inactive request");
     }
     MPI_OK(MPI_Request_free(&s));
     MPI_OK(MPI_Request_free(&r));
-    EXPECT(s == MPI_REQUEST_NULL && r == MPI_REQUEST_NULL, "handles not reset");
+    CHECK(s == MPI_REQUEST_NULL && r == MPI_REQUEST_NULL, "handles not reset");
     free(sbuf);
     free(rbuf);
 }
@@ -186,7 +180,7 @@ static void expect_class(int rc, int cls, const char *what)
     if (rc == MPI_SUCCESS)
         MT_FAIL("%s succeeded, expected class %d", what, cls);
     MPI_Error_class(rc, &got);
-    EXPECT(got == cls, "%s: class %d, expected %d", what, got, cls);
+    CHECK(got == cls, "%s: class %d, expected %d", what, got, cls);
 }
 
 static void part_errors(void)
@@ -238,7 +232,7 @@ static void part_errors(void)
                  MPI_ERR_ARG, "Psend_init with 0 partitions");
     expect_class(MPI_Psend_init(sbuf, 1, -1, MPI_INT, right, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bad),
                  MPI_ERR_COUNT, "Psend_init with count -1");
-    EXPECT(bad == MPI_REQUEST_NULL, "a failed init made a request");
+    CHECK(bad == MPI_REQUEST_NULL, "a failed init made a request");
 
     /* Total sizes that differ: more (10 ints into 8) and less (6 into 8). */
     for (int k = 0; k < 2; k++) {

@@ -10,12 +10,6 @@
 
 #include <stdint.h>
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 enum { STANDARD, SYNCHRONOUS, BUFFERED, READY, NMODES };
 static const char *mode_name[NMODES] = {"Send_init", "Ssend_init", "Bsend_init", "Rsend_init"};
 static const int sizes[] = {0, 8, 2048, 16384, 17408, 262144};
@@ -99,15 +93,15 @@ static void ring(void)
             MPI_Status st[2 * NS];
             MPI_OK(MPI_Waitall(2 * NS, all, st));
             for (int si = 0; si < NS; si++) {
-                CHECKF(all[si] == rr[si] && all[NS + si] == sr[si],
-                       "%s: Waitall changed the handle of a persistent request", mode_name[mode]);
+                CHECK(all[si] == rr[si] && all[NS + si] == sr[si],
+                      "%s: Waitall changed the handle of a persistent request", mode_name[mode]);
                 int count = -1;
                 MPI_OK(MPI_Get_count(&st[si], MPI_BYTE, &count));
-                CHECKF(st[si].MPI_SOURCE == left && st[si].MPI_TAG == mode * 10 + si &&
-                       count == sizes[si],
-                       "%s iteration %d: status (source %d, tag %d, count %d), expected (%d, %d, %d)",
-                       mode_name[mode], it, st[si].MPI_SOURCE, st[si].MPI_TAG, count, left,
-                       mode * 10 + si, sizes[si]);
+                CHECK(st[si].MPI_SOURCE == left && st[si].MPI_TAG == mode * 10 + si &&
+                      count == sizes[si],
+                      "%s iteration %d: status (source %d, tag %d, count %d), expected (%d, %d, %d)",
+                      mode_name[mode], it, st[si].MPI_SOURCE, st[si].MPI_TAG, count, left,
+                      mode * 10 + si, sizes[si]);
                 unsigned seed = seed_of(left, mode, si, it);
                 for (int i = 0; i < sizes[si]; i++)
                     if (rb[si][i] != pat(seed, (size_t)i))
@@ -117,28 +111,28 @@ static void ring(void)
                                 it > 0 && rb[si][i] == pat(seed_of(left, mode, si, it - 1), (size_t)i)
                                     ? "before" : "?");
                 for (int i = 0; i < GUARD; i++)
-                    CHECKF(rb[si][sizes[si] + i] == 0xA5, "%s: guard byte %d overwritten",
-                           mode_name[mode], i);
+                    CHECK(rb[si][sizes[si] + i] == 0xA5, "%s: guard byte %d overwritten",
+                          mode_name[mode], i);
             }
             /* Inactive now: Test says complete with the empty status. */
             int flag = 0;
             MPI_Status est;
             MPI_OK(MPI_Test(&rr[0], &flag, &est));
-            CHECKF(flag == 1 && est.MPI_SOURCE == MPI_ANY_SOURCE && est.MPI_TAG == MPI_ANY_TAG,
-                   "%s: Test of an inactive persistent request: flag %d source %d tag %d",
-                   mode_name[mode], flag, est.MPI_SOURCE, est.MPI_TAG);
+            CHECK(flag == 1 && est.MPI_SOURCE == MPI_ANY_SOURCE && est.MPI_TAG == MPI_ANY_TAG,
+                  "%s: Test of an inactive persistent request: flag %d source %d tag %d",
+                  mode_name[mode], flag, est.MPI_SOURCE, est.MPI_TAG);
         }
         for (int si = 0; si < NS; si++) {
             MPI_OK(MPI_Request_free(&rr[si]));
             MPI_OK(MPI_Request_free(&sr[si]));
-            CHECKF(rr[si] == MPI_REQUEST_NULL && sr[si] == MPI_REQUEST_NULL,
-                   "Request_free of an inactive persistent request did not reset the handle");
+            CHECK(rr[si] == MPI_REQUEST_NULL && sr[si] == MPI_REQUEST_NULL,
+                  "Request_free of an inactive persistent request did not reset the handle");
         }
     }
     void *addr;
     int dsize;
     MPI_OK(MPI_Buffer_detach(&addr, &dsize));
-    CHECKF(addr == battach && dsize == bsize, "Buffer_detach gave %p/%d", addr, dsize);
+    CHECK(addr == battach && dsize == bsize, "Buffer_detach gave %p/%d", addr, dsize);
     free(battach);
     for (int si = 0; si < NS; si++) {
         free(sb[si]);
@@ -164,11 +158,11 @@ static void wildcard(void)
                 MPI_OK(MPI_Start(&r));
                 MPI_OK(MPI_Wait(&r, &st));
                 int src = st.MPI_SOURCE;
-                CHECKF(src >= 1 && src < size && st.MPI_TAG == 100 * it + src && v[0] == src &&
-                       v[1] == it,
-                       "wildcard persistent receive, iteration %d: source %d tag %d data %d/%d",
-                       it, src, st.MPI_TAG, v[0], v[1]);
-                CHECKF(!(seen & (1u << src)), "two messages from %d in iteration %d", src, it);
+                CHECK(src >= 1 && src < size && st.MPI_TAG == 100 * it + src && v[0] == src &&
+                      v[1] == it,
+                      "wildcard persistent receive, iteration %d: source %d tag %d data %d/%d",
+                      it, src, st.MPI_TAG, v[0], v[1]);
+                CHECK(!(seen & (1u << src)), "two messages from %d in iteration %d", src, it);
                 seen |= 1u << src;
             }
             MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -219,35 +213,35 @@ static void any_some(void)
                 int outcount = 0, indices[2 * N];
                 while (outcount == 0)
                     MPI_OK(MPI_Testsome(2 * N, r, &outcount, indices, MPI_STATUSES_IGNORE));
-                CHECKF(outcount != MPI_UNDEFINED, "Testsome: MPI_UNDEFINED with active requests");
+                CHECK(outcount != MPI_UNDEFINED, "Testsome: MPI_UNDEFINED with active requests");
                 for (int q = 0; q < outcount; q++) {
-                    CHECKF(!(seen & (1 << indices[q])), "Testsome reported index %d twice",
-                           indices[q]);
+                    CHECK(!(seen & (1 << indices[q])), "Testsome reported index %d twice",
+                          indices[q]);
                     seen |= 1 << indices[q];
                 }
                 k += outcount - 1;
                 continue;
             }
             MPI_OK(MPI_Waitany(2 * N, r, &idx, &st));
-            CHECKF(idx >= 0 && idx < 2 * N, "Waitany index %d", idx);
-            CHECKF(!(seen & (1 << idx)), "Waitany reported persistent request %d twice", idx);
+            CHECK(idx >= 0 && idx < 2 * N, "Waitany index %d", idx);
+            CHECK(!(seen & (1 << idx)), "Waitany reported persistent request %d twice", idx);
             seen |= 1 << idx;
             if (idx < N)
-                CHECKF(st.MPI_SOURCE == left && st.MPI_TAG == 600 + idx,
-                       "Waitany status source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
+                CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 600 + idx,
+                      "Waitany status source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
         }
-        CHECKF(seen == (1 << 2 * N) - 1, "completed set %#x", seen);
+        CHECK(seen == (1 << 2 * N) - 1, "completed set %#x", seen);
         for (int i = 0; i < 2 * N; i++)
-            CHECKF(r[i] == saved[i], "a completion call changed persistent handle %d", i);
+            CHECK(r[i] == saved[i], "a completion call changed persistent handle %d", i);
         for (int i = 0; i < N; i++)
-            CHECKF(in[i] == left * 100 + it * 10 + i, "iteration %d: receive %d got %d", it, i,
-                   in[i]);
+            CHECK(in[i] == left * 100 + it * 10 + i, "iteration %d: receive %d got %d", it, i,
+                  in[i]);
         int idx = -1, outcount = -1, indices[2 * N];
         MPI_OK(MPI_Waitany(2 * N, r, &idx, MPI_STATUS_IGNORE));
-        CHECKF(idx == MPI_UNDEFINED, "Waitany over inactive persistent requests: index %d", idx);
+        CHECK(idx == MPI_UNDEFINED, "Waitany over inactive persistent requests: index %d", idx);
         MPI_OK(MPI_Testsome(2 * N, r, &outcount, indices, MPI_STATUSES_IGNORE));
-        CHECKF(outcount == MPI_UNDEFINED, "Testsome over inactive persistent requests: %d",
-               outcount);
+        CHECK(outcount == MPI_UNDEFINED, "Testsome over inactive persistent requests: %d",
+              outcount);
         /* Keep the iterations apart (tags repeat). */
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     }

@@ -17,12 +17,6 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static int rank, size;
 
 static const int sizes[] = {0, 4, 2048, 16384, 20000, 300000}; /* bytes, multiples of 4 */
@@ -52,20 +46,20 @@ static void check_status(const MPI_Status *st, int src, int tag, int bytes, cons
 {
     int count = -1;
     MPI_OK(MPI_Get_count(st, MPI_BYTE, &count));
-    CHECKF(st->MPI_SOURCE == src && st->MPI_TAG == tag && count == bytes,
-           "%s: status (source %d, tag %d, %d bytes), expected (%d, %d, %d)", what,
-           st->MPI_SOURCE, st->MPI_TAG, count, src, tag, bytes);
+    CHECK(st->MPI_SOURCE == src && st->MPI_TAG == tag && count == bytes,
+          "%s: status (source %d, tag %d, %d bytes), expected (%d, %d, %d)", what,
+          st->MPI_SOURCE, st->MPI_TAG, count, src, tag, bytes);
 }
 
 static void check_proc_null(const MPI_Status *st, const char *what)
 {
     int count = -1;
     MPI_OK(MPI_Get_count(st, MPI_BYTE, &count));
-    CHECKF(st->MPI_SOURCE == MPI_PROC_NULL && st->MPI_TAG == MPI_ANY_TAG && count == 0,
-           "%s: status (source %d, tag %d, count %d), expected (MPI_PROC_NULL, MPI_ANY_TAG, 0)",
-           what, st->MPI_SOURCE, st->MPI_TAG, count);
+    CHECK(st->MPI_SOURCE == MPI_PROC_NULL && st->MPI_TAG == MPI_ANY_TAG && count == 0,
+          "%s: status (source %d, tag %d, count %d), expected (MPI_PROC_NULL, MPI_ANY_TAG, 0)",
+          what, st->MPI_SOURCE, st->MPI_TAG, count);
     /* Single-completion calls leave MPI_ERROR as the caller set it. */
-    CHECKF(st->MPI_ERROR == MPI_ERR_DIMS, "%s: MPI_ERROR changed to %d", what, st->MPI_ERROR);
+    CHECK(st->MPI_ERROR == MPI_ERR_DIMS, "%s: MPI_ERROR changed to %d", what, st->MPI_ERROR);
 }
 
 /* Nothing pending: Iprobe gives flag 0 (and polls without blocking). */
@@ -85,27 +79,27 @@ static void iprobe_nothing(void)
     for (int k = 0; k < 100; k++) {
         int flag = -1;
         MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, quiet, &flag, &st));
-        CHECKF(flag == 0, "Iprobe on a communicator nobody sent on says flag=%d", flag);
+        CHECK(flag == 0, "Iprobe on a communicator nobody sent on says flag=%d", flag);
         MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, 2, MPI_COMM_WORLD, &flag, &st));
-        CHECKF(flag == 0, "Iprobe for tag 2 (never sent) says flag=%d", flag);
+        CHECK(flag == 0, "Iprobe for tag 2 (never sent) says flag=%d", flag);
         if (size > 2) {
             MPI_OK(MPI_Iprobe(right, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
-            CHECKF(flag == 0, "Iprobe for source %d (which sent nothing here) says flag=%d", right,
-                   flag);
+            CHECK(flag == 0, "Iprobe for source %d (which sent nothing here) says flag=%d", right,
+                  flag);
         }
         MPI_Message m = MPI_MESSAGE_NULL;
         MPI_OK(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, quiet, &flag, &m, &st));
-        CHECKF(flag == 0 && m == MPI_MESSAGE_NULL, "Improbe with nothing pending: flag %d", flag);
+        CHECK(flag == 0 && m == MPI_MESSAGE_NULL, "Improbe with nothing pending: flag %d", flag);
     }
     /* The probed message is still there, and Iprobe sees it. */
     int flag = 0;
     MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
-    CHECKF(flag == 1, "Iprobe does not see the message Probe found");
+    CHECK(flag == 1, "Iprobe does not see the message Probe found");
     check_status(&st, left, 1, 4, "Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG)");
     MPI_OK(MPI_Recv(&x, 1, MPI_INT, left, 1, MPI_COMM_WORLD, &st));
-    CHECKF(x == left, "received %d, expected %d", x, left);
+    CHECK(x == left, "received %d, expected %d", x, left);
     MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
-    CHECKF(flag == 0, "Iprobe still sees a message that was received");
+    CHECK(flag == 0, "Iprobe still sees a message that was received");
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     MPI_OK(MPI_Comm_free(&quiet));
 }
@@ -132,8 +126,8 @@ static void probe_then_receive(int *buf)
                     MPI_OK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
             }
             int src = st.MPI_SOURCE, tag = st.MPI_TAG;
-            CHECKF(src >= 1 && src < size && tag / 10 == src && tag % 10 < NSIZES,
-                   "probe gave source %d tag %d", src, tag);
+            CHECK(src >= 1 && src < size && tag / 10 == src && tag % 10 < NSIZES,
+                  "probe gave source %d tag %d", src, tag);
             int bytes = sizes[tag % 10];
             check_status(&st, src, tag, bytes, "probe with wildcards");
             /* The probe with the exact source and tag sees the same. */
@@ -176,7 +170,7 @@ static void matched_probe(int *buf, int *buf2)
                 while (!flag)
                     MPI_OK(MPI_Improbe(MPI_ANY_SOURCE, 20 + si, MPI_COMM_WORLD, &flag, &m, &st));
             }
-            CHECKF(m != MPI_MESSAGE_NULL && m != MPI_MESSAGE_NO_PROC, "matched probe gave no message");
+            CHECK(m != MPI_MESSAGE_NULL && m != MPI_MESSAGE_NO_PROC, "matched probe gave no message");
             check_status(&st, 1, 20 + si, bytes, "Mprobe");
             /* The taken message is no longer visible to probes or receives. */
             memset(buf, 0xff, MAXBYTES);
@@ -186,17 +180,17 @@ static void matched_probe(int *buf, int *buf2)
                        "receive after Mprobe (must be the second message)");
             int flag = 1;
             MPI_OK(MPI_Iprobe(1, 20 + si, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
-            CHECKF(flag == 0, "Iprobe sees a message that Mprobe took (size %d)", bytes);
+            CHECK(flag == 0, "Iprobe sees a message that Mprobe took (size %d)", bytes);
             memset(buf2, 0xff, MAXBYTES);
             if (si % 2 == 0) {
                 MPI_OK(MPI_Mrecv(buf2, MAXBYTES, MPI_BYTE, &m, &st));
             } else {
                 MPI_Request r;
                 MPI_OK(MPI_Imrecv(buf2, MAXBYTES, MPI_BYTE, &m, &r));
-                CHECKF(m == MPI_MESSAGE_NULL, "Imrecv did not reset the message handle");
+                CHECK(m == MPI_MESSAGE_NULL, "Imrecv did not reset the message handle");
                 MPI_OK(MPI_Wait(&r, &st));
             }
-            CHECKF(m == MPI_MESSAGE_NULL, "Mrecv did not reset the message handle");
+            CHECK(m == MPI_MESSAGE_NULL, "Mrecv did not reset the message handle");
             check_status(&st, 1, 20 + si, bytes, "Mrecv");
             check_data(buf2, bytes / 4, 1, 1000 + si, "Mrecv (must be the first message)");
         }
@@ -213,24 +207,24 @@ static void proc_null(void)
     MPI_OK(MPI_Probe(MPI_PROC_NULL, 3, MPI_COMM_WORLD, &st));
     check_proc_null(&st, "Probe(MPI_PROC_NULL)");
     MPI_OK(MPI_Iprobe(MPI_PROC_NULL, 3, MPI_COMM_WORLD, &flag, &st));
-    CHECKF(flag == 1, "Iprobe(MPI_PROC_NULL) flag %d", flag);
+    CHECK(flag == 1, "Iprobe(MPI_PROC_NULL) flag %d", flag);
     check_proc_null(&st, "Iprobe(MPI_PROC_NULL)");
     MPI_OK(MPI_Mprobe(MPI_PROC_NULL, 3, MPI_COMM_WORLD, &m, &st));
-    CHECKF(m == MPI_MESSAGE_NO_PROC, "Mprobe(MPI_PROC_NULL) did not give MPI_MESSAGE_NO_PROC");
+    CHECK(m == MPI_MESSAGE_NO_PROC, "Mprobe(MPI_PROC_NULL) did not give MPI_MESSAGE_NO_PROC");
     check_proc_null(&st, "Mprobe(MPI_PROC_NULL)");
     MPI_OK(MPI_Mrecv(&x, 1, MPI_INT, &m, &st));
-    CHECKF(m == MPI_MESSAGE_NULL, "Mrecv(MPI_MESSAGE_NO_PROC) did not reset the handle");
+    CHECK(m == MPI_MESSAGE_NULL, "Mrecv(MPI_MESSAGE_NO_PROC) did not reset the handle");
     check_proc_null(&st, "Mrecv(MPI_MESSAGE_NO_PROC)");
-    CHECKF(x == 99, "Mrecv(MPI_MESSAGE_NO_PROC) wrote the buffer");
+    CHECK(x == 99, "Mrecv(MPI_MESSAGE_NO_PROC) wrote the buffer");
     flag = 0;
     MPI_OK(MPI_Improbe(MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &m, &st));
-    CHECKF(flag == 1 && m == MPI_MESSAGE_NO_PROC, "Improbe(MPI_PROC_NULL): flag %d", flag);
+    CHECK(flag == 1 && m == MPI_MESSAGE_NO_PROC, "Improbe(MPI_PROC_NULL): flag %d", flag);
     check_proc_null(&st, "Improbe(MPI_PROC_NULL)");
     MPI_Request r;
     MPI_OK(MPI_Imrecv(&x, 1, MPI_INT, &m, &r));
     MPI_OK(MPI_Wait(&r, &st));
     check_proc_null(&st, "Imrecv(MPI_MESSAGE_NO_PROC)");
-    CHECKF(x == 99, "Imrecv(MPI_MESSAGE_NO_PROC) wrote the buffer");
+    CHECK(x == 99, "Imrecv(MPI_MESSAGE_NO_PROC) wrote the buffer");
 }
 
 /* ---------------------------------------------------------------- threads */
@@ -251,18 +245,18 @@ static int thread_msg_ints(int seq)
 
 static void record(const int *b, int nints, const char *who)
 {
-    CHECKF(nints >= 2, "%s: message of %d ints", who, nints);
+    CHECK(nints >= 2, "%s: message of %d ints", who, nints);
     int src = b[0], seq = b[1];
-    CHECKF(src >= 1 && src < size && seq >= 0 && seq < THREAD_MSGS, "%s: bad header %d/%d", who,
-           src, seq);
-    CHECKF(nints == thread_msg_ints(seq), "%s: message %d from %d has %d ints", who, seq, src, nints);
+    CHECK(src >= 1 && src < size && seq >= 0 && seq < THREAD_MSGS, "%s: bad header %d/%d", who,
+          src, seq);
+    CHECK(nints == thread_msg_ints(seq), "%s: message %d from %d has %d ints", who, seq, src, nints);
     for (int i = 2; i < nints; i++)
-        CHECKF(b[i] == val(src, seq, i), "%s: int %d of message %d from %d is wrong", who, i, seq,
-               src);
+        CHECK(b[i] == val(src, seq, i), "%s: int %d of message %d from %d is wrong", who, i, seq,
+              src);
     pthread_mutex_lock(&seen_lock);
     int dup = seen[src * THREAD_MSGS + seq]++;
     pthread_mutex_unlock(&seen_lock);
-    CHECKF(dup == 0, "%s: message %d from %d received twice", who, seq, src);
+    CHECK(dup == 0, "%s: message %d from %d received twice", who, seq, src);
     atomic_fetch_add(&received, 1);
 }
 
@@ -283,10 +277,10 @@ static void *mprobe_thread(void *arg)
         MPI_OK(MPI_Mrecv(b, 20000, MPI_INT, &m, &st2));
         int n2 = -1;
         MPI_OK(MPI_Get_count(&st2, MPI_INT, &n2));
-        CHECKF(n == n2 && st.MPI_SOURCE == st2.MPI_SOURCE,
-               "Mrecv got %d ints from %d, Improbe said %d from %d", n2, st2.MPI_SOURCE, n,
-               st.MPI_SOURCE);
-        CHECKF(b[0] != STOP_TAG_VALUE, "the Mprobe thread took the stop message");
+        CHECK(n == n2 && st.MPI_SOURCE == st2.MPI_SOURCE,
+              "Mrecv got %d ints from %d, Improbe said %d from %d", n2, st2.MPI_SOURCE, n,
+              st.MPI_SOURCE);
+        CHECK(b[0] != STOP_TAG_VALUE, "the Mprobe thread took the stop message");
         record(b, n2, "Mprobe thread");
     }
     /* All messages are in: release the receiving thread. */
@@ -306,10 +300,10 @@ static void *recv_thread(void *arg)
         int n = -1;
         MPI_OK(MPI_Get_count(&st, MPI_INT, &n));
         if (b[0] == STOP_TAG_VALUE) {
-            CHECKF(st.MPI_SOURCE == 0, "stop message from %d", st.MPI_SOURCE);
+            CHECK(st.MPI_SOURCE == 0, "stop message from %d", st.MPI_SOURCE);
             break;
         }
-        CHECKF(st.MPI_SOURCE == b[0], "status source %d, message says %d", st.MPI_SOURCE, b[0]);
+        CHECK(st.MPI_SOURCE == b[0], "status source %d, message says %d", st.MPI_SOURCE, b[0]);
         record(b, n, "Recv thread");
     }
     free(b);
@@ -330,8 +324,8 @@ static void threads(void)
         pthread_join(t2, NULL);
         for (int s = 1; s < size; s++)
             for (int q = 0; q < THREAD_MSGS; q++)
-                CHECKF(seen[s * THREAD_MSGS + q] == 1, "message %d from %d received %d times", q, s,
-                       seen[s * THREAD_MSGS + q]);
+                CHECK(seen[s * THREAD_MSGS + q] == 1, "message %d from %d received %d times", q, s,
+                      seen[s * THREAD_MSGS + q]);
         free(seen);
     } else {
         int *b = malloc(sizeof(int) * 20000);
@@ -354,7 +348,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    CHECKF(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
+    CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
     CHECK(size >= 2, "needs 2 ranks");
     int *buf = malloc(MAXBYTES), *buf2 = malloc(MAXBYTES);
     iprobe_nothing();

@@ -9,12 +9,6 @@
 
 #include <stdint.h>
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static const int counts[] = {0, 1, 10, 512, 4096, 4352, 65536, 1 << 20}; /* ints */
 #define NCOUNTS ((int)(sizeof counts / sizeof counts[0]))
 #define MAXCOUNT (1 << 20)
@@ -34,11 +28,11 @@ static int val(int src, int form, int ci, int i)
 static void check_status(const MPI_Status *st, int src, int tag, int count, MPI_Datatype t,
                          const char *what)
 {
-    CHECKF(st->MPI_SOURCE == src, "%s: status source %d, expected %d", what, st->MPI_SOURCE, src);
-    CHECKF(st->MPI_TAG == tag, "%s: status tag %d, expected %d", what, st->MPI_TAG, tag);
+    CHECK(st->MPI_SOURCE == src, "%s: status source %d, expected %d", what, st->MPI_SOURCE, src);
+    CHECK(st->MPI_TAG == tag, "%s: status tag %d, expected %d", what, st->MPI_TAG, tag);
     int got = -1;
     MPI_OK(MPI_Get_count(st, t, &got));
-    CHECKF(got == count, "%s: Get_count %d, expected %d", what, got, count);
+    CHECK(got == count, "%s: Get_count %d, expected %d", what, got, count);
 }
 
 /* Ring shift with contiguous ints; the replace forms also with a vector
@@ -71,7 +65,7 @@ static void ring(int *a, int *b)
                 MPI_OK(MPI_Isendrecv(a, n, MPI_INT, right, stag, b, n + GUARD, MPI_INT, left, rtag,
                                      MPI_COMM_WORLD, &r));
                 MPI_OK(MPI_Wait(&r, &st));
-                CHECKF(r == MPI_REQUEST_NULL, "%s: Wait did not free the request", what);
+                CHECK(r == MPI_REQUEST_NULL, "%s: Wait did not free the request", what);
                 break;
             }
             case SENDRECV_REPLACE:
@@ -98,7 +92,7 @@ static void ring(int *a, int *b)
                             val(left, form, ci, i));
             if (form == SENDRECV || form == ISENDRECV)
                 for (int i = n; i < n + GUARD; i++)
-                    CHECKF(b[i] == -7, "%s: element %d beyond the message was written", what, i);
+                    CHECK(b[i] == -7, "%s: element %d beyond the message was written", what, i);
         }
     }
     /* Replace with a vector: odd elements must stay as they were. */
@@ -128,7 +122,7 @@ static void ring(int *a, int *b)
             check_status(&st, left, 500 + nv, 1, t, what);
             int elems = -1;
             MPI_OK(MPI_Get_elements(&st, t, &elems));
-            CHECKF(elems == half, "%s: Get_elements %d, expected %d", what, elems, half);
+            CHECK(elems == half, "%s: Get_elements %d, expected %d", what, elems, half);
             for (int i = 0; i < 2 * half; i++) {
                 int want = (i % 2) ? -i : val(left, form, 50 + nv, i);
                 if (a[i] != want)
@@ -143,12 +137,12 @@ static void ring(int *a, int *b)
 
 static void check_proc_null_status(const MPI_Status *st, const char *what)
 {
-    CHECKF(st->MPI_SOURCE == MPI_PROC_NULL, "%s: status source %d, expected MPI_PROC_NULL", what,
-           st->MPI_SOURCE);
-    CHECKF(st->MPI_TAG == MPI_ANY_TAG, "%s: status tag %d, expected MPI_ANY_TAG", what, st->MPI_TAG);
+    CHECK(st->MPI_SOURCE == MPI_PROC_NULL, "%s: status source %d, expected MPI_PROC_NULL", what,
+          st->MPI_SOURCE);
+    CHECK(st->MPI_TAG == MPI_ANY_TAG, "%s: status tag %d, expected MPI_ANY_TAG", what, st->MPI_TAG);
     int c = -1;
     MPI_OK(MPI_Get_count(st, MPI_INT, &c));
-    CHECKF(c == 0, "%s: Get_count %d, expected 0", what, c);
+    CHECK(c == 0, "%s: Get_count %d, expected 0", what, c);
 }
 
 /* Half-open rings (the ends talk to MPI_PROC_NULL) and fully null peers. */
@@ -189,13 +183,13 @@ static void proc_null(int *a, int *b)
             /* Nothing arrived: the buffer keeps what it had. */
             for (int i = 0; i < n; i++) {
                 int want = (form == SENDRECV || form == ISENDRECV) ? -3 : val(rank, form, 60, i);
-                CHECKF(b[i] == want, "%s: element %d changed to %d by a receive from MPI_PROC_NULL",
-                       what, i, b[i]);
+                CHECK(b[i] == want, "%s: element %d changed to %d by a receive from MPI_PROC_NULL",
+                      what, i, b[i]);
             }
         } else {
             check_status(&st, left, 9, n, MPI_INT, what);
             for (int i = 0; i < n; i++)
-                CHECKF(b[i] == val(left, form, 60, i), "%s: element %d is %d", what, i, b[i]);
+                CHECK(b[i] == val(left, form, 60, i), "%s: element %d is %d", what, i, b[i]);
         }
     }
     /* Both peers null: completes at once. */
@@ -204,13 +198,13 @@ static void proc_null(int *a, int *b)
     MPI_OK(MPI_Sendrecv(a, 5, MPI_INT, MPI_PROC_NULL, 1, b, 5, MPI_INT, MPI_PROC_NULL, 1,
                         MPI_COMM_WORLD, &st));
     check_proc_null_status(&st, "Sendrecv with both peers MPI_PROC_NULL");
-    CHECKF(b[0] == 42, "Sendrecv from MPI_PROC_NULL wrote the buffer");
+    CHECK(b[0] == 42, "Sendrecv from MPI_PROC_NULL wrote the buffer");
     MPI_Request r;
     MPI_OK(MPI_Isendrecv_replace(b, 5, MPI_INT, MPI_PROC_NULL, 1, MPI_PROC_NULL, 1, MPI_COMM_WORLD,
                                  &r));
     MPI_OK(MPI_Wait(&r, &st));
     check_proc_null_status(&st, "Isendrecv_replace with both peers MPI_PROC_NULL");
-    CHECKF(b[0] == 42, "Isendrecv_replace from MPI_PROC_NULL changed the buffer to %d", b[0]);
+    CHECK(b[0] == 42, "Isendrecv_replace from MPI_PROC_NULL changed the buffer to %d", b[0]);
 }
 
 int main(int argc, char **argv)

@@ -15,12 +15,6 @@
 #include <stdint.h>
 #include <time.h>
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 enum { TAG_DATA = 7, TAG_GO = 8 };
 static const int sizes[] = {0, 8, 2048, 16384, 17408, 1 << 20};
 #define NSIZES ((int)(sizeof sizes / sizeof sizes[0]))
@@ -51,29 +45,29 @@ static void sync_sender(unsigned char *buf, int n, int k, int persistent)
     /* Rank 1 tells us when the message is visible to its probe. */
     int seen;
     MPI_OK(MPI_Recv(&seen, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    CHECKF(seen == n, "receiver probed a message of %d bytes, sent %d", seen, n);
+    CHECK(seen == n, "receiver probed a message of %d bytes, sent %d", seen, n);
     double t0 = MPI_Wtime();
     int tests = 0;
     while (MPI_Wtime() - t0 < 0.1 || tests < 200) {
         int flag = -1;
         MPI_Status st;
         MPI_OK(MPI_Test(&r, &flag, &st));
-        CHECKF(flag == 0,
-               "%s of %d bytes completed before the receiver posted its receive (test %d)",
-               persistent ? "persistent Ssend" : "Issend", n, tests);
+        CHECK(flag == 0,
+              "%s of %d bytes completed before the receiver posted its receive (test %d)",
+              persistent ? "persistent Ssend" : "Issend", n, tests);
         /* Request_get_status must agree and not free the request. */
         MPI_OK(MPI_Request_get_status(r, &flag, MPI_STATUS_IGNORE));
-        CHECKF(flag == 0, "Request_get_status says the Issend of %d bytes is complete", n);
+        CHECK(flag == 0, "Request_get_status says the Issend of %d bytes is complete", n);
         tests++;
     }
     int go = 1;
     MPI_OK(MPI_Send(&go, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD));
     MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     if (persistent) {
-        CHECKF(r != MPI_REQUEST_NULL, "Wait freed a persistent request");
+        CHECK(r != MPI_REQUEST_NULL, "Wait freed a persistent request");
         MPI_OK(MPI_Request_free(&r));
     } else {
-        CHECKF(r == MPI_REQUEST_NULL, "Wait did not free the Issend request");
+        CHECK(r == MPI_REQUEST_NULL, "Wait did not free the Issend request");
     }
 }
 
@@ -89,7 +83,7 @@ static void sync_receiver(unsigned char *buf, int n, int k)
     while (!go_arrived) {
         int flag = 0;
         MPI_OK(MPI_Iprobe(0, TAG_DATA, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
-        CHECKF(flag, "the probed synchronous message disappeared");
+        CHECK(flag, "the probed synchronous message disappeared");
         MPI_OK(MPI_Iprobe(0, TAG_GO, MPI_COMM_WORLD, &go_arrived, MPI_STATUS_IGNORE));
     }
     int go;
@@ -97,7 +91,7 @@ static void sync_receiver(unsigned char *buf, int n, int k)
     memset(buf, 0, (size_t)n + 1);
     MPI_OK(MPI_Recv(buf, n, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD, &st));
     MPI_OK(MPI_Get_count(&st, MPI_BYTE, &count));
-    CHECKF(count == n, "received %d bytes, expected %d", count, n);
+    CHECK(count == n, "received %d bytes, expected %d", count, n);
     for (int i = 0; i < n; i++)
         if (buf[i] != pat(k, (size_t)i))
             MT_FAIL("synchronous message of %d bytes: byte %d is %d, expected %d", n, i, buf[i],
@@ -130,8 +124,8 @@ int main(int argc, char **argv)
             double t0 = MPI_Wtime();
             MPI_OK(MPI_Ssend(buf, n, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD));
             double dt = MPI_Wtime() - t0;
-            CHECKF(dt > 0.2, "MPI_Ssend of %d bytes returned after %.3f s, but the receiver "
-                   "slept 0.4 s before posting its receive", n, dt);
+            CHECK(dt > 0.2, "MPI_Ssend of %d bytes returned after %.3f s, but the receiver "
+                  "slept 0.4 s before posting its receive", n, dt);
         } else if (rank == 1) {
             sleep_ms(400);
             MPI_OK(MPI_Recv(buf, n, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE));

@@ -7,12 +7,6 @@
 
 #include <time.h>
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 #define LAPS 1000
 
 /* The clock is the system's, not MPI_Wtime, so that a wrong MPI_Wtime
@@ -38,17 +32,17 @@ static double ring(int rank, int size, int any)
             token++;
             MPI_OK(MPI_Send(&token, 1, MPI_LONG, right, lap, MPI_COMM_WORLD));
             MPI_OK(MPI_Recv(&token, 1, MPI_LONG, src, lap, MPI_COMM_WORLD, &st));
-            CHECKF(token == (long)(lap + 1) * size, "lap %d: token %ld, expected %ld", lap, token,
-                   (long)(lap + 1) * size);
+            CHECK(token == (long)(lap + 1) * size, "lap %d: token %ld, expected %ld", lap, token,
+                  (long)(lap + 1) * size);
         } else {
             MPI_OK(MPI_Recv(&token, 1, MPI_LONG, src, lap, MPI_COMM_WORLD, &st));
-            CHECKF(token == (long)lap * size + rank, "lap %d: token %ld, expected %ld", lap, token,
-                   (long)lap * size + rank);
+            CHECK(token == (long)lap * size + rank, "lap %d: token %ld, expected %ld", lap, token,
+                  (long)lap * size + rank);
             token++;
             MPI_OK(MPI_Send(&token, 1, MPI_LONG, right, lap, MPI_COMM_WORLD));
         }
-        CHECKF(st.MPI_SOURCE == left && st.MPI_TAG == lap, "lap %d: token from %d tag %d", lap,
-               st.MPI_SOURCE, st.MPI_TAG);
+        CHECK(st.MPI_SOURCE == left && st.MPI_TAG == lap, "lap %d: token from %d tag %d", lap,
+              st.MPI_SOURCE, st.MPI_TAG);
     }
     double dt = now() - t0;
     MPI_OK(MPI_Bcast(&dt, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
@@ -67,8 +61,8 @@ int main(int argc, char **argv)
         if (rank == 0)
             printf("p2p_token_ring: %d laps of %d ranks%s: %.3f s (%.1f us per hop)\n", LAPS, size,
                    any ? " (MPI_ANY_SOURCE)" : "", dt, dt * 1e6 / (LAPS * size));
-        CHECKF(dt < LIMIT, "%d laps around %d ranks took %.3f s, limit %.1f s", LAPS, size, dt,
-               LIMIT);
+        CHECK(dt < LIMIT, "%d laps around %d ranks took %.3f s, limit %.1f s", LAPS, size, dt,
+              LIMIT);
     }
     MPI_OK(MPI_Finalize());
     return 0;

@@ -13,12 +13,6 @@
 
 #include <stdint.h>
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 #define GUARD 256
 
 static const struct {
@@ -61,9 +55,9 @@ static void check_truncated(const unsigned char *b, const MPI_Status *st, int ms
                     what, msg, cap, i);
     int count = -1;
     MPI_OK(MPI_Get_count(st, MPI_BYTE, &count));
-    CHECKF(count == cap, "%s: Get_count %d after truncating %d bytes to %d", what, count, msg, cap);
-    CHECKF(st->MPI_SOURCE == partner && st->MPI_TAG == 1, "%s: status source %d tag %d", what,
-           st->MPI_SOURCE, st->MPI_TAG);
+    CHECK(count == cap, "%s: Get_count %d after truncating %d bytes to %d", what, count, msg, cap);
+    CHECK(st->MPI_SOURCE == partner && st->MPI_TAG == 1, "%s: status source %d tag %d", what,
+          st->MPI_SOURCE, st->MPI_TAG);
 }
 
 /* After every truncation a normal message must still get through. */
@@ -75,7 +69,7 @@ static void follow_up(int k)
     } else {
         int w[2] = {0, 0};
         MPI_OK(MPI_Recv(w, 2, MPI_INT, partner, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        CHECKF(w[0] == k && w[1] == -k, "message after a truncation: %d %d", w[0], w[1]);
+        CHECK(w[0] == k && w[1] == -k, "message after a truncation: %d %d", w[0], w[1]);
     }
 }
 
@@ -116,14 +110,14 @@ static void run(unsigned char *sb, unsigned char *rb)
                 case IRECV_WAIT:
                     MPI_OK(MPI_Irecv(rb, cap, MPI_BYTE, partner, 1, MPI_COMM_WORLD, &r));
                     expect_truncate(MPI_Wait(&r, &st), what);
-                    CHECKF(r == MPI_REQUEST_NULL, "%s: Wait did not free the request", what);
+                    CHECK(r == MPI_REQUEST_NULL, "%s: Wait did not free the request", what);
                     break;
                 case MRECV: {
                     MPI_Message m;
                     MPI_OK(MPI_Mprobe(partner, 1, MPI_COMM_WORLD, &m, &st));
                     int count = -1;
                     MPI_OK(MPI_Get_count(&st, MPI_BYTE, &count));
-                    CHECKF(count == msg, "%s: Mprobe says %d bytes", what, count);
+                    CHECK(count == msg, "%s: Mprobe says %d bytes", what, count);
                     expect_truncate(MPI_Mrecv(rb, cap, MPI_BYTE, &m, &st), what);
                     break;
                 }
@@ -149,15 +143,15 @@ static void run(unsigned char *sb, unsigned char *rb)
                     int rc = MPI_Waitall(2, rr, sts);
                     int cls = -1;
                     MPI_Error_class(rc, &cls);
-                    CHECKF(cls == MPI_ERR_IN_STATUS, "%s: Waitall returned class %d, expected "
-                           "MPI_ERR_IN_STATUS", what, cls);
+                    CHECK(cls == MPI_ERR_IN_STATUS, "%s: Waitall returned class %d, expected "
+                          "MPI_ERR_IN_STATUS", what, cls);
                     MPI_Error_class(sts[0].MPI_ERROR, &cls);
-                    CHECKF(cls == MPI_ERR_TRUNCATE, "%s: MPI_ERROR of the truncated receive has "
-                           "class %d", what, cls);
-                    CHECKF(sts[1].MPI_ERROR == MPI_SUCCESS, "%s: MPI_ERROR of the receive that "
-                           "fit is %d", what, sts[1].MPI_ERROR);
-                    CHECKF(rr[0] == MPI_REQUEST_NULL && rr[1] == MPI_REQUEST_NULL,
-                           "%s: Waitall left requests set", what);
+                    CHECK(cls == MPI_ERR_TRUNCATE, "%s: MPI_ERROR of the truncated receive has "
+                          "class %d", what, cls);
+                    CHECK(sts[1].MPI_ERROR == MPI_SUCCESS, "%s: MPI_ERROR of the receive that "
+                          "fit is %d", what, sts[1].MPI_ERROR);
+                    CHECK(rr[0] == MPI_REQUEST_NULL && rr[1] == MPI_REQUEST_NULL,
+                          "%s: Waitall left requests set", what);
                     st = sts[0];
                     break;
                 }

@@ -20,12 +20,6 @@
 
 #include <stdint.h>
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 enum { TAG_GO = 1000 };
 
 static int rank, size, partner;
@@ -50,19 +44,19 @@ static void check_empty(const MPI_Status *st, const char *what)
     int count = -1, cancelled = -1;
     MPI_OK(MPI_Get_count(st, MPI_INT, &count));
     MPI_OK(MPI_Test_cancelled(st, &cancelled));
-    CHECKF(st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG && count == 0 &&
-           !cancelled && st->MPI_ERROR == MPI_SUCCESS,
-           "%s: not the empty status (source %d, tag %d, count %d, cancelled %d, error %d)", what,
-           st->MPI_SOURCE, st->MPI_TAG, count, cancelled, st->MPI_ERROR);
+    CHECK(st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG && count == 0 &&
+          !cancelled && st->MPI_ERROR == MPI_SUCCESS,
+          "%s: not the empty status (source %d, tag %d, count %d, cancelled %d, error %d)", what,
+          st->MPI_SOURCE, st->MPI_TAG, count, cancelled, st->MPI_ERROR);
 }
 
 static void check_recv_status(const MPI_Status *st, int tag, int count, const char *what)
 {
     int c = -1;
     MPI_OK(MPI_Get_count(st, MPI_INT, &c));
-    CHECKF(st->MPI_SOURCE == partner && st->MPI_TAG == tag && c == count,
-           "%s: status (source %d, tag %d, count %d), expected (%d, %d, %d)", what, st->MPI_SOURCE,
-           st->MPI_TAG, c, partner, tag, count);
+    CHECK(st->MPI_SOURCE == partner && st->MPI_TAG == tag && c == count,
+          "%s: status (source %d, tag %d, count %d), expected (%d, %d, %d)", what, st->MPI_SOURCE,
+          st->MPI_TAG, c, partner, tag, count);
 }
 
 /* A status the call must overwrite: every field wrong, MPI_ERROR too (the
@@ -83,11 +77,11 @@ static void null_requests(void)
     int flag = 0;
     spoil(&st);
     MPI_OK(MPI_Test(&r, &flag, &st));
-    CHECKF(flag == 1, "Test(MPI_REQUEST_NULL) flag %d", flag);
+    CHECK(flag == 1, "Test(MPI_REQUEST_NULL) flag %d", flag);
     check_empty(&st, "Test(MPI_REQUEST_NULL)");
     spoil(&st);
     MPI_OK(MPI_Request_get_status(r, &flag, &st));
-    CHECKF(flag == 1, "Request_get_status(MPI_REQUEST_NULL) flag %d", flag);
+    CHECK(flag == 1, "Request_get_status(MPI_REQUEST_NULL) flag %d", flag);
     check_empty(&st, "Request_get_status(MPI_REQUEST_NULL)");
 }
 
@@ -108,15 +102,15 @@ static void all_forms(void)
         MPI_Status st[6];
         MPI_OK(MPI_Waitall(6, r, st));
         for (int i = 0; i < 5; i++)
-            CHECKF(r[i] == MPI_REQUEST_NULL, "Waitall left request %d set", i);
-        CHECKF(r[5] == pers, "Waitall changed the handle of an inactive persistent request");
+            CHECK(r[i] == MPI_REQUEST_NULL, "Waitall left request %d set", i);
+        CHECK(r[5] == pers, "Waitall changed the handle of an inactive persistent request");
         check_empty(&st[0], "Waitall status of MPI_REQUEST_NULL");
         check_empty(&st[2], "Waitall status of MPI_REQUEST_NULL");
         check_empty(&st[5], "Waitall status of an inactive persistent request");
         check_recv_status(&st[1], 10, 1, "Waitall receive");
-        CHECKF(rbuf == 2000 + partner, "Waitall receive got %d", rbuf);
+        CHECK(rbuf == 2000 + partner, "Waitall receive got %d", rbuf);
         MPI_OK(MPI_Request_free(&pers));
-        CHECKF(pers == MPI_REQUEST_NULL, "Request_free did not reset the handle");
+        CHECK(pers == MPI_REQUEST_NULL, "Request_free did not reset the handle");
 
         /* Testall: the message with tag 12 comes only after go(). */
         MPI_OK(MPI_Irecv(&rbuf, 1, MPI_INT, partner, 12, MPI_COMM_WORLD, &r[0]));
@@ -126,27 +120,27 @@ static void all_forms(void)
         for (int k = 0; k < 50; k++) {
             int flag = -1;
             MPI_OK(MPI_Testall(3, r, &flag, st));
-            CHECKF(flag == 0, "Testall says complete before the message was sent");
-            CHECKF(r[0] == saved[0] && r[1] == saved[1] && r[2] == saved[2],
-                   "Testall with flag 0 changed the request handles");
+            CHECK(flag == 0, "Testall says complete before the message was sent");
+            CHECK(r[0] == saved[0] && r[1] == saved[1] && r[2] == saved[2],
+                  "Testall with flag 0 changed the request handles");
         }
         go();
         int flag = 0;
         while (!flag)
             MPI_OK(MPI_Testall(3, r, &flag, st));
-        CHECKF(r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL,
-               "Testall with flag 1 left requests set");
+        CHECK(r[0] == MPI_REQUEST_NULL && r[1] == MPI_REQUEST_NULL,
+              "Testall with flag 1 left requests set");
         check_recv_status(&st[0], 12, 1, "Testall receive");
-        CHECKF(rbuf == 3000 + partner, "Testall receive got %d", rbuf);
+        CHECK(rbuf == 3000 + partner, "Testall receive got %d", rbuf);
         check_empty(&st[2], "Testall status of MPI_REQUEST_NULL");
         /* All null: complete at once. */
         MPI_OK(MPI_Testall(3, r, &flag, st));
-        CHECKF(flag == 1, "Testall over null requests says flag %d", flag);
+        CHECK(flag == 1, "Testall over null requests says flag %d", flag);
         MPI_OK(MPI_Waitall(3, r, st));
     } else {
         send_int(2000 + rank, 10);
         MPI_OK(MPI_Recv(&rbuf, 1, MPI_INT, partner, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        CHECKF(rbuf == 1000 + partner, "helper got %d", rbuf);
+        CHECK(rbuf == 1000 + partner, "helper got %d", rbuf);
         wait_go();
         send_int(3000 + rank, 12);
     }
@@ -169,21 +163,21 @@ static void any_forms(void)
                 while (!flag) {
                     MPI_OK(MPI_Testany(4, r, &idx, &flag, &st));
                     if (!flag)
-                        CHECKF(idx == MPI_UNDEFINED, "Testany with flag 0 gave index %d", idx);
+                        CHECK(idx == MPI_UNDEFINED, "Testany with flag 0 gave index %d", idx);
                 }
             } else {
                 MPI_OK(MPI_Waitany(4, r, &idx, &st));
             }
-            CHECKF(idx == 2, "%s returned index %d; only the message of index 2 was sent", what, idx);
-            CHECKF(r[2] == MPI_REQUEST_NULL && r[1] != MPI_REQUEST_NULL,
-                   "%s freed the wrong request", what);
+            CHECK(idx == 2, "%s returned index %d; only the message of index 2 was sent", what, idx);
+            CHECK(r[2] == MPI_REQUEST_NULL && r[1] != MPI_REQUEST_NULL,
+                  "%s freed the wrong request", what);
             check_recv_status(&st, 21, 1, what);
-            CHECKF(b == 21 + 100 * use_test, "%s: received %d", what, b);
+            CHECK(b == 21 + 100 * use_test, "%s: received %d", what, b);
             /* Nothing else can complete yet. */
             for (int k = 0; k < 20; k++) {
                 MPI_OK(MPI_Testany(4, r, &idx, &flag, &st));
-                CHECKF(flag == 0 && idx == MPI_UNDEFINED,
-                       "Testany says index %d is complete before its message was sent", idx);
+                CHECK(flag == 0 && idx == MPI_UNDEFINED,
+                      "Testany says index %d is complete before its message was sent", idx);
             }
             go();
             if (use_test) {
@@ -193,21 +187,21 @@ static void any_forms(void)
             } else {
                 MPI_OK(MPI_Waitany(4, r, &idx, &st));
             }
-            CHECKF(idx == 1, "%s returned index %d, expected 1", what, idx);
+            CHECK(idx == 1, "%s returned index %d, expected 1", what, idx);
             check_recv_status(&st, 20, 1, what);
-            CHECKF(a == 20 + 100 * use_test, "%s: received %d", what, a);
+            CHECK(a == 20 + 100 * use_test, "%s: received %d", what, a);
             /* None active. */
             if (use_test) {
                 MPI_OK(MPI_Testany(4, r, &idx, &flag, &st));
-                CHECKF(flag == 1 && idx == MPI_UNDEFINED,
-                       "Testany over null requests: flag %d index %d", flag, idx);
+                CHECK(flag == 1 && idx == MPI_UNDEFINED,
+                      "Testany over null requests: flag %d index %d", flag, idx);
             } else {
                 MPI_OK(MPI_Waitany(4, r, &idx, &st));
-                CHECKF(idx == MPI_UNDEFINED, "Waitany over null requests: index %d", idx);
+                CHECK(idx == MPI_UNDEFINED, "Waitany over null requests: index %d", idx);
             }
             check_empty(&st, "status of Wait/Testany over null requests");
             MPI_OK(MPI_Waitany(0, NULL, &idx, &st));
-            CHECKF(idx == MPI_UNDEFINED, "Waitany of 0 requests: index %d", idx);
+            CHECK(idx == MPI_UNDEFINED, "Waitany of 0 requests: index %d", idx);
         }
     } else {
         for (int use_test = 0; use_test < 2; use_test++) {
@@ -248,19 +242,19 @@ static void some_forms(void)
                         MPI_OK(MPI_Testsome(NSOME, r, &outcount, idx, st));
                     else
                         MPI_OK(MPI_Waitsome(NSOME, r, &outcount, idx, st));
-                    CHECKF(outcount != MPI_UNDEFINED, "%s: MPI_UNDEFINED with requests active", what);
+                    CHECK(outcount != MPI_UNDEFINED, "%s: MPI_UNDEFINED with requests active", what);
                     if (!use_test)
-                        CHECKF(outcount >= 1, "Waitsome returned %d completions", outcount);
+                        CHECK(outcount >= 1, "Waitsome returned %d completions", outcount);
                     for (int k = 0; k < outcount; k++) {
                         int i = idx[k];
-                        CHECKF(i >= 0 && i < NSOME && i != 3 && i != 6 && !done[i],
-                               "%s gave index %d", what, i);
+                        CHECK(i >= 0 && i < NSOME && i != 3 && i != 6 && !done[i],
+                              "%s gave index %d", what, i);
                         if (phase == 0)
-                            CHECKF(i % 2 == 0, "%s: index %d completed before its message was sent",
-                                   what, i);
-                        CHECKF(r[i] == MPI_REQUEST_NULL, "%s left request %d set", what, i);
+                            CHECK(i % 2 == 0, "%s: index %d completed before its message was sent",
+                                  what, i);
+                        CHECK(r[i] == MPI_REQUEST_NULL, "%s left request %d set", what, i);
                         check_recv_status(&st[k], 30 + i, 1, what);
-                        CHECKF(v[i] == 500 + i, "%s: request %d received %d", what, i, v[i]);
+                        CHECK(v[i] == 500 + i, "%s: request %d received %d", what, i, v[i]);
                         done[i] = 1;
                         got++;
                     }
@@ -272,7 +266,7 @@ static void some_forms(void)
                 MPI_OK(MPI_Testsome(NSOME, r, &outcount, idx, st));
             else
                 MPI_OK(MPI_Waitsome(NSOME, r, &outcount, idx, st));
-            CHECKF(outcount == MPI_UNDEFINED, "%s over null requests: outcount %d", what, outcount);
+            CHECK(outcount == MPI_UNDEFINED, "%s over null requests: outcount %d", what, outcount);
         }
     } else {
         for (int use_test = 0; use_test < 2; use_test++) {
@@ -297,20 +291,20 @@ static void get_status(void)
         int flag = 0;
         for (int k = 0; k < 20; k++) {
             MPI_OK(MPI_Request_get_status(r, &flag, &st));
-            CHECKF(flag == 0, "Request_get_status complete before the message was sent");
+            CHECK(flag == 0, "Request_get_status complete before the message was sent");
         }
         go();
         while (!flag)
             MPI_OK(MPI_Request_get_status(r, &flag, &st));
-        CHECKF(r != MPI_REQUEST_NULL, "Request_get_status freed the request");
+        CHECK(r != MPI_REQUEST_NULL, "Request_get_status freed the request");
         check_recv_status(&st, 40, 1, "Request_get_status");
         /* Again: still there, same answer. */
         MPI_OK(MPI_Request_get_status(r, &flag, &st));
-        CHECKF(flag == 1, "second Request_get_status says not complete");
+        CHECK(flag == 1, "second Request_get_status says not complete");
         check_recv_status(&st, 40, 1, "second Request_get_status");
         MPI_OK(MPI_Wait(&r, &st));
         check_recv_status(&st, 40, 1, "Wait after Request_get_status");
-        CHECKF(r == MPI_REQUEST_NULL && v == 41, "Wait after Request_get_status: v %d", v);
+        CHECK(r == MPI_REQUEST_NULL && v == 41, "Wait after Request_get_status: v %d", v);
     } else {
         wait_go();
         send_int(41, 40);
@@ -332,16 +326,16 @@ static void get_status_arrays(void)
         flag = 0;
         while (!flag)
             MPI_OK(MPI_Request_get_status_any(3, r, &idx, &flag, &st));
-        CHECKF(idx == 1, "Request_get_status_any gave index %d; only 1 was sent", idx);
+        CHECK(idx == 1, "Request_get_status_any gave index %d; only 1 was sent", idx);
         check_recv_status(&st, 43, 1, "Request_get_status_any");
         MPI_OK(MPI_Request_get_status_all(3, r, &flag, sts));
-        CHECKF(flag == 0, "Request_get_status_all says all complete before 2 were sent");
+        CHECK(flag == 0, "Request_get_status_all says all complete before 2 were sent");
         MPI_OK(MPI_Request_get_status_some(3, r, &outcount, indices, sts));
-        CHECKF(outcount == 1 && indices[0] == 1, "Request_get_status_some: %d, first index %d",
-               outcount, indices[0]);
+        CHECK(outcount == 1 && indices[0] == 1, "Request_get_status_some: %d, first index %d",
+              outcount, indices[0]);
         check_recv_status(&sts[0], 43, 1, "Request_get_status_some");
-        CHECKF(r[0] == saved[0] && r[1] == saved[1] && r[2] == saved[2],
-               "Request_get_status_* changed request handles");
+        CHECK(r[0] == saved[0] && r[1] == saved[1] && r[2] == saved[2],
+              "Request_get_status_* changed request handles");
         go();
         flag = 0;
         while (!flag)
@@ -349,33 +343,33 @@ static void get_status_arrays(void)
         for (int i = 0; i < 3; i++)
             check_recv_status(&sts[i], 42 + i, 1, "Request_get_status_all");
         MPI_OK(MPI_Request_get_status_some(3, r, &outcount, indices, sts));
-        CHECKF(outcount == 3, "Request_get_status_some over 3 complete requests: %d", outcount);
-        CHECKF(r[0] == saved[0] && r[1] == saved[1] && r[2] == saved[2],
-               "Request_get_status_* freed requests");
+        CHECK(outcount == 3, "Request_get_status_some over 3 complete requests: %d", outcount);
+        CHECK(r[0] == saved[0] && r[1] == saved[1] && r[2] == saved[2],
+              "Request_get_status_* freed requests");
         MPI_OK(MPI_Waitall(3, r, sts));
         for (int i = 0; i < 3; i++) {
             check_recv_status(&sts[i], 42 + i, 1, "Waitall after Request_get_status_all");
-            CHECKF(v[i] == 420 + i, "receive %d got %d", i, v[i]);
+            CHECK(v[i] == 420 + i, "receive %d got %d", i, v[i]);
         }
         MPI_Request nulls[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
         spoil(&st);
         MPI_OK(MPI_Request_get_status_any(2, nulls, &idx, &flag, &st));
-        CHECKF(flag == 1 && idx == MPI_UNDEFINED, "Request_get_status_any over null requests: "
-               "flag %d index %d", flag, idx);
+        CHECK(flag == 1 && idx == MPI_UNDEFINED, "Request_get_status_any over null requests: "
+              "flag %d index %d", flag, idx);
         check_empty(&st, "Request_get_status_any over null requests");
         spoil(&sts[0]);
         spoil(&sts[1]);
         MPI_OK(MPI_Request_get_status_all(2, nulls, &flag, sts));
-        CHECKF(flag == 1, "Request_get_status_all over null requests: flag %d", flag);
+        CHECK(flag == 1, "Request_get_status_all over null requests: flag %d", flag);
         check_empty(&sts[0], "Request_get_status_all status 0 of null requests");
         check_empty(&sts[1], "Request_get_status_all status 1 of null requests");
         spoil(&st);
         MPI_OK(MPI_Waitany(2, nulls, &idx, &st));
-        CHECKF(idx == MPI_UNDEFINED, "Waitany over null requests: index %d", idx);
+        CHECK(idx == MPI_UNDEFINED, "Waitany over null requests: index %d", idx);
         check_empty(&st, "Waitany over null requests");
         MPI_OK(MPI_Request_get_status_some(2, nulls, &outcount, indices, sts));
-        CHECKF(outcount == MPI_UNDEFINED, "Request_get_status_some over null requests: %d",
-               outcount);
+        CHECK(outcount == MPI_UNDEFINED, "Request_get_status_some over null requests: %d",
+              outcount);
     } else {
         send_int(421, 43);
         wait_go();
@@ -401,7 +395,7 @@ static void free_pending(void)
         MPI_OK(MPI_Issend(b, big, MPI_INT, partner, 53, MPI_COMM_WORLD, &r[3]));
         for (int i = 0; i < 4; i++) {
             MPI_OK(MPI_Request_free(&r[i]));
-            CHECKF(r[i] == MPI_REQUEST_NULL, "Request_free did not reset handle %d", i);
+            CHECK(r[i] == MPI_REQUEST_NULL, "Request_free did not reset handle %d", i);
         }
     }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -437,7 +431,7 @@ static void cancels(void)
         MPI_OK(MPI_Cancel(&r));
         MPI_OK(MPI_Wait(&r, &st));
         MPI_OK(MPI_Test_cancelled(&st, &cancelled));
-        CHECKF(cancelled == 1, "cancel of an unmatched receive: Test_cancelled %d", cancelled);
+        CHECK(cancelled == 1, "cancel of an unmatched receive: Test_cancelled %d", cancelled);
         /* Same with Test instead of Wait, and ANY_SOURCE. */
         MPI_OK(MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 60, MPI_COMM_WORLD, &r));
         MPI_OK(MPI_Cancel(&r));
@@ -445,14 +439,14 @@ static void cancels(void)
         while (!flag)
             MPI_OK(MPI_Test(&r, &flag, &st));
         MPI_OK(MPI_Test_cancelled(&st, &cancelled));
-        CHECKF(cancelled == 1, "cancel of an unmatched wildcard receive: Test_cancelled %d",
-               cancelled);
+        CHECK(cancelled == 1, "cancel of an unmatched wildcard receive: Test_cancelled %d",
+              cancelled);
         go();
         MPI_OK(MPI_Recv(&w, 1, MPI_INT, partner, 60, MPI_COMM_WORLD, &st));
-        CHECKF(w == 61 && v == -1, "after cancels: new receive got %d, cancelled buffer holds %d",
-               w, v);
+        CHECK(w == 61 && v == -1, "after cancels: new receive got %d, cancelled buffer holds %d",
+              w, v);
         MPI_OK(MPI_Test_cancelled(&st, &cancelled));
-        CHECKF(cancelled == 0, "a normal receive says Test_cancelled %d", cancelled);
+        CHECK(cancelled == 0, "a normal receive says Test_cancelled %d", cancelled);
 
         /* Matched receive: cancel has no effect. */
         MPI_OK(MPI_Irecv(&v, 1, MPI_INT, partner, 62, MPI_COMM_WORLD, &r));
@@ -463,8 +457,8 @@ static void cancels(void)
         MPI_OK(MPI_Cancel(&r));
         MPI_OK(MPI_Wait(&r, &st));
         MPI_OK(MPI_Test_cancelled(&st, &cancelled));
-        CHECKF(cancelled == 0 && v == 63, "cancel of a completed receive: Test_cancelled %d, got %d",
-               cancelled, v);
+        CHECK(cancelled == 0 && v == 63, "cancel of a completed receive: Test_cancelled %d, got %d",
+              cancelled, v);
         check_recv_status(&st, 62, 1, "completed receive after Cancel");
 
         /* Persistent receive: cancel one activation, the next works. */
@@ -474,14 +468,14 @@ static void cancels(void)
         MPI_OK(MPI_Cancel(&r));
         MPI_OK(MPI_Wait(&r, &st));
         MPI_OK(MPI_Test_cancelled(&st, &cancelled));
-        CHECKF(cancelled == 1, "cancel of a started persistent receive: Test_cancelled %d", cancelled);
-        CHECKF(r != MPI_REQUEST_NULL, "Wait freed a cancelled persistent request");
+        CHECK(cancelled == 1, "cancel of a started persistent receive: Test_cancelled %d", cancelled);
+        CHECK(r != MPI_REQUEST_NULL, "Wait freed a cancelled persistent request");
         MPI_OK(MPI_Start(&r));
         go();
         MPI_OK(MPI_Wait(&r, &st));
         MPI_OK(MPI_Test_cancelled(&st, &cancelled));
-        CHECKF(cancelled == 0 && v == 65, "persistent receive after a cancel: cancelled %d, got %d",
-               cancelled, v);
+        CHECK(cancelled == 0 && v == 65, "persistent receive after a cancel: cancelled %d, got %d",
+              cancelled, v);
         MPI_OK(MPI_Request_free(&r));
 
         /* Send: the library may or may not cancel it; tell the helper
@@ -504,14 +498,14 @@ static void cancels(void)
         send_int(65, 64);
         int c = -1, v = -1;
         MPI_OK(MPI_Recv(&c, 1, MPI_INT, partner, 67, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        CHECKF(c == 0 || c == 1, "Test_cancelled gave %d", c);
+        CHECK(c == 0 || c == 1, "Test_cancelled gave %d", c);
         if (c == 0) {
             MPI_OK(MPI_Recv(&v, 1, MPI_INT, partner, 66, MPI_COMM_WORLD, &st));
-            CHECKF(v == 66, "send that was not cancelled delivered %d", v);
+            CHECK(v == 66, "send that was not cancelled delivered %d", v);
         }
         MPI_OK(MPI_Recv(&v, 1, MPI_INT, partner, 66, MPI_COMM_WORLD, &st));
-        CHECKF(v == -66, "expected the marker after the %s send, got %d",
-               c ? "cancelled" : "delivered", v);
+        CHECK(v == -66, "expected the marker after the %s send, got %d",
+              c ? "cancelled" : "delivered", v);
     }
 }
 

@@ -15,12 +15,6 @@
 
 #include <stdint.h>
 
-#define CHECKF(cond, fmt, ...)                                                                \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            MT_FAIL("check failed: %s: " fmt, #cond, ##__VA_ARGS__);                          \
-    } while (0)
-
 static int rank, size;
 
 /* Message layout: int[0] source, int[1] tag, int[2] sequence number, then
@@ -48,10 +42,10 @@ static int verify(const int *b, const MPI_Status *st, const char *what)
 {
     int n = -1;
     MPI_OK(MPI_Get_count(st, MPI_INT, &n));
-    CHECKF(n >= 3, "%s: %d ints", what, n);
-    CHECKF(st->MPI_SOURCE == b[0], "%s: status source %d, message is from %d", what,
-           st->MPI_SOURCE, b[0]);
-    CHECKF(st->MPI_TAG == b[1], "%s: status tag %d, message has tag %d", what, st->MPI_TAG, b[1]);
+    CHECK(n >= 3, "%s: %d ints", what, n);
+    CHECK(st->MPI_SOURCE == b[0], "%s: status source %d, message is from %d", what,
+          st->MPI_SOURCE, b[0]);
+    CHECK(st->MPI_TAG == b[1], "%s: status tag %d, message has tag %d", what, st->MPI_TAG, b[1]);
     for (int i = 3; i < n; i++)
         if (b[i] != body(b[0], b[2], i))
             MT_FAIL("%s: message %d from %d: int %d is %d, expected %d", what, b[2], b[0], i, b[i],
@@ -80,9 +74,9 @@ static void to_root(int *b)
         MPI_Status st;
         MPI_OK(MPI_Recv(b, MAXLEN, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st));
         int seq = verify(b, &st, "MPI_ANY_SOURCE receive");
-        CHECKF(st.MPI_TAG == 1, "tag %d", st.MPI_TAG);
-        CHECKF(seq == next[st.MPI_SOURCE], "from %d got message %d, expected %d (overtaken)",
-               st.MPI_SOURCE, seq, next[st.MPI_SOURCE]);
+        CHECK(st.MPI_TAG == 1, "tag %d", st.MPI_TAG);
+        CHECK(seq == next[st.MPI_SOURCE], "from %d got message %d, expected %d (overtaken)",
+              st.MPI_SOURCE, seq, next[st.MPI_SOURCE]);
         next[st.MPI_SOURCE]++;
     }
     for (int src = size - 1; src >= 1; src--) {
@@ -90,9 +84,9 @@ static void to_root(int *b)
             MPI_Status st;
             MPI_OK(MPI_Recv(b, MAXLEN, MPI_INT, src, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
             int seq = verify(b, &st, "MPI_ANY_TAG receive");
-            CHECKF(st.MPI_SOURCE == src && st.MPI_TAG == 10 + k && seq == k,
-                   "MPI_ANY_TAG receive from %d: got source %d tag %d seq %d, expected tag %d",
-                   src, st.MPI_SOURCE, st.MPI_TAG, seq, 10 + k);
+            CHECK(st.MPI_SOURCE == src && st.MPI_TAG == 10 + k && seq == k,
+                  "MPI_ANY_TAG receive from %d: got source %d tag %d seq %d, expected tag %d",
+                  src, st.MPI_SOURCE, st.MPI_TAG, seq, 10 + k);
         }
     }
 }
@@ -133,16 +127,16 @@ static void all_to_all(void)
         const int *b = rbuf + (size_t)m * MAXLEN;
         int seq = verify(b, &st[m], "all-to-all MPI_ANY_SOURCE/MPI_ANY_TAG receive");
         int src = st[m].MPI_SOURCE;
-        CHECKF(src != rank && src >= 0 && src < size, "source %d", src);
-        CHECKF(st[m].MPI_TAG == 200 + seq, "tag %d for seq %d", st[m].MPI_TAG, seq);
-        CHECKF(seq == next[src],
-               "receive %d got message %d of rank %d, expected %d: messages from one sender "
-               "must match receives in the order sent", m, seq, src, next[src]);
+        CHECK(src != rank && src >= 0 && src < size, "source %d", src);
+        CHECK(st[m].MPI_TAG == 200 + seq, "tag %d for seq %d", st[m].MPI_TAG, seq);
+        CHECK(seq == next[src],
+              "receive %d got message %d of rank %d, expected %d: messages from one sender "
+              "must match receives in the order sent", m, seq, src, next[src]);
         next[src]++;
     }
     for (int src = 0; src < size; src++)
-        CHECKF(src == rank || next[src] == A2A, "got %d messages from %d, expected %d", next[src],
-               src, A2A);
+        CHECK(src == rank || next[src] == A2A, "got %d messages from %d, expected %d", next[src],
+              src, A2A);
     free(rbuf);
     free(sbuf);
     free(rr);
@@ -189,21 +183,21 @@ static void posting_order(void)
             MPI_Status st;
             MPI_OK(MPI_Wait(&r[0], &st));
             verify(a, &st, "posting order");
-            CHECKF(a[2] == 0, "variant %d: the first-posted matching receive got message %d",
-                   variant, a[2]);
+            CHECK(a[2] == 0, "variant %d: the first-posted matching receive got message %d",
+                  variant, a[2]);
             if (variant < 2) {
                 MPI_OK(MPI_Wait(&r[1], &st));
                 verify(b, &st, "posting order");
-                CHECKF(b[2] == 1, "variant %d: the second receive got message %d", variant, b[2]);
+                CHECK(b[2] == 1, "variant %d: the second receive got message %d", variant, b[2]);
             } else {
                 int flag = 1;
                 MPI_OK(MPI_Test(&r[1], &flag, MPI_STATUS_IGNORE));
-                CHECKF(flag == 0, "a receive for another source completed");
+                CHECK(flag == 0, "a receive for another source completed");
                 MPI_OK(MPI_Cancel(&r[1]));
                 MPI_OK(MPI_Wait(&r[1], &st));
                 int c = 0;
                 MPI_OK(MPI_Test_cancelled(&st, &c));
-                CHECKF(c == 1, "cancel of an unmatched receive failed");
+                CHECK(c == 1, "cancel of an unmatched receive failed");
             }
         }
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -214,8 +208,8 @@ static void tag_ub(void)
 {
     int *ub = NULL, flag = 0;
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag));
-    CHECKF(flag && ub && *ub >= 32767, "MPI_TAG_UB attribute: flag %d value %d", flag,
-           ub ? *ub : -1);
+    CHECK(flag && ub && *ub >= 32767, "MPI_TAG_UB attribute: flag %d value %d", flag,
+          ub ? *ub : -1);
     int right = (rank + 1) % size, left = (rank - 1 + size) % size;
     int m[3], g[3];
     make(m, 3, rank, *ub, 0);
@@ -223,16 +217,16 @@ static void tag_ub(void)
     MPI_OK(MPI_Sendrecv(m, 3, MPI_INT, right, *ub, g, 3, MPI_INT, left, MPI_ANY_TAG,
                         MPI_COMM_WORLD, &st));
     verify(g, &st, "message with tag MPI_TAG_UB");
-    CHECKF(st.MPI_TAG == *ub, "tag %d, expected MPI_TAG_UB %d", st.MPI_TAG, *ub);
+    CHECK(st.MPI_TAG == *ub, "tag %d, expected MPI_TAG_UB %d", st.MPI_TAG, *ub);
 }
 
 static void check_proc_null(const MPI_Status *st, const char *what)
 {
     int count = -1;
     MPI_OK(MPI_Get_count(st, MPI_INT, &count));
-    CHECKF(st->MPI_SOURCE == MPI_PROC_NULL && st->MPI_TAG == MPI_ANY_TAG && count == 0,
-           "%s: status (source %d, tag %d, count %d), expected (MPI_PROC_NULL, MPI_ANY_TAG, 0)",
-           what, st->MPI_SOURCE, st->MPI_TAG, count);
+    CHECK(st->MPI_SOURCE == MPI_PROC_NULL && st->MPI_TAG == MPI_ANY_TAG && count == 0,
+          "%s: status (source %d, tag %d, count %d), expected (MPI_PROC_NULL, MPI_ANY_TAG, 0)",
+          what, st->MPI_SOURCE, st->MPI_TAG, count);
 }
 
 static void proc_null(void)
@@ -250,7 +244,7 @@ static void proc_null(void)
         MPI_OK(isends[k](b, 4, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r));
         int flag = 0;
         MPI_OK(MPI_Test(&r, &flag, &st));
-        CHECKF(flag == 1, "nonblocking send %d to MPI_PROC_NULL not complete at once", k);
+        CHECK(flag == 1, "nonblocking send %d to MPI_PROC_NULL not complete at once", k);
     }
     MPI_OK(MPI_Recv(b, 4, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD, &st));
     check_proc_null(&st, "Recv from MPI_PROC_NULL");
@@ -259,13 +253,13 @@ static void proc_null(void)
     MPI_OK(MPI_Irecv(b, 4, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD, &r));
     int flag = 0;
     MPI_OK(MPI_Test(&r, &flag, &st));
-    CHECKF(flag == 1, "Irecv from MPI_PROC_NULL not complete at once");
+    CHECK(flag == 1, "Irecv from MPI_PROC_NULL not complete at once");
     check_proc_null(&st, "Irecv from MPI_PROC_NULL");
     int elems = -1;
     MPI_OK(MPI_Get_elements(&st, MPI_INT, &elems));
-    CHECKF(elems == 0, "Get_elements %d", elems);
-    CHECKF(b[0] == 1 && b[1] == 2 && b[2] == 3 && b[3] == 4,
-           "a receive from MPI_PROC_NULL changed the buffer");
+    CHECK(elems == 0, "Get_elements %d", elems);
+    CHECK(b[0] == 1 && b[1] == 2 && b[2] == 3 && b[3] == 4,
+          "a receive from MPI_PROC_NULL changed the buffer");
 }
 
 int main(int argc, char **argv)
