@@ -117,14 +117,22 @@ static void inner_done(halo_request_t *inner)
     halo_req_complete(r);
 }
 
-static void watch(halo_request_t *r, halo_request_t *inner)
+/* Hands the message of r to the inner request the transfer call made
+ * (rc: that call's result; when it failed, r completes with the error). */
+static int watch(halo_request_t *r, halo_request_t *inner, int rc)
 {
+    if (rc != MPI_SUCCESS) {
+        r->status.MPI_ERROR = rc;
+        halo_req_complete(r);
+        return rc;
+    }
     inner->internal = 1;
     inner->cb_arg = r;
     if (halo_req_done(inner))
         inner_done(inner);
     else
         inner->done_cb = inner_done;
+    return MPI_SUCCESS;
 }
 
 int halo_part_start(halo_request_t *r)
@@ -149,15 +157,9 @@ int halo_part_start(halo_request_t *r)
         pt->nready = 0;
         return MPI_SUCCESS;
     }
-    halo_request_t *inner;
+    halo_request_t *inner = NULL;
     int rc = halo_irecv(r->buf, pt->total, r->dtype, r->peer, r->tag, r->comm, r->ctx, &inner);
-    if (rc != MPI_SUCCESS) {
-        r->status.MPI_ERROR = rc;
-        halo_req_complete(r);
-        return rc;
-    }
-    watch(r, inner);
-    return MPI_SUCCESS;
+    return watch(r, inner, rc);
 }
 
 /* ---------------------------------------------------------------- Pready */
@@ -209,16 +211,10 @@ static int mark_ready(halo_request_t *r, int partition)
         halo_req_complete(r);
         return MPI_SUCCESS;
     }
-    halo_request_t *inner;
+    halo_request_t *inner = NULL;
     int rc = halo_isend(r->buf, pt->total, r->dtype, r->peer, r->tag, r->comm, r->ctx, HALO_MODE_STANDARD,
                         &inner);
-    if (rc != MPI_SUCCESS) {
-        r->status.MPI_ERROR = rc;
-        halo_req_complete(r);
-        return rc;
-    }
-    watch(r, inner);
-    return MPI_SUCCESS;
+    return watch(r, inner, rc);
 }
 
 int halo_api_pready(int partition, MPI_Request request)
