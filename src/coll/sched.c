@@ -15,8 +15,10 @@
 
 uint64_t halo_sched_next_seq(halo_comm_t *comm, int lane)
 {
-    if (comm->coll_tag_fixed || lane == HALO_LANE_NONE)
+    if (comm->coll_tag_fixed)
         return comm->coll_seq;
+    if (lane == HALO_LANE_NONE)
+        return 0;   /* a placeholder: the schedule is numbered when it starts */
     uint64_t *n = lane == HALO_LANE_NONBLOCKING ? &comm->coll_nbseq : &comm->coll_seq;
     return 2 * (*n)++ + (uint64_t)lane;
 }
