@@ -32,13 +32,16 @@ static MPI_Count find_ent(const halo_dt_ent_t *e, MPI_Count n, MPI_Count pos)
 }
 
 #define W(name) pk_##name
+#define PF_RW 0
 #define MOVE(a, pk, n) memcpy((pk), (const void *)(a), (n))
 #define MOVEK(a, pk, K) memcpy((pk), (const void *)(a), K)
 #include "datatype/walk.h"
 #undef W
 #undef MOVE
 #undef MOVEK
+#undef PF_RW
 
+#define PF_RW 1
 #define W(name) up_##name
 #define MOVE(a, pk, n) memcpy((void *)(a), (pk), (n))
 #define MOVEK(a, pk, K) memcpy((void *)(a), (pk), K)
@@ -46,6 +49,7 @@ static MPI_Count find_ent(const halo_dt_ent_t *e, MPI_Count n, MPI_Count pos)
 #undef W
 #undef MOVE
 #undef MOVEK
+#undef PF_RW
 
 /* Calls that move at least this many bytes write with non-temporal stores
  * (runs of 64 bytes and more): the data does not fit in cache anyway, and
@@ -88,6 +92,7 @@ static inline void nt_copy(void *dst, const void *src, size_t n)
 #endif
 
 /* Runs shorter than 64 bytes cannot fill whole lines: ordinary stores. */
+#define PF_RW 0
 #define W(name) pkn_##name
 #define MOVE(a, pk, n) ((n) >= 64 ? nt_copy((pk), (const void *)(a), (n)) : (void)memcpy((pk), (const void *)(a), (n)))
 #define MOVEK(a, pk, K) ((K) >= 64 ? nt_copy((pk), (const void *)(a), K) : (void)memcpy((pk), (const void *)(a), K))
@@ -96,6 +101,8 @@ static inline void nt_copy(void *dst, const void *src, size_t n)
 #undef MOVE
 #undef MOVEK
 
+#undef PF_RW
+#define PF_RW 1
 #define W(name) upn_##name
 #define MOVE(a, pk, n) ((n) >= 64 ? nt_copy((void *)(a), (pk), (n)) : (void)memcpy((void *)(a), (pk), (n)))
 #define MOVEK(a, pk, K) ((K) >= 64 ? nt_copy((void *)(a), (pk), K) : (void)memcpy((void *)(a), (pk), K))
@@ -103,6 +110,7 @@ static inline void nt_copy(void *dst, const void *src, size_t n)
 #undef W
 #undef MOVE
 #undef MOVEK
+#undef PF_RW
 
 /* Clamps [pos, pos + *len_p) to the data; false when nothing is left. */
 static inline bool clamp(MPI_Count count, const halo_dtype_t *dt, MPI_Count pos, MPI_Count *len_p)

@@ -47,7 +47,8 @@ static int send_mode(const void *buf, MPI_Count count, MPI_Datatype type, int de
         halo_req_wait_raw(&sr);
         rc = sr.status.MPI_ERROR;
     }
-    free(sr.pack_buf);
+    halo_pack_buf_put(sr.pack_buf);
+    free(sr.runs);
     return rc;
 }
 

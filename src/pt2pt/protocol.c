@@ -4,15 +4,26 @@
  * Eager (message <= the transport's eager limit): one EAGER packet; a
  * standard send completes when it leaves, a synchronous one when the ACK of
  * its match comes back.
- * Rendezvous: an RTS carries the address of the (packed, if not contiguous)
- * send data; the receiver, once matched, reads it in place (CMA) and sends
- * FIN, or, when it may not read the sender's memory, sends CTS and the
- * sender pushes DATA chunks. */
+ * Rendezvous: an RTS says where the send data lies: one range (a
+ * contiguous type, or a packed copy of one with many long runs), or the
+ * list of a few long runs; the receiver, once matched, reads it in place
+ * (CMA) and sends FIN. When it may not read the sender's memory, or when
+ * the sender's type has short runs (RTS flag PUSH), it sends CTS instead
+ * and the sender packs DATA chunks into the transport's buffers. */
 #include "pt2pt/match.h"
 
 #include "core/config.h"
 #include "core/errors.h"
 #include "progress/progress.h"
+
+/* Rendezvous shapes (rdv_shape): runs averaging under RUN_MIN bytes are
+ * packed, at least RUN_LONG bytes (and at most RUNS_MAX of them) read in
+ * place; RDV_IOV iovecs a side per single-copy call. */
+#define RUN_MIN 512
+#define RUN_LONG 16384
+#define RUNS_MAX 1024
+#define PUSH_MAX (256 * 1024)
+#define RDV_IOV 256
 
 HALO_CFG_INT(cfg_split_min, "HALO_SPLIT_MIN", 65536,
              "rendezvous messages at least this large are copied by both sides at once (the "
@@ -94,6 +105,8 @@ static bool send_first(halo_request_t *r, const halo_pkt_hdr_t *h)
         rc = halo_tr_send(r->peer_world, h, r->buf, (size_t)r->bytes, NULL, NULL);
     else if (h->type == HALO_PKT_EAGER)
         rc = halo_tr_send(r->peer_world, h, NULL, (size_t)r->bytes, fill_from_request, r);
+    else if (h->flags & HALO_PKT_F_RUNS)
+        rc = halo_tr_send(r->peer_world, h, r->runs, (size_t)r->nruns * sizeof *r->runs, NULL, NULL);
     else
         rc = halo_tr_send(r->peer_world, h, NULL, 0, NULL, NULL);
     if (rc != HALO_TR_OK)
@@ -201,6 +214,43 @@ int halo_isend(const void *buf, MPI_Count count, halo_dtype_t *dt, int dest, int
     return halo_req_start(r);
 }
 
+/* How a rendezvous send of a type that is not one run travels (measured
+ * with vectors of 64 B to 64 KiB blocks, 64 KiB to 4 MiB, into contiguous
+ * and vector receives, two ranks of one node): short runs are pushed
+ * (an iovec costs the kernel about as much as copying 512 bytes); long
+ * ones (16 KiB and more; each remote run costs a page lookup) are read
+ * in place from their list; in between, up to 256 KiB is pushed (two
+ * cores copy at once), and above it a packed copy is read with CMA (which
+ * a contiguous receive splits between both cores). */
+enum { RDV_PUSH, RDV_RUNS, RDV_PACK };
+static int rdv_shape(const halo_request_t *r)
+{
+    MPI_Count runs = halo_dt_iov_count(r->dtype, r->count);
+    if (runs > r->bytes / RUN_MIN)
+        return RDV_PUSH;
+    if (runs <= r->bytes / RUN_LONG && runs <= RUNS_MAX)
+        return RDV_RUNS;
+    return r->bytes <= PUSH_MAX ? RDV_PUSH : RDV_PACK;
+}
+
+/* Lists the runs of a rendezvous send in r->runs when there are at most
+ * RUNS_MAX of them (kept for the next start of a persistent send). */
+static bool list_runs(halo_request_t *r)
+{
+    if (halo_dt_iov_count(r->dtype, r->count) > RUNS_MAX)
+        return false;
+    struct iovec *v = halo_malloc(RUNS_MAX * sizeof *v);
+    MPI_Count pos = 0;
+    int n = halo_dt_iov(r->buf, r->count, r->dtype, &pos, r->bytes, v, RUNS_MAX);
+    if (pos != r->bytes) {
+        free(v);
+        return false;
+    }
+    r->runs = v;
+    r->nruns = n;
+    return true;
+}
+
 static int send_start(halo_request_t *r)
 {
     halo_comm_t *comm = r->comm;
@@ -220,8 +270,19 @@ static int send_start(halo_request_t *r)
             /* one run of bytes (a contiguous type, a plane of a subarray):
              * the receiver reads it in place */
             h.aux = (uint64_t)((uintptr_t)r->buf + (uintptr_t)off);
+        } else if (rdv_shape(r) == RDV_PUSH) {
+            /* packed chunk by chunk straight into the transport's buffers
+             * when the receiver asks, and unpacked from there, so the two
+             * sides copy at the same time and nothing is copied a third
+             * time */
+            h.flags |= HALO_PKT_F_PUSH;
+        } else if (r->runs || (rdv_shape(r) == RDV_RUNS && list_runs(r))) {
+            /* a few long runs: the receiver reads them in place */
+            h.flags |= HALO_PKT_F_RUNS;
         } else {
-            r->pack_buf = malloc((size_t)r->bytes);
+            /* a persistent send keeps its buffer from the last start */
+            if (!r->pack_buf)
+                r->pack_buf = halo_pack_buf_get((size_t)r->bytes);
             if (!r->pack_buf)
                 return halo_err(MPI_ERR_NO_MEM, ": cannot allocate %lld bytes to pack a send",
                                 (long long)r->bytes);
@@ -235,9 +296,55 @@ static int send_start(halo_request_t *r)
     return MPI_SUCCESS;
 }
 
-/* Moves a matched message into the receive request r. */
+/* Where a rendezvous message lies at the sender: one range at `addr`, or
+ * the list of runs its RTS carried, read in order from a cursor. */
+typedef struct {
+    uint64_t addr;
+    const struct iovec *v;
+    int n, i;          /* runs, and the one the cursor is in */
+    size_t off;        /* bytes of run i already read */
+} rdv_src_t;
+
+/* Packed position reached after at most `max` more runs from the cursor at
+ * pos (a read must not take more remote iovecs than that). */
+static MPI_Count rdv_reach(const rdv_src_t *s, MPI_Count pos, int max)
+{
+    if (!s->v)
+        return INT64_MAX;
+    for (int j = s->i; j < s->n && j < s->i + max; j++)
+        pos += (MPI_Count)(s->v[j].iov_len - (j == s->i ? s->off : 0));
+    return pos;
+}
+
+/* Reads the next `len` bytes of the message (packed position pos) into the
+ * local iovecs; 0, or -1 when the sender's memory cannot be read. */
+static int rdv_read(int src_world, rdv_src_t *s, MPI_Count pos, const struct iovec *local, int nlocal,
+                    size_t len)
+{
+    if (!s->v)
+        return halo_tr_read(src_world, local, nlocal, s->addr + (uint64_t)pos, len);
+    struct iovec rem[RDV_IOV];
+    int nr = 0;
+    while (len > 0 && s->i < s->n && nr < RDV_IOV) {
+        size_t m = s->v[s->i].iov_len - s->off;
+        if (m > len)
+            m = len;
+        rem[nr].iov_base = (char *)s->v[s->i].iov_base + s->off;
+        rem[nr++].iov_len = m;
+        len -= m;
+        s->off += m;
+        if (s->off == s->v[s->i].iov_len) {
+            s->i++;
+            s->off = 0;
+        }
+    }
+    return halo_tr_readv(src_world, local, nlocal, rem, nr);
+}
+
+/* Moves a matched message into the receive request r. `len` is the
+ * payload's length (eager data, or an RTS's list of runs). */
 static void recv_deliver(halo_request_t *r, int src_world, int type, int flags, int src, int tag,
-                         uint64_t bytes, uint64_t sreq, uint64_t aux, const void *payload)
+                         uint64_t bytes, uint64_t sreq, uint64_t aux, const void *payload, size_t len)
 {
     MPI_Count n = (MPI_Count)bytes < r->bytes ? (MPI_Count)bytes : r->bytes;
     r->status.MPI_SOURCE = src;
@@ -259,64 +366,90 @@ static void recv_deliver(halo_request_t *r, int src_world, int type, int flags, 
         halo_req_complete(r);
         return;
     }
-    /* Rendezvous: read the sender's buffer in place, iovec batch by batch.
-     * A large message into a contiguous buffer, from a peer whose memory we
-     * have read before, is split: we ask the sender to write the second
-     * half while we read the first, so both cores copy. The request then
-     * waits for two completions: our read and the sender's WDONE (or its
-     * pushed DATA, if it may not write our memory). */
-    /* A type of short runs (on average under 512 bytes: an iovec costs the
-     * kernel about as much as copying that much) is read through a bounce
-     * buffer that stays in cache and unpacked from there, chunk by chunk. */
-    MPI_Count off1;
-    if (n > 0 && !halo_dt_one_run(r->dtype, r->count, &off1) &&
-        halo_dt_iov_count(r->dtype, r->count) > r->bytes / 512) {
-        static _Alignas(64) unsigned char bounce[64 * 1024];
-        for (MPI_Count pos = 0; pos < n;) {
-            MPI_Count len = n - pos < (MPI_Count)sizeof bounce ? n - pos : (MPI_Count)sizeof bounce;
-            struct iovec iov = {bounce, (size_t)len};
-            if (halo_tr_read(src_world, &iov, 1, aux + (uint64_t)pos, (size_t)len) != 0) {
-                if (pos != 0)
-                    halo_fatal("single-copy read from rank %d stopped after %lld bytes", src_world,
-                               (long long)pos);
-                r->pushed = 0;
-                r->push_limit = n;
-                send_ctrl(src_world, HALO_PKT_CTS, sreq, (uint64_t)(uintptr_t)r, (uint64_t)n);
-                return;
-            }
-            halo_dt_unpack(r->buf, r->count, r->dtype, pos, bounce, len);
-            pos += len;
-        }
-        send_ctrl(src_world, HALO_PKT_FIN, sreq, 0, 0);
-        halo_req_complete(r);
+    if (flags & HALO_PKT_F_PUSH) {
+        r->pushed = 0;
+        r->push_limit = n;
+        send_ctrl(src_world, HALO_PKT_CTS, sreq, (uint64_t)(uintptr_t)r, (uint64_t)n);
+        if (n == 0)
+            halo_req_complete(r);
         return;
     }
-    MPI_Count limit = n;
-    long split_min = halo_cfg_get(&cfg_split_min);
-    if (split_min > 0 && n >= split_min && halo_dt_contig(r->dtype) && halo_tr_single_copy_ok(src_world)) {
-        MPI_Count off = (n / 2 + 4095) & ~(MPI_Count)4095;
-        halo_split_t sp = {(uint64_t)(uintptr_t)((char *)r->buf + off), (uint64_t)off, (uint64_t)n,
-                           (uint64_t)(uintptr_t)r};
-        atomic_fetch_add(&r->cc, 1);
-        r->pushed = 0;
-        r->push_limit = n - off;
-        send_ctrl_payload(src_world, HALO_PKT_SPLIT, sreq, 0, 0, &sp, sizeof sp);
-        limit = off;
+    /* Rendezvous: read the sender's data in place (one range, or its list
+     * of runs), iovec batch by batch. */
+    rdv_src_t rs = {.addr = aux};
+    if (flags & HALO_PKT_F_RUNS) {
+        rs.v = payload;
+        rs.n = (int)(len / sizeof(struct iovec));
     }
-    MPI_Count pos = 0;
-    while (pos < limit) {
-        struct iovec iov[256];
-        MPI_Count start = pos;
-        int cnt = halo_dt_iov(r->buf, r->count, r->dtype, &pos, limit, iov, 256);
-        if (halo_tr_read(src_world, iov, cnt, aux + (uint64_t)start, (size_t)(pos - start)) != 0) {
-            if (start != 0 || limit != n)
-                halo_fatal("single-copy read from rank %d stopped after %lld bytes", src_world,
-                           (long long)start);
-            r->pushed = 0;
-            r->push_limit = n;
-            send_ctrl(src_world, HALO_PKT_CTS, sreq, (uint64_t)(uintptr_t)r, (uint64_t)n);
-            return;
+    MPI_Count pos = 0, off1;
+    bool refused = false;
+    if (n > 0 && !halo_dt_one_run(r->dtype, r->count, &off1) &&
+        halo_dt_iov_count(r->dtype, r->count) > r->bytes / RUN_MIN) {
+        /* Our type has short runs (an iovec costs the kernel about as much
+         * as copying that much): read through a bounce buffer that stays
+         * in cache, and unpack from there, chunk by chunk. */
+        static _Alignas(64) unsigned char bounce[64 * 1024];
+        while (pos < n) {
+            MPI_Count m = n - pos < (MPI_Count)sizeof bounce ? n - pos : (MPI_Count)sizeof bounce;
+            MPI_Count reach = rdv_reach(&rs, pos, RDV_IOV);
+            if (m > reach - pos)
+                m = reach - pos;
+            if (m <= 0)
+                halo_fatal("the runs listed by rank %d end before byte %lld of %lld", src_world,
+                           (long long)pos, (long long)n);
+            struct iovec iov = {bounce, (size_t)m};
+            if (rdv_read(src_world, &rs, pos, &iov, 1, (size_t)m) != 0) {
+                refused = true;
+                break;
+            }
+            halo_dt_unpack(r->buf, r->count, r->dtype, pos, bounce, m);
+            pos += m;
         }
+    } else {
+        /* A large message into a contiguous buffer, from a peer whose
+         * memory we have read before, is split: we ask the sender to write
+         * the second half while we read the first, so both cores copy. The
+         * request then waits for two completions: our read and the
+         * sender's WDONE (or its pushed DATA, if it may not write our
+         * memory). */
+        MPI_Count limit = n;
+        long split_min = halo_cfg_get(&cfg_split_min);
+        if (split_min > 0 && n >= split_min && !rs.v && halo_dt_contig(r->dtype) &&
+            halo_tr_single_copy_ok(src_world)) {
+            MPI_Count off = (n / 2 + 4095) & ~(MPI_Count)4095;
+            halo_split_t sp = {(uint64_t)(uintptr_t)((char *)r->buf + off), (uint64_t)off, (uint64_t)n,
+                               (uint64_t)(uintptr_t)r};
+            atomic_fetch_add(&r->cc, 1);
+            r->pushed = 0;
+            r->push_limit = n - off;
+            send_ctrl_payload(src_world, HALO_PKT_SPLIT, sreq, 0, 0, &sp, sizeof sp);
+            limit = off;
+        }
+        while (pos < limit) {
+            struct iovec iov[RDV_IOV];
+            MPI_Count start = pos, reach = rdv_reach(&rs, pos, RDV_IOV);
+            int cnt = halo_dt_iov(r->buf, r->count, r->dtype, &pos, limit < reach ? limit : reach, iov,
+                                  RDV_IOV);
+            if (pos == start)
+                halo_fatal("the runs listed by rank %d end before byte %lld of %lld", src_world,
+                           (long long)pos, (long long)n);
+            if (rdv_read(src_world, &rs, start, iov, cnt, (size_t)(pos - start)) != 0) {
+                if (limit != n)
+                    halo_fatal("single-copy read from rank %d refused after a split", src_world);
+                pos = start;
+                refused = true;
+                break;
+            }
+        }
+    }
+    if (refused) {
+        /* The sender's memory cannot be read: it pushes the data instead. */
+        if (pos != 0)
+            halo_fatal("single-copy read from rank %d stopped after %lld bytes", src_world, (long long)pos);
+        r->pushed = 0;
+        r->push_limit = n;
+        send_ctrl(src_world, HALO_PKT_CTS, sreq, (uint64_t)(uintptr_t)r, (uint64_t)n);
+        return;
     }
     send_ctrl(src_world, HALO_PKT_FIN, sreq, 0, 0);
     halo_req_complete(r);
@@ -325,7 +458,7 @@ static void recv_deliver(halo_request_t *r, int src_world, int type, int flags, 
 void halo_recv_from_unexp(halo_request_t *r, halo_unexp_t *u)
 {
     recv_deliver(r, u->src_world, u->type, u->flags, u->src, u->tag, u->bytes, u->sreq, u->aux,
-                 u->data);
+                 u->data, u->len);
 }
 
 /* A blocking call's request on the caller's stack: it lives until the call
@@ -452,7 +585,7 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
         r = halo_match_posted(m, h->src, h->tag);
         if (r) {
             recv_deliver(r, src_world, h->type, h->flags, h->src, h->tag, h->bytes, h->sreq, h->aux,
-                         payload);
+                         payload, len);
             return;
         }
         if (coll_is_failed && coll_is_failed(h->ctx, h->tag)) {
@@ -560,6 +693,7 @@ void halo_pt2pt_finalize(void)
         free(p);
     }
     pend_tail = NULL;
+    halo_pack_buf_drain();
     free(pend_count);
     free(blocked);
     pend_count = NULL;

@@ -73,6 +73,8 @@ struct halo_request {
     uint64_t order;        /* posting order (wildcard matching) */
     halo_request_t *next, *prev;
     void *pack_buf;        /* packed copy: non-contiguous rendezvous, buffered sends */
+    struct iovec *runs;    /* rendezvous send in a few long runs: their list (RTS payload) */
+    int nruns;
     halo_req_cb_fn_t *done_cb;   /* internal requests: called at completion */
     void *cb_arg;
     intptr_t cb_val;
@@ -146,6 +148,11 @@ halo_request_t *halo_req_get(MPI_Request r);   /* validated, or NULL */
 extern halo_request_t *halo_req_sent;
 halo_request_t *halo_req_alloc(halo_req_kind_t kind, halo_comm_t *comm);
 void halo_req_free(halo_request_t *r);
+/* Buffers for packed copies of sends, from a small cache of freed ones;
+ * put(NULL) does nothing, drain frees the cache (finalize). */
+void *halo_pack_buf_get(size_t bytes);
+void halo_pack_buf_put(void *buf);
+void halo_pack_buf_drain(void);
 /* One completion of r arrived (a request may wait for several). */
 void halo_req_complete(halo_request_t *r);
 static inline bool halo_req_done(const halo_request_t *r)

@@ -18,6 +18,70 @@ void halo_status_empty(MPI_Status *s)
 
 halo_request_t *halo_req_sent;
 
+/* Packed copies of non-contiguous rendezvous sends come from a small cache
+ * of freed buffers: a fresh buffer of a few hundred KiB costs a page fault
+ * per 4 KiB on every send (the allocator hands such sizes back to the
+ * kernel when they are freed), which took longer than packing itself. At
+ * most PACK_CACHE_MAX buffers and PACK_CACHE_BYTES bytes stay cached. */
+#define PACK_CACHE_MAX 16
+#define PACK_CACHE_BYTES (32u << 20)
+
+typedef struct pack_hdr {
+    size_t cap;
+    struct pack_hdr *next;
+    _Alignas(64) unsigned char data[];
+} pack_hdr_t;
+
+static pack_hdr_t *pack_cache;
+static int pack_cached;
+static size_t pack_cached_bytes;
+
+void *halo_pack_buf_get(size_t bytes)
+{
+    pack_hdr_t **best = NULL;
+    for (pack_hdr_t **pp = &pack_cache; *pp; pp = &(*pp)->next)
+        if ((*pp)->cap >= bytes && (*pp)->cap / 2 <= bytes && (!best || (*pp)->cap < (*best)->cap))
+            best = pp;
+    if (best) {
+        pack_hdr_t *h = *best;
+        *best = h->next;
+        pack_cached--;
+        pack_cached_bytes -= h->cap;
+        return h->data;
+    }
+    pack_hdr_t *h = malloc(sizeof *h + bytes);
+    if (!h)
+        return NULL;
+    h->cap = bytes;
+    return h->data;
+}
+
+void halo_pack_buf_put(void *buf)
+{
+    if (!buf)
+        return;
+    pack_hdr_t *h = (pack_hdr_t *)((unsigned char *)buf - offsetof(pack_hdr_t, data));
+    if (pack_cached == PACK_CACHE_MAX || pack_cached_bytes + h->cap > PACK_CACHE_BYTES) {
+        free(h);
+        return;
+    }
+    h->next = pack_cache;
+    pack_cache = h;
+    pack_cached++;
+    pack_cached_bytes += h->cap;
+}
+
+void halo_pack_buf_drain(void)
+{
+    while (pack_cache) {
+        pack_hdr_t *h = pack_cache;
+        pack_cache = h->next;
+        free(h);
+    }
+    pack_cached = 0;
+    pack_cached_bytes = 0;
+}
+
 void halo_req_init(void)
 {
     halo_req_sent = halo_obj_alloc(HALO_KIND_REQUEST);
@@ -52,7 +116,8 @@ void halo_req_free(halo_request_t *r)
         halo_comm_release(r->comm);
     if (r->dtype)
         halo_dtype_release(r->dtype);
-    free(r->pack_buf);
+    halo_pack_buf_put(r->pack_buf);
+    free(r->runs);
     free(r->replace_buf);
     if (r->sched)
         halo_sched_free(r->sched);

@@ -21,6 +21,8 @@ int halo_shm_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, size
 int halo_shm_poll(void);
 int halo_shm_read(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
 int halo_shm_write(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
+int halo_shm_readv(int peer, const struct iovec *local, int nlocal, const struct iovec *remote,
+                   int nremote);
 int halo_shm_cma_ok(int peer);
 void halo_shm_wake_fenced(int peer);
 _Atomic uint32_t *halo_shm_doorbell(void);
@@ -145,6 +147,32 @@ int halo_tr_read(int src_world, const struct iovec *local, int nlocal, uint64_t 
         return 0;
     }
     return halo_shm_read(local_of(src_world), local, nlocal, raddr, len);
+}
+
+int halo_tr_readv(int src_world, const struct iovec *local, int nlocal, const struct iovec *remote,
+                  int nremote)
+{
+    if (src_world == halo_world.rank) {
+        /* two cursors over the lists, one memcpy per overlap */
+        size_t lo = 0, ro = 0;
+        for (int i = 0, j = 0; i < nlocal && j < nremote;) {
+            size_t l = local[i].iov_len - lo, r = remote[j].iov_len - ro, n = l < r ? l : r;
+            if (n)
+                memcpy((char *)local[i].iov_base + lo, (const char *)remote[j].iov_base + ro, n);
+            lo += n;
+            ro += n;
+            if (lo == local[i].iov_len) {
+                i++;
+                lo = 0;
+            }
+            if (ro == remote[j].iov_len) {
+                j++;
+                ro = 0;
+            }
+        }
+        return 0;
+    }
+    return halo_shm_readv(local_of(src_world), local, nlocal, remote, nremote);
 }
 
 int halo_tr_write(int dst_world, const struct iovec *local, int nlocal, uint64_t raddr, size_t len)

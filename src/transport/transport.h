@@ -39,6 +39,10 @@ typedef struct halo_split {
 
 enum {
     HALO_PKT_F_SYNC = 1,  /* synchronous mode: acknowledge the match */
+    HALO_PKT_F_PUSH = 2,  /* RTS of data in short runs at the sender (aux = 0): the
+                           * receiver answers CTS and the sender packs it into DATA */
+    HALO_PKT_F_RUNS = 4,  /* RTS of data in a few long runs at the sender: the payload
+                           * lists them (struct iovec each, in packed order, aux = 0) */
 };
 
 typedef struct halo_pkt_hdr {
@@ -86,6 +90,10 @@ int halo_tr_send(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload, 
  * caller then asks for the data to be pushed with HALO_PKT_CTS). */
 int halo_tr_read(int src_world, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
 
+/* The same from a sender's scattered runs: the local and remote iovecs
+ * (at most 1024 each) cover the same number of bytes; 0 or -1 as above. */
+int halo_tr_readv(int src_world, const struct iovec *local, int nlocal, const struct iovec *remote,
+                  int nremote);
 /* Writes `len` bytes from the local iovecs to the receiver's address raddr:
  * 0 on success, -1 when its memory cannot be written directly. */
 int halo_tr_write(int dst_world, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
