@@ -202,5 +202,7 @@ void halo_sched_start(halo_sched_t *s, struct halo_request *owner);
 /* Makes a finished schedule ready to run again (persistent collectives). */
 void halo_sched_reset(halo_sched_t *s);
 void halo_sched_free(halo_sched_t *s);
+/* Frees the schedules kept for reuse (finalize). */
+void halo_sched_cache_drain(void);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "binding/api_gen.h"
 #include "coll/coll.h"
+#include "coll/sched.h"
 #include "core/attr.h"
 #include "core/comm.h"
 #include "core/config.h"
@@ -199,6 +200,7 @@ static void lib_shutdown(void)
     halo_lock();
     halo_bsend_finalize();
     halo_comm_finalize();
+    halo_sched_cache_drain();
     halo_pt2pt_finalize();
     halo_dtype_finalize();
     halo_attr_finalize();
