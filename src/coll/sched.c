@@ -23,20 +23,44 @@ uint64_t halo_sched_next_seq(halo_comm_t *comm, int lane)
     return 2 * (*n)++ + (uint64_t)lane;
 }
 
-/* Schedules of the initial size freed last, for the next calls: a small
- * blocking collective builds and frees one each call, and the allocator
- * took a tenth of its time. Steps are cleared as they are added, so only
- * the header is cleared on reuse. */
+/* Allocations of schedules freed last (up to SCHED_CACHE_BYTES each), for
+ * the next calls: a small blocking collective builds and frees one each
+ * call, and the allocator took a tenth of its time. Steps are cleared as
+ * they are added, so only the header is cleared on reuse. A schedule's
+ * `bytes` never exceeds its allocation (a reused one may be larger). */
 #define SCHED_CACHE 4
+#define SCHED_CACHE_BYTES (64 * 1024)
 static halo_sched_t *sched_cache[SCHED_CACHE];
 static int sched_cached;
+
+/* A cached allocation of at least `bytes`, or NULL. */
+static halo_sched_t *sched_cache_take(uint64_t bytes)
+{
+    for (int i = sched_cached - 1; i >= 0; i--) {
+        halo_sched_t *s = sched_cache[i];
+        if (s->bytes >= bytes) {
+            sched_cache[i] = sched_cache[--sched_cached];
+            return s;
+        }
+    }
+    return NULL;
+}
+
+/* Keeps s's allocation for reuse, or frees it. */
+static void sched_cache_put(halo_sched_t *s)
+{
+    if (s->bytes <= SCHED_CACHE_BYTES && sched_cached < SCHED_CACHE)
+        sched_cache[sched_cached++] = s;
+    else
+        free(s);
+}
 
 halo_sched_t *halo_sched_new(halo_comm_t *comm, int lane)
 {
     size_t bytes = sizeof(halo_sched_t) + SCHED_INITIAL_STEPS * sizeof(halo_step_t);
-    halo_sched_t *s;
-    if (sched_cached > 0) {
-        s = sched_cache[--sched_cached];
+    halo_sched_t *s = sched_cache_take(bytes);
+    if (s) {
+        bytes = s->bytes;
         memset(s, 0, sizeof *s);
     } else {
         s = halo_calloc(1, bytes);
@@ -70,7 +94,9 @@ static void sched_grow(halo_sched_t **s_p, int need_steps, uint64_t need_scratch
     uint64_t scratch = s->scratch_bytes > need_scratch ? s->scratch_bytes : need_scratch;
     uint64_t off = (sizeof(halo_sched_t) + (uint64_t)cap * sizeof(halo_step_t) + 63) & ~63ull;
     uint64_t bytes = off + scratch;
-    halo_sched_t *n = halo_malloc(bytes + 64);
+    halo_sched_t *n = sched_cache_take(bytes + 64);
+    if (!n)
+        n = halo_malloc(bytes + 64);
     memcpy(n, s, sizeof(halo_sched_t) + (size_t)s->nsteps * sizeof(halo_step_t));
     if (s->scratch_bytes)
         memcpy((char *)n + off, (char *)s + s->scratch_off, s->scratch_bytes);
@@ -78,7 +104,7 @@ static void sched_grow(halo_sched_t **s_p, int need_steps, uint64_t need_scratch
     n->scratch_off = off;
     n->scratch_bytes = scratch;
     n->bytes = bytes;
-    free(s);
+    sched_cache_put(s);
     *s_p = n;
 }
 
@@ -620,12 +646,7 @@ void halo_sched_free(halo_sched_t *s)
         free(s->owned[i]);
     free(s->owned);
     free(s->inflight);
-    if (s->bytes == sizeof(halo_sched_t) + SCHED_INITIAL_STEPS * sizeof(halo_step_t) &&
-        sched_cached < SCHED_CACHE) {
-        sched_cache[sched_cached++] = s;
-        return;
-    }
-    free(s);
+    sched_cache_put(s);
 }
 
 void halo_sched_cache_drain(void)
