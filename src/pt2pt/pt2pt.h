@@ -56,6 +56,7 @@ struct halo_request {
     uint8_t internal;      /* never seen by the user (collective steps) */
     uint8_t send_state;
     uint8_t cancelled;
+    uint8_t rdv_counted;   /* send: counted in its peer's outstanding rendezvous sends */
     _Atomic int cc;        /* completions still to come; 0 = complete */
     MPI_Status status;
     halo_comm_t *comm;
