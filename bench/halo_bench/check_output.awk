@@ -11,7 +11,7 @@ function close_section() {
     if (rows == 0 && !na) { printf("check_output: %s: no result rows\n", name); errors++ }
     if (mode == "fail" && !na && fails == 0) { printf("check_output: %s: the injected error went unseen\n", name); errors++ }
 }
-/^# halo-bench [a-z_]+:/ {
+/^# halo-bench [a-z0-9_]+:/ {
     close_section()
     name = $3; sub(/:$/, "", name); nsec++
     rows = 0; na = 0; fails = 0; nf = 0; validating = 0

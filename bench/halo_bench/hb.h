@@ -28,7 +28,7 @@
 #endif
 
 enum { HB_OUT_TEXT, HB_OUT_CSV, HB_OUT_JSON };
-enum { HB_FAMILY_PT2PT, HB_FAMILY_COLL, HB_FAMILY_NBC, HB_FAMILY_PERSIST, HB_FAMILY_STARTUP };
+enum { HB_FAMILY_PT2PT, HB_FAMILY_COLL, HB_FAMILY_NBC, HB_FAMILY_PERSIST, HB_FAMILY_STARTUP, HB_FAMILY_DTYPE };
 
 /* Options, as on the command line (OSU's names where OSU has one). */
 typedef struct hb_opts {
@@ -130,6 +130,8 @@ int hb_run_pt2pt(hb_run_t *r, int kind);
 int hb_run_coll(hb_run_t *r, int family, int kind);
 int hb_run_startup(hb_run_t *r, int kind, double init_seconds);
 int hb_launch_wrapper(const hb_opts_t *o, const hb_bench_t *b);
+int hb_run_dtype(hb_run_t *r, int kind);
+extern int hb_dtype_block;  /* pack_vector: bytes per block (--block) */
 
 /* pt2pt kinds */
 enum { HB_P_LATENCY, HB_P_BW, HB_P_BIBW, HB_P_MBW_MR, HB_P_MULTI_LAT };
@@ -142,5 +144,7 @@ enum {
 };
 /* startup kinds */
 enum { HB_S_INIT, HB_S_HELLO };
+/* datatype kinds */
+enum { HB_D_PACK_VECTOR, HB_D_PACK_SUBARRAY2D, HB_D_PACK_SUBARRAY3D };
 
 #endif

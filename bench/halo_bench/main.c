@@ -37,6 +37,12 @@ const hb_bench_t hb_benches[] = {
     COLLS(S),
     {"init", "Init Test", HB_FAMILY_STARTUP, HB_S_INIT, "time in MPI_Init (--launcher: whole launches)"},
     {"hello", "Hello World Test", HB_FAMILY_STARTUP, HB_S_HELLO, "init, one barrier, finalize (--launcher: whole launches)"},
+    {"pack_vector", "Pack Vector Test", HB_FAMILY_DTYPE, HB_D_PACK_VECTOR,
+     "MPI_Pack/Unpack of --block-byte blocks at twice that stride, against memcpy"},
+    {"pack_subarray2d", "Pack 2-D Subarray Test", HB_FAMILY_DTYPE, HB_D_PACK_SUBARRAY2D,
+     "MPI_Pack/Unpack of half the columns of a matrix, against memcpy"},
+    {"pack_subarray3d", "Pack 3-D Subarray Test", HB_FAMILY_DTYPE, HB_D_PACK_SUBARRAY3D,
+     "MPI_Pack/Unpack of a 3-D array's interior (one ghost layer), against memcpy"},
 };
 const int hb_nbenches = (int)(sizeof hb_benches / sizeof hb_benches[0]);
 
@@ -54,6 +60,7 @@ static void usage(FILE *f)
             "  -d, --accelerator host|cuda   buffer kind (host only in this build)\n"
             "  -W, --window-size N           bw, bibw, mbw_mr: messages in flight (default 64)\n"
             "  -p, --pairs N                 mbw_mr, multi_lat: pairs of ranks (default half the ranks)\n"
+            "      --block BYTES             pack_vector: bytes per block, a multiple of 8 (default 256)\n"
             "      --csv, --json             machine-readable output (JSON: one object per benchmark and line)\n"
             "      --launcher \"CMD\"          init, hello: time whole launches of `CMD halo-bench NAME` (no MPI here)\n"
             "  -h, --help     -v, --version\n");
@@ -140,7 +147,7 @@ static const hb_bench_t *find(const char *name)
 static void list(void)
 {
     static const char *family[] = {"point-to-point", "blocking collectives", "nonblocking collectives",
-                                   "persistent collectives", "start-up"};
+                                   "persistent collectives", "start-up", "datatypes (rank 0 packs)"};
     int last = -1;
     for (int i = 0; i < hb_nbenches; i++) {
         const hb_bench_t *b = &hb_benches[i];
@@ -159,6 +166,7 @@ static int run_one(const hb_bench_t *b, const hb_opts_t *o, MPI_Comm comm, doubl
     switch (b->family) {
     case HB_FAMILY_PT2PT: hb_run_pt2pt(&r, b->kind); break;
     case HB_FAMILY_STARTUP: hb_run_startup(&r, b->kind, init_s); break;
+    case HB_FAMILY_DTYPE: hb_run_dtype(&r, b->kind); break;
     default: hb_run_coll(&r, b->family, b->kind); break;
     }
     hb_report_end(&r);
@@ -172,7 +180,7 @@ int main(int argc, char **argv)
 {
     hb_opts_t o = {.iters = -1, .warmup = -1, .argv0 = argv};
     const char *device = "host";
-    enum { OPT_CSV = 1000, OPT_JSON, OPT_SIZES, OPT_LAUNCHER, OPT_INJECT };
+    enum { OPT_CSV = 1000, OPT_JSON, OPT_SIZES, OPT_LAUNCHER, OPT_INJECT, OPT_BLOCK };
     static const struct option longopts[] = {
         {"message-size", required_argument, NULL, 'm'},
         {"iterations", required_argument, NULL, 'i'},
@@ -190,6 +198,7 @@ int main(int argc, char **argv)
         {"sizes", required_argument, NULL, OPT_SIZES},
         {"launcher", required_argument, NULL, OPT_LAUNCHER},
         {"inject-error", no_argument, NULL, OPT_INJECT},
+        {"block", required_argument, NULL, OPT_BLOCK},
         {NULL, 0, NULL, 0},
     };
     int c, bad = 0;
@@ -211,6 +220,9 @@ int main(int argc, char **argv)
         case OPT_SIZES: bad |= parse_list(optarg, &o) != 0; break;
         case OPT_LAUNCHER: o.launcher = optarg; break;
         case OPT_INJECT: o.inject_error = 1; break;
+        case OPT_BLOCK:
+            bad |= parse_int(optarg, &hb_dtype_block) != 0 || hb_dtype_block == 0 || hb_dtype_block % 8 != 0;
+            break;
         default: bad = 1; break;
         }
     }
