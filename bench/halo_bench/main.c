@@ -43,6 +43,10 @@ const hb_bench_t hb_benches[] = {
      "MPI_Pack/Unpack of half the columns of a matrix, against memcpy"},
     {"pack_subarray3d", "Pack 3-D Subarray Test", HB_FAMILY_DTYPE, HB_D_PACK_SUBARRAY3D,
      "MPI_Pack/Unpack of a 3-D array's interior (one ghost layer), against memcpy"},
+    {"wait_cpu", "Blocked Receive CPU Test", HB_FAMILY_RES, HB_R_WAIT_CPU,
+     "CPU rank 1 burns in MPI_Recv while rank 0 sleeps 2 s before sending"},
+    {"shm_footprint", "Shared Memory Footprint Test", HB_FAMILY_RES, HB_R_SHM_FOOTPRINT,
+     "Pss of each rank's shared mappings after every pair has exchanged messages"},
 };
 const int hb_nbenches = (int)(sizeof hb_benches / sizeof hb_benches[0]);
 
@@ -147,7 +151,8 @@ static const hb_bench_t *find(const char *name)
 static void list(void)
 {
     static const char *family[] = {"point-to-point", "blocking collectives", "nonblocking collectives",
-                                   "persistent collectives", "start-up", "datatypes (rank 0 packs)"};
+                                   "persistent collectives", "start-up", "datatypes (rank 0 packs)",
+                                   "resources"};
     int last = -1;
     for (int i = 0; i < hb_nbenches; i++) {
         const hb_bench_t *b = &hb_benches[i];
@@ -167,6 +172,7 @@ static int run_one(const hb_bench_t *b, const hb_opts_t *o, MPI_Comm comm, doubl
     case HB_FAMILY_PT2PT: hb_run_pt2pt(&r, b->kind); break;
     case HB_FAMILY_STARTUP: hb_run_startup(&r, b->kind, init_s); break;
     case HB_FAMILY_DTYPE: hb_run_dtype(&r, b->kind); break;
+    case HB_FAMILY_RES: hb_run_resources(&r, b->kind); break;
     default: hb_run_coll(&r, b->family, b->kind); break;
     }
     hb_report_end(&r);

@@ -27,6 +27,7 @@ typedef struct shm_peer {
     uint64_t ctail;           /* consumer: bytes consumed from the peer's ring to me */
     uint32_t cnrec;           /* consumer: records consumed */
     int8_t cma;               /* 0 untried, 1 works, -1 refused */
+    uint32_t nsent;           /* producer: packets sent before the ring was claimed */
 } shm_peer_t;
 
 static struct {
@@ -43,6 +44,7 @@ static struct {
     halo_pkt_handler_fn_t *handler;
     int cma_enabled;
     size_t eager_max;
+    uint32_t ring_after;         /* cfg_ring_after */
     /* My free cells, most recently returned on top: a sender reuses the
      * cell it used last, whose lines and pages are warm, instead of going
      * round the whole pool. */
@@ -52,6 +54,9 @@ static struct {
 
 HALO_CFG_INT(cfg_cma, "HALO_CMA", 1,
              "use process_vm_readv (CMA) for single-copy rendezvous; 0 forces the push fallback");
+HALO_CFG_INT(cfg_ring_after, "HALO_SHM_RING_AFTER", 8,
+             "packets a rank sends to a peer through its cells before it claims a ring toward "
+             "that peer (rings are for pairs that talk often; each costs the receiver pages)");
 HALO_CFG_INT(cfg_eager, "HALO_SHM_EAGER_MAX", 16384,
              "largest message sent eagerly through shared memory, in bytes; larger ones use rendezvous");
 
@@ -292,6 +297,8 @@ int halo_shm_init(halo_pkt_handler_fn_t *handler)
     shm.me = halo_world.local_rank;
     shm.cma_enabled = (int)halo_cfg_get(&cfg_cma);
     shm.eager_max = (size_t)halo_cfg_get(&cfg_eager);
+    long after = halo_cfg_get(&cfg_ring_after);
+    shm.ring_after = after < 0 ? 0 : (uint32_t)after;
     if (shm.eager_max > HALO_SHM_CELL_PAYLOAD)
         shm.eager_max = HALO_SHM_CELL_PAYLOAD;
     if (seg_attach() != 0)
@@ -302,11 +309,11 @@ int halo_shm_init(halo_pkt_handler_fn_t *handler)
     shm.ring_senders = halo_calloc((size_t)shm.nlocal, sizeof(int));
     shm_rank_t *mine = &shm.ranks[shm.me];
     mine->pid = (int32_t)getpid();
-    for (int i = HALO_SHM_NCELLS - 1; i >= 0; i--) {
-        uint64_t off = cell_off(shm.me, i);
-        cell_at(shm.base, off)->owner = shm.me;
-        shm.free_cells[shm.nfree++] = off;
-    }
+    /* Cells are not touched before their first use (their owner is set
+     * then): writing each at start cost every rank a page per cell, 128 KiB
+     * of shared memory whether it ever sent a large message or not. */
+    for (int i = HALO_SHM_NCELLS - 1; i >= 0; i--)
+        shm.free_cells[shm.nfree++] = cell_off(shm.me, i);
     return 0;
 }
 
@@ -346,6 +353,10 @@ static int ring_claim(int peer)
     shm_peer_t *p = &shm.peers[peer];
     if (p->ring)
         return p->ring > 0;
+    if (p->nsent < shm.ring_after) {
+        p->nsent++;
+        return 0;
+    }
     shm_rank_t *r = &shm.ranks[peer];
     if (atomic_fetch_add(&r->nrings, 1) >= HALO_SHM_RING_CAP) {
         atomic_fetch_sub(&r->nrings, 1);
@@ -424,6 +435,7 @@ static int cell_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, s
         return HALO_TR_AGAIN;
     uint64_t off = shm.free_cells[--shm.nfree];
     shm_cell_t *c = cell_at(shm.base, off);
+    c->owner = shm.me;
     c->src = shm.me;
     c->seq = shm.peers[peer].send_seq++;
     c->len = (uint32_t)len;
