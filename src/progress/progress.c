@@ -36,6 +36,12 @@ static halo_progress_hook_fn_t *hooks[MAX_HOOKS];
 static int nhooks;
 /* Phase ends, in seconds of idle waiting; negative: the phase never ends. */
 static double spin_time, yield_time;
+static bool node_oversubscribed;
+
+bool halo_progress_oversubscribed(void)
+{
+    return node_oversubscribed;
+}
 
 void halo_progress_init(void)
 {
@@ -49,6 +55,7 @@ void halo_progress_init(void)
      * node's cores then. */
     if (halo_world.local_size > 1 && ncpu == 1)
         oversubscribed = halo_world.local_size > sysconf(_SC_NPROCESSORS_ONLN);
+    node_oversubscribed = oversubscribed;
     /* Auto: with a core each, spin a while (a reply usually comes within
      * microseconds), yield a little, then sleep. With more ranks than
      * cores, spinning only steals the core from the rank we wait for:

@@ -10,6 +10,8 @@ typedef int halo_progress_hook_fn_t(void);
 typedef bool halo_progress_done_fn_t(void *arg);
 
 void halo_progress_init(void);
+/* More ranks on this node than cores to run them (decided at init). */
+bool halo_progress_oversubscribed(void);
 void halo_progress_hook_add(halo_progress_hook_fn_t *fn);
 
 /* One pass; returns the number of events handled. */

@@ -88,6 +88,8 @@ static halo_request_t *rlist_first_tag(halo_rlist_t *l, int tag)
     return NULL;
 }
 
+int halo_match_nposted;
+
 halo_request_t *halo_match_posted(halo_match_t *m, int src, int tag)
 {
     halo_request_t *a = NULL, *b = rlist_first_tag(&m->any, tag);
@@ -95,15 +97,19 @@ halo_request_t *halo_match_posted(halo_match_t *m, int src, int tag)
         a = rlist_first_tag(&m->by_src[src], tag);
     if (a && (!b || a->order < b->order)) {
         rlist_remove(&m->by_src[src], a);
+        halo_match_nposted--;
         return a;
     }
-    if (b)
+    if (b) {
         rlist_remove(&m->any, b);
+        halo_match_nposted--;
+    }
     return b;
 }
 
 void halo_match_post(halo_match_t *m, halo_request_t *r)
 {
+    halo_match_nposted++;
     r->order = ++m->order;
     if (r->peer == MPI_ANY_SOURCE)
         rlist_append(&m->any, r);
@@ -117,6 +123,7 @@ bool halo_match_unpost(halo_match_t *m, halo_request_t *r)
     for (halo_request_t *x = l->head; x; x = x->next) {
         if (x == r) {
             rlist_remove(l, r);
+            halo_match_nposted--;
             return true;
         }
     }

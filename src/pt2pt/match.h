@@ -41,6 +41,8 @@ halo_request_t *halo_match_posted(halo_match_t *m, int src, int tag);
 void halo_match_post(halo_match_t *m, halo_request_t *r);
 /* Removes a posted receive (cancel); false when it was not there. */
 bool halo_match_unpost(halo_match_t *m, halo_request_t *r);
+/* Receives posted and not yet matched, on every context. */
+extern int halo_match_nposted;
 
 /* First unexpected message matching (source, tag) with wildcards; removed
  * from the queue when `take`. */

@@ -54,13 +54,31 @@ static int *pend_count;     /* queued packets per destination (world rank) */
  * half of data it has just written from its own cache (Allgather of
  * 256 KiB at 2 ranks: 42 us split, 66 not). */
 static int *rdv_out;
+static int rdv_out_total;
+static int unexp_rts;       /* rendezvous messages waiting in the unexpected queues */
 
 static void rdv_out_done(halo_request_t *r)
 {
     if (r->rdv_counted) {
         r->rdv_counted = 0;
         rdv_out[r->peer_world]--;
+        rdv_out_total--;
     }
+}
+
+/* Whether to split a rendezvous copy from src between both sides. With a
+ * core each: unless we stream several messages to src ourselves. With more
+ * ranks than cores no core is idle and a split waits for the sender to be
+ * scheduled (two pairs on two cores, 64 KiB ping-pong: 10-11 us whole,
+ * 17-23 split; Scatter of 1 MiB to 8 ranks 253 us against 860), so only a
+ * receiver that is the bottleneck splits: more large messages for it
+ * posted or waiting, no more than one send of its own in flight (Gather's
+ * root: 1 MiB from 4 ranks, 170 us split, 300 not). */
+static bool rdv_split(int src_world)
+{
+    if (!halo_progress_oversubscribed())
+        return rdv_out[src_world] < 2;
+    return halo_match_nposted + unexp_rts >= 1 && rdv_out_total < 2;
 }
 static uint64_t *blocked;   /* destinations found full during one pass */
 
@@ -311,6 +329,7 @@ static int send_start(halo_request_t *r)
     if (h.type == HALO_PKT_RTS) {
         r->rdv_counted = 1;
         rdv_out[r->peer_world]++;
+        rdv_out_total++;
     }
     if (pend_count[r->peer_world] == 0 && send_first(r, &h))
         return MPI_SUCCESS;
@@ -433,11 +452,11 @@ static void recv_deliver(halo_request_t *r, int src_world, int type, int flags, 
          * the second half while we read the first, so both cores copy. The
          * request then waits for two completions: our read and the
          * sender's WDONE (or its pushed DATA, if it may not write our
-         * memory). */
+         * memory). When, see rdv_split. */
         MPI_Count limit = n;
         long split_min = halo_cfg_get(&cfg_split_min);
-        if (split_min > 0 && n >= split_min && !rs.v && halo_dt_contig(r->dtype) &&
-            rdv_out[src_world] < 2 && halo_tr_single_copy_ok(src_world)) {
+        if (split_min > 0 && n >= split_min && !rs.v && halo_dt_contig(r->dtype) && rdv_split(src_world) &&
+            halo_tr_single_copy_ok(src_world)) {
             MPI_Count off = (n / 2 + 4095) & ~(MPI_Count)4095;
             halo_split_t sp = {(uint64_t)(uintptr_t)((char *)r->buf + off), (uint64_t)off, (uint64_t)n,
                                (uint64_t)(uintptr_t)r};
@@ -479,6 +498,8 @@ static void recv_deliver(halo_request_t *r, int src_world, int type, int flags, 
 
 void halo_recv_from_unexp(halo_request_t *r, halo_unexp_t *u)
 {
+    if (u->type == HALO_PKT_RTS)
+        unexp_rts--;
     recv_deliver(r, u->src_world, u->type, u->flags, u->src, u->tag, u->bytes, u->sreq, u->aux,
                  u->data, u->len);
 }
@@ -590,6 +611,8 @@ void halo_pt2pt_drop_unexpected(uint32_t ctx, int tag)
         return;
     halo_unexp_t *u;
     while ((u = halo_match_unexp(m, MPI_ANY_SOURCE, tag, true))) {
+        if (u->type == HALO_PKT_RTS)
+            unexp_rts--;
         drop_message(u->src_world, u->type, u->flags, u->sreq);
         halo_unexp_free(u);
     }
@@ -629,6 +652,8 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
             u->data = halo_malloc(len);
             memcpy(u->data, payload, len);
         }
+        if (u->type == HALO_PKT_RTS)
+            unexp_rts++;
         halo_match_unexp_add(m, u);
         return;
     }
