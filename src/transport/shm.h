@@ -6,9 +6,10 @@
  *
  * Two channels per (sender, receiver) pair, kept in order by a sequence
  * number per pair:
- *  - a ring: a single-producer single-consumer byte ring per pair, created
- *    lazily on first use (its pages are only touched then), up to a cap of
- *    rings per receiver; records of at most HALO_SHM_RING_MAX payload bytes;
+ *  - a ring: a single-producer single-consumer byte ring per pair, claimed
+ *    after the first HALO_SHM_RING_AFTER packets of the pair went through
+ *    cells (its pages are only touched then), up to a cap of rings per
+ *    receiver; records of at most HALO_SHM_RING_MAX payload bytes;
  *  - cells: each rank owns a pool of large cells; a sender fills one of its
  *    own and pushes it on the receiver's lock-free queue (many producers,
  *    one consumer); the receiver hands it back on the owner's free queue.
