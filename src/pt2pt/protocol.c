@@ -278,11 +278,11 @@ static bool list_runs(halo_request_t *r)
     struct iovec *v = halo_malloc(RUNS_MAX * sizeof *v);
     MPI_Count pos = 0;
     int n = halo_dt_iov(r->buf, r->count, r->dtype, &pos, r->bytes, v, RUNS_MAX);
-    if (pos != r->bytes) {
+    if (pos != r->bytes || n == 0) {
         free(v);
         return false;
     }
-    r->runs = v;
+    r->runs = halo_realloc(v, (size_t)n * sizeof *v);
     r->nruns = n;
     return true;
 }
