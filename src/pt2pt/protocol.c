@@ -259,22 +259,28 @@ int halo_isend(const void *buf, MPI_Count count, halo_dtype_t *dt, int dest, int
  * cores copy at once), and above it a packed copy is read with CMA (which
  * a contiguous receive splits between both cores). */
 enum { RDV_PUSH, RDV_RUNS, RDV_PACK };
+
+/* (count, dt) of `bytes` in runs of under RUN_MIN bytes on average: moved
+ * by packing, on either side. */
+static bool short_runs(const halo_dtype_t *dt, MPI_Count count, MPI_Count bytes)
+{
+    return halo_dt_iov_count(dt, count) > bytes / RUN_MIN;
+}
+
 static int rdv_shape(const halo_request_t *r)
 {
     MPI_Count runs = halo_dt_iov_count(r->dtype, r->count);
-    if (runs > r->bytes / RUN_MIN)
+    if (short_runs(r->dtype, r->count, r->bytes))
         return RDV_PUSH;
     if (runs <= r->bytes / RUN_LONG && runs <= RUNS_MAX)
         return RDV_RUNS;
     return r->bytes <= PUSH_MAX ? RDV_PUSH : RDV_PACK;
 }
 
-/* Lists the runs of a rendezvous send in r->runs when there are at most
- * RUNS_MAX of them (kept for the next start of a persistent send). */
+/* Lists the runs of a rendezvous send of shape RDV_RUNS (at most RUNS_MAX)
+ * in r->runs, kept for the next start of a persistent send. */
 static bool list_runs(halo_request_t *r)
 {
-    if (halo_dt_iov_count(r->dtype, r->count) > RUNS_MAX)
-        return false;
     struct iovec *v = halo_malloc(RUNS_MAX * sizeof *v);
     MPI_Count pos = 0;
     int n = halo_dt_iov(r->buf, r->count, r->dtype, &pos, r->bytes, v, RUNS_MAX);
@@ -302,17 +308,18 @@ static int send_start(halo_request_t *r)
     } else {
         h.type = HALO_PKT_RTS;
         MPI_Count off;
+        int shape = RDV_PACK;
         if (halo_dt_one_run(r->dtype, r->count, &off)) {
             /* one run of bytes (a contiguous type, a plane of a subarray):
              * the receiver reads it in place */
             h.aux = (uint64_t)((uintptr_t)r->buf + (uintptr_t)off);
-        } else if (rdv_shape(r) == RDV_PUSH) {
+        } else if ((shape = rdv_shape(r)) == RDV_PUSH) {
             /* packed chunk by chunk straight into the transport's buffers
              * when the receiver asks, and unpacked from there, so the two
              * sides copy at the same time and nothing is copied a third
              * time */
             h.flags |= HALO_PKT_F_PUSH;
-        } else if (r->runs || (rdv_shape(r) == RDV_RUNS && list_runs(r))) {
+        } else if (r->runs || (shape == RDV_RUNS && list_runs(r))) {
             /* a few long runs: the receiver reads them in place */
             h.flags |= HALO_PKT_F_RUNS;
         } else {
@@ -325,8 +332,6 @@ static int send_start(halo_request_t *r)
             halo_dt_pack(r->buf, r->count, r->dtype, 0, r->pack_buf, r->bytes);
             h.aux = (uint64_t)(uintptr_t)r->pack_buf;
         }
-    }
-    if (h.type == HALO_PKT_RTS) {
         r->rdv_counted = 1;
         rdv_out[r->peer_world]++;
         rdv_out_total++;
@@ -425,7 +430,7 @@ static void recv_deliver(halo_request_t *r, int src_world, int type, int flags, 
     MPI_Count pos = 0, off1;
     bool refused = false;
     if (n > 0 && !halo_dt_one_run(r->dtype, r->count, &off1) &&
-        halo_dt_iov_count(r->dtype, r->count) > r->bytes / RUN_MIN) {
+        short_runs(r->dtype, r->count, r->bytes)) {
         /* Our type has short runs (an iovec costs the kernel about as much
          * as copying that much): read through a bounce buffer that stays
          * in cache, and unpack from there, chunk by chunk. */
