@@ -571,6 +571,17 @@ int halo_shm_poll(void)
 
 /* ------------------------------------------------------------ CMA */
 
+/* A failed first single-copy call that means "not allowed here" (ptrace
+ * rules, seccomp, no CMA in the kernel) rather than a fault: the peer is
+ * then marked and its data pushed instead. */
+static bool cma_refused(shm_peer_t *p, int err)
+{
+    if (err != EPERM && err != ENOSYS && err != EACCES)
+        return false;
+    p->cma = -1;
+    return true;
+}
+
 /* Moves `len` bytes between the local iovecs and the peer's contiguous
  * range at raddr, with process_vm_readv (write = 0) or process_vm_writev. */
 static int cma_move(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len, int write)
@@ -600,10 +611,8 @@ static int cma_move(int peer, const struct iovec *local, int nlocal, uint64_t ra
         ssize_t got = write ? process_vm_writev(pid, liov, (unsigned long)n, &riov, 1, 0)
                             : process_vm_readv(pid, liov, (unsigned long)n, &riov, 1, 0);
         if (got <= 0) {
-            if (done == 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
-                p->cma = -1;
+            if (done == 0 && cma_refused(p, errno))
                 return -1;
-            }
             halo_fatal("%s to local rank %d (pid %d) failed after %zu of %zu bytes: %s",
                        write ? "process_vm_writev" : "process_vm_readv", peer, (int)pid, done, len,
                        strerror(errno));
@@ -637,10 +646,8 @@ int halo_shm_readv(int peer, const struct iovec *local, int nlocal, const struct
         len += local[i].iov_len;
     ssize_t got = process_vm_readv(shm.ranks[peer].pid, local, (unsigned long)nlocal, remote,
                                    (unsigned long)nremote, 0);
-    if (got < 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) {
-        p->cma = -1;
+    if (got < 0 && cma_refused(p, errno))
         return -1;
-    }
     if (got < 0 || (size_t)got != len)
         halo_fatal("process_vm_readv of %d runs from local rank %d (pid %d) moved %zd of %zu bytes: %s",
                    nremote, peer, (int)shm.ranks[peer].pid, got, len, got < 0 ? strerror(errno) : "short");
