@@ -9,9 +9,13 @@
  * side sees the other: either the waiter's poll finds the packet, or the
  * sender sees sleeping > 0 and bumps the doorbell, and then futex_wait
  * returns at once because the word no longer equals seq. A timeout bounds
- * the sleep anyway, as a safety net. */
+ * the sleep anyway, as a safety net: 50 ms at first, doubling while sleeps
+ * end with nothing to do, up to HALO_WAIT_SLEEP_MAX_MS, so a rank blocked
+ * for seconds wakes a few times a second at most (each wakeup costs tens of
+ * microseconds of CPU on a virtual machine). */
 #include "progress/progress.h"
 
+#include <errno.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -29,6 +33,9 @@ HALO_CFG_INT(cfg_spin, "HALO_WAIT_SPIN_US", -1,
              "microseconds a waiting rank polls before it starts to yield (-1: chosen by HALO_WAIT_POLICY)");
 HALO_CFG_INT(cfg_yield, "HALO_WAIT_YIELD_US", -1,
              "microseconds a waiting rank yields before it sleeps (-1: chosen by HALO_WAIT_POLICY)");
+HALO_CFG_INT(cfg_sleep_max, "HALO_WAIT_SLEEP_MAX_MS", 800,
+             "longest sleep, in milliseconds, of a rank waiting with nothing to do before it polls "
+             "again (a safety net: arrivals wake it at once)");
 
 #define MAX_HOOKS 8
 
@@ -37,6 +44,7 @@ static int nhooks;
 /* Phase ends, in seconds of idle waiting; negative: the phase never ends. */
 static double spin_time, yield_time;
 static bool node_oversubscribed;
+static long sleep_max_ms;
 
 bool halo_progress_oversubscribed(void)
 {
@@ -80,6 +88,11 @@ void halo_progress_init(void)
         spin_time = 1e-6 * (double)halo_cfg_get(&cfg_spin);
     if (halo_cfg_get(&cfg_yield) >= 0)
         yield_time = 1e-6 * (double)halo_cfg_get(&cfg_yield);
+    sleep_max_ms = halo_cfg_get(&cfg_sleep_max);
+    if (sleep_max_ms < 1) {
+        halo_warn("HALO_WAIT_SLEEP_MAX_MS=%ld is below 1; using 1", sleep_max_ms);
+        sleep_max_ms = 1;
+    }
 }
 
 void halo_progress_hook_add(halo_progress_hook_fn_t *fn)
@@ -109,7 +122,9 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static void sleep_on_doorbell(halo_progress_done_fn_t *done, void *arg)
+/* Sleeps at most ms milliseconds; returns true when the sleep ran out with
+ * no ring of the doorbell. */
+static bool sleep_on_doorbell(halo_progress_done_fn_t *done, void *arg, long ms)
 {
     _Atomic uint32_t *bell = halo_tr_doorbell();
     _Atomic uint32_t *sleeping = halo_tr_sleeping();
@@ -118,23 +133,26 @@ static void sleep_on_doorbell(halo_progress_done_fn_t *done, void *arg)
     atomic_thread_fence(memory_order_seq_cst);
     if (halo_progress_poll() > 0 || done(arg)) {
         atomic_fetch_sub(sleeping, 1);
-        return;
+        return false;
     }
     int depth = halo_lock_yield_begin();
-    struct timespec ts = {0, 50 * 1000 * 1000};
-    syscall(SYS_futex, (uint32_t *)bell, halo_tr_doorbell_shared() ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE,
-            seq, &ts, NULL, 0);
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000 * 1000};
+    long rc = syscall(SYS_futex, (uint32_t *)bell,
+                      halo_tr_doorbell_shared() ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);
+    bool timed_out = rc < 0 && errno == ETIMEDOUT;
     halo_lock_yield_end(depth);
     atomic_fetch_sub(sleeping, 1);
+    return timed_out;
 }
 
 void halo_progress_wait(halo_progress_done_fn_t *done, void *arg)
 {
-    long idle = 0;
+    long idle = 0, nap = sleep_max_ms < 50 ? sleep_max_ms : 50;
     double since = 0, waited = 0;
     while (!done(arg)) {
         if (halo_progress_poll() > 0) {
             idle = 0;
+            nap = sleep_max_ms < 50 ? sleep_max_ms : 50;
             continue;
         }
         if (done(arg))
@@ -158,8 +176,8 @@ void halo_progress_wait(halo_progress_done_fn_t *done, void *arg)
             int depth = halo_lock_yield_begin();
             sched_yield();
             halo_lock_yield_end(depth);
-        } else {
-            sleep_on_doorbell(done, arg);
+        } else if (sleep_on_doorbell(done, arg, nap)) {
+            nap = 2 * nap < sleep_max_ms ? 2 * nap : sleep_max_ms;
         }
     }
 }
