@@ -83,6 +83,7 @@ typedef struct halo_sched {
     uint64_t seq;            /* the call's collective sequence number (tag = its low 31 bits) */
     MPI_Comm comm;
     int32_t uses_shm;        /* has shared-memory steps */
+    int32_t nmsgs;           /* send and receive steps */
     int32_t shm_phases;      /* shared-memory phases: each takes an epoch at start */
     int32_t shm_waiting;     /* the running round waits on flags (watched by coll/shm.c) */
     int32_t aborted;         /* failed here or on another rank: no further rounds */

@@ -30,6 +30,10 @@ typedef struct halo_shm_region {
     int nchan;
     int64_t starts;      /* a persistent collective's own: starts so far */
     int64_t chan_last[HALO_CSHM_CHANNELS];   /* the last epoch started on each channel */
+    /* [channel][member]: the highest flag value seen there. Flags only
+     * grow, so a wait that this value already meets needs no load of a
+     * line that another core has written since (a cache miss each). */
+    uint64_t *seen;
 } halo_shm_region_t;
 
 /* A communicator's collective state, private to this process. */
@@ -106,6 +110,7 @@ void halo_coll_comm_free(halo_comm_t *c)
         return;
     if (st->reg.base)
         munmap(st->reg.base, st->reg.size);
+    free(st->reg.seen);
     free(st->topo.leader_of);
     free(st->topo.member_of);
     free(st->topo.leaders);
@@ -177,6 +182,7 @@ static void region_open(halo_comm_t *c, halo_coll_state_t *st, halo_shm_region_t
     reg->size = size;
     reg->ctl = reg->base + ctl_off;
     reg->data = reg->base + data_off;
+    reg->seen = halo_calloc((size_t)reg->nchan * (size_t)st->topo.nlocal, sizeof *reg->seen);
     cshm_hdr_t *h = p;
     /* The member that completes the set removes the name: nothing stays
      * in /dev/shm after that, whatever happens to the job. */
@@ -279,6 +285,7 @@ void halo_shm_release(halo_sched_t *s)
         return;
     if (s->shm_own->base)
         munmap(s->shm_own->base, s->shm_own->size);
+    free(s->shm_own->seen);
     free(s->shm_own);
     s->shm_own = NULL;
 }
@@ -362,7 +369,11 @@ static int wait_ready(halo_sched_t *s, halo_coll_state_t *cs, const halo_step_t 
     for (int m = lo; m < hi; m++) {
         if (m == me && !prev_wait && st->peer == HALO_SHM_ALL)
             continue;
-        uint64_t v = atomic_load_explicit(flag_at(cs, reg, chan, m), memory_order_acquire);
+        uint64_t *seen = &reg->seen[(size_t)chan * (size_t)n + (size_t)m], v = *seen;
+        if (v < target) {
+            v = atomic_load_explicit(flag_at(cs, reg, chan, m), memory_order_acquire);
+            *seen = v;
+        }
         if (!prev_wait && v >= gave_up && v < done) {
             *origin_p = (int)(v - gave_up);   /* the rank that failed */
             return -1;
@@ -401,6 +412,28 @@ void halo_shm_set_run(halo_sched_t *s, const halo_step_t *st)
                           memory_order_release);
     /* Fences, then rings the members that sleep (see coll/shm.h). */
     halo_tr_wake_list(cs->local_world, cs->topo.nlocal);
+}
+
+void halo_shm_prefetch_next(halo_sched_t *s)
+{
+    if (s->shm_own || !s->uses_shm || (s->seq & 1))
+        return;
+    halo_coll_state_t *cs = sched_state(s);
+    halo_shm_region_t *reg = &cs->reg;
+    int n = cs->topo.nlocal, me = cs->topo.me;
+    if (n > 16)
+        return;
+    /* The next blocking call takes sequence number seq + 2, so epoch
+     * shm_epoch + 4; it first waits for the channel's previous epoch. */
+    int chan = chan_of(reg, s->shm_epoch + 4);
+    uint64_t need = flag_value(reg->chan_last[chan], HALO_SHM_GAVE_UP);
+    for (int m = 0; m < n; m++) {
+        _Atomic uint64_t *f = flag_at(cs, reg, chan, m);
+        if (m == me)
+            __builtin_prefetch((const void *)f, 1, 3);
+        else if (reg->seen[(size_t)chan * (size_t)n + (size_t)m] < need)
+            __builtin_prefetch((const void *)f, 0, 3);
+    }
 }
 
 void halo_shm_abort(halo_sched_t *s, int origin)

@@ -194,6 +194,11 @@ void *halo_shm_slot_addr(halo_sched_t *s, const halo_step_t *st, halo_bref_t b);
 int halo_shm_round_ready(halo_sched_t *s, int *rank_p);
 /* Runs a set step. */
 void halo_shm_set_run(halo_sched_t *s, const halo_step_t *st);
+/* After a blocking collective on the communicator's region: starts
+ * loading the flag lines that the next blocking call will wait on (those of
+ * other members not yet seen done) and this member's own, for writing, so
+ * that the next call does not wait for them. */
+void halo_shm_prefetch_next(halo_sched_t *s);
 /* A schedule that stops early because rank `origin` failed in it: raises
  * its flags to "gave up" for each of its epochs. */
 void halo_shm_abort(halo_sched_t *s, int origin);

@@ -148,19 +148,22 @@ static bool sleep_on_doorbell(halo_progress_done_fn_t *done, void *arg, long ms)
 void halo_progress_wait(halo_progress_done_fn_t *done, void *arg)
 {
     long idle = 0, nap = sleep_max_ms < 50 ? sleep_max_ms : 50;
-    double since = 0, waited = 0;
+    double since = -1, waited = 0;
     while (!done(arg)) {
         if (halo_progress_poll() > 0) {
             idle = 0;
+            since = -1;
+            waited = 0;
             nap = sleep_max_ms < 50 ? sleep_max_ms : 50;
             continue;
         }
         if (done(arg))
             return;
-        /* The clock is read every 32 idle polls: cheap, and precise enough. */
-        if ((idle++ & 31) == 0) {
+        /* The clock is read every 32 idle polls, from the 32nd on: a wait
+         * that ends sooner (most do) never reads it. */
+        if ((++idle & 31) == 0) {
             double t = halo_now();
-            if (idle == 1)
+            if (since < 0)
                 since = t;
             waited = t - since;
         }
