@@ -1,0 +1,535 @@
+/* halo-hw-limits: what this machine allows two processes on one node, with
+ * no MPI in between, so that the library's figures can be read as multiples
+ * of a hardware limit.
+ *
+ *   line   one cache line handed back and forth between two processes pinned
+ *          to two CPUs: each waits for the other's value and writes its own.
+ *          Reports the one-way time (half a round trip), the floor under any
+ *          shared-memory message latency.
+ *   cma    process_vm_readv from one process into another's buffer (the
+ *          single copy of a rendezvous): MB/s for each size, one direction
+ *          (one process reads while the other waits) and both directions at
+ *          once (each reads from the other; the sum of the two, as
+ *          bidirectional bandwidth is counted).
+ *
+ *   halo-hw-limits [line|cma|all] [--cpus A,B] [-i ITERS] [-r REPEATS]
+ *                  [--sizes S1,S2,...] [-W WINDOW] [--json]
+ *
+ * -W: the reader cycles through WINDOW destination buffers, as a bandwidth
+ * benchmark's window of receives does (halo-bench bw and bibw receive 64
+ * messages into 64 buffers); 1 (the default) reads into one buffer that
+ * stays in cache.
+ *
+ * The processes are made with fork and pinned with sched_setaffinity
+ * (default CPUs: the first two this process may use). Each figure is the
+ * median over the repeats; line also gives the fastest repeat. Exit status
+ * 0 when every probe ran, 1 on bad arguments, 2 when a probe could not run
+ * (CMA refused by the kernel, fewer than two CPUs): the reason is printed,
+ * and --json reports it as status "n/a". */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_SIZES 32
+#define MAX_REPEATS 101
+
+typedef struct {
+    int cpu[2];
+    long iters;      /* line: round trips per repeat (0: default) */
+    int repeats;
+    int window;
+    long sizes[MAX_SIZES];
+    int nsizes;
+    int json;
+} opts_t;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int pin(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof set, &set);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Both processes write their pipe end once they are pinned and ready, and
+ * read the other's: neither starts timing before the other runs. */
+static int handshake(int wfd, int rfd)
+{
+    char c = 1;
+    if (write(wfd, &c, 1) != 1 || read(rfd, &c, 1) != 1)
+        return -1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- line */
+
+typedef struct {
+    _Alignas(64) _Atomic uint64_t word;   /* odd: written by the parent; even: by the child */
+    char pad[56];
+} line_t;
+
+/* Returns 0, or 2 with a reason in why. out: median and fastest one-way ns. */
+static int probe_line(const opts_t *o, double *med_ns, double *min_ns, char *why, size_t nwhy)
+{
+    long iters = o->iters > 0 ? o->iters : 200000, warm = iters / 10 + 1000;
+    line_t *l = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (l == MAP_FAILED) {
+        snprintf(why, nwhy, "mmap: %s", strerror(errno));
+        return 2;
+    }
+    atomic_store(&l->word, 0);
+    int up[2], down[2];
+    if (pipe(up) || pipe(down)) {
+        snprintf(why, nwhy, "pipe: %s", strerror(errno));
+        return 2;
+    }
+    long total = (long)o->repeats * (warm + iters);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(why, nwhy, "fork: %s", strerror(errno));
+        return 2;
+    }
+    if (pid == 0) {
+        close(up[0]);
+        close(down[1]);
+        if (pin(o->cpu[1]) || handshake(up[1], down[0]))
+            _exit(3);
+        /* Answer every odd value v with v + 1; stop if the parent is gone. */
+        long spins = 0;
+        for (long i = 0; i < total; i++) {
+            uint64_t want = 2 * (uint64_t)i + 1;
+            while (atomic_load_explicit(&l->word, memory_order_acquire) != want) {
+                relax();
+                if ((++spins & 0xfffff) == 0 && getppid() != parent)
+                    _exit(4);
+            }
+            atomic_store_explicit(&l->word, want + 1, memory_order_release);
+        }
+        _exit(0);
+    }
+    /* Only the partner writes up and reads down: a partner that dies ends
+     * the parent's reads. */
+    close(up[1]);
+    close(down[0]);
+    int rc = 0;
+    double t[MAX_REPEATS];
+    if (pin(o->cpu[0]) || handshake(down[1], up[0])) {
+        snprintf(why, nwhy, "cannot pin the two processes to CPUs %d and %d", o->cpu[0], o->cpu[1]);
+        kill(pid, SIGKILL);
+        rc = 2;
+    } else {
+        uint64_t v = 0;
+        long spins = 0;
+        int st;
+        for (int r = 0; r < o->repeats && rc == 0; r++) {
+            double t0 = 0;
+            for (long i = 0; i < warm + iters && rc == 0; i++) {
+                if (i == warm)
+                    t0 = now_s();
+                atomic_store_explicit(&l->word, v + 1, memory_order_release);
+                while (atomic_load_explicit(&l->word, memory_order_acquire) != v + 2) {
+                    relax();
+                    /* A partner that died answers nothing. */
+                    if ((++spins & 0xfffff) == 0 && waitpid(pid, &st, WNOHANG) == pid) {
+                        snprintf(why, nwhy, "the partner process stopped");
+                        pid = -1;
+                        rc = 2;
+                        break;
+                    }
+                }
+                v += 2;
+            }
+            t[r] = (now_s() - t0) / (2.0 * (double)iters) * 1e9;
+        }
+    }
+    int st = 0;
+    if (pid > 0)
+        waitpid(pid, &st, 0);
+    if (rc == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+        snprintf(why, nwhy, "the partner process failed (pinned to CPU %d?)", o->cpu[1]);
+        rc = 2;
+    }
+    if (rc == 0) {
+        *med_ns = median(t, o->repeats);
+        *min_ns = t[0];   /* sorted by median() */
+    }
+    close(up[0]);
+    close(down[1]);
+    munmap(l, 4096);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- cma */
+
+/* Reads len bytes of pid's memory at remote n times, into the window
+ * buffers of len bytes at local in turn; returns the seconds taken, or a
+ * negative value with errno set. */
+static double read_loop(pid_t pid, char *local, int window, uintptr_t remote, size_t len, long n)
+{
+    double t0 = now_s();
+    for (long i = 0; i < n; i++) {
+        char *dst = local + (size_t)(i % window) * len;
+        size_t got = 0;
+        while (got < len) {
+            struct iovec l = {dst + got, len - got}, r = {(void *)(remote + got), len - got};
+            ssize_t k = process_vm_readv(pid, &l, 1, &r, 1, 0);
+            if (k <= 0)
+                return -1.0;
+            got += (size_t)k;
+        }
+    }
+    return now_s() - t0;
+}
+
+/* Whether the last buffer written by read_loop holds len bytes of c. */
+static bool filled(const char *local, int window, size_t len, long n, char c)
+{
+    const char *b = local + (size_t)((n - 1) % window) * len;
+    for (size_t i = 0; i < len; i++)
+        if (b[i] != c)
+            return false;
+    return true;
+}
+
+static long cma_iters(size_t len)
+{
+    long n = (long)((256ul << 20) / len);
+    return n < 20 ? 20 : n;
+}
+
+/* The partner process of the cma probe: owns a source buffer (and a
+ * destination for both directions). Protocol on the pipes, per size and
+ * repeat: the parent sends a command word {len, both}; the partner answers
+ * once it is ready; with both, it then reads the parent's source while the
+ * parent reads its own, and reports its seconds. */
+typedef struct {
+    uint64_t len;
+    uint64_t both;     /* 1: read the parent's buffer at the same time */
+    uint64_t quit;
+} cmd_t;
+
+typedef struct {
+    uint64_t src;      /* address of the partner's source buffer */
+    double secs;       /* both directions: the partner's read time */
+    int32_t err;       /* errno of a failed read, or 0 */
+} reply_t;
+
+static void cma_partner(const opts_t *o, size_t maxlen, int rfd, int wfd, pid_t parent, uintptr_t parent_src)
+{
+    char *src = malloc(maxlen), *dst = malloc(maxlen * (size_t)o->window);
+    reply_t rep = {0};
+    if (!src || !dst || pin(o->cpu[1]))
+        _exit(3);
+    memset(src, 0x5a, maxlen);
+    memset(dst, 0, maxlen * (size_t)o->window);
+    rep.src = (uint64_t)(uintptr_t)src;
+    if (write(wfd, &rep, sizeof rep) != (ssize_t)sizeof rep)
+        _exit(3);
+    cmd_t c;
+    while (read(rfd, &c, sizeof c) == (ssize_t)sizeof c && !c.quit) {
+        rep.secs = 0;
+        rep.err = 0;
+        char go;
+        /* Ready: the parent starts when it reads this. */
+        if (write(wfd, &rep, sizeof rep) != (ssize_t)sizeof rep || read(rfd, &go, 1) != 1)
+            _exit(3);
+        if (c.both) {
+            long n = cma_iters((size_t)c.len);
+            memset(dst, 0, (size_t)c.len * (size_t)o->window);
+            double s = read_loop(parent, dst, o->window, parent_src, (size_t)c.len, n);
+            rep.secs = s;
+            rep.err = s < 0 ? errno : !filled(dst, o->window, (size_t)c.len, n, (char)0xa5) ? EBADMSG : 0;
+        }
+        if (write(wfd, &rep, sizeof rep) != (ssize_t)sizeof rep)
+            _exit(3);
+    }
+    _exit(0);
+}
+
+typedef struct {
+    double one, both;   /* MB/s, medians */
+} cma_row_t;
+
+static int probe_cma(const opts_t *o, cma_row_t *rows, char *why, size_t nwhy)
+{
+    size_t maxlen = 0;
+    for (int i = 0; i < o->nsizes; i++)
+        if ((size_t)o->sizes[i] > maxlen)
+            maxlen = (size_t)o->sizes[i];
+    char *src = malloc(maxlen), *dst = malloc(maxlen * (size_t)o->window);
+    if (!src || !dst) {
+        snprintf(why, nwhy, "cannot allocate %zu bytes", maxlen * (size_t)(o->window + 1));
+        return 2;
+    }
+    memset(src, 0xa5, maxlen);
+    memset(dst, 0, maxlen * (size_t)o->window);
+    int down[2], up[2];
+    if (pipe(down) || pipe(up)) {
+        snprintf(why, nwhy, "pipe: %s", strerror(errno));
+        return 2;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(why, nwhy, "fork: %s", strerror(errno));
+        return 2;
+    }
+    if (pid == 0) {
+        close(up[0]);
+        close(down[1]);
+        cma_partner(o, maxlen, down[0], up[1], parent, (uintptr_t)src);
+    }
+    close(up[1]);
+    close(down[0]);
+    int rc = 0;
+    reply_t rep;
+    if (pin(o->cpu[0]) || read(up[0], &rep, sizeof rep) != (ssize_t)sizeof rep) {
+        snprintf(why, nwhy, "cannot pin the two processes to CPUs %d and %d", o->cpu[0], o->cpu[1]);
+        rc = 2;
+    }
+    uintptr_t remote = (uintptr_t)rep.src;
+    for (int i = 0; i < o->nsizes && rc == 0; i++) {
+        size_t len = (size_t)o->sizes[i];
+        long n = cma_iters(len);
+        double one[MAX_REPEATS], both[MAX_REPEATS];
+        for (int r = 0; r < o->repeats && rc == 0; r++) {
+            for (int b = 0; b < 2 && rc == 0; b++) {
+                cmd_t c = {len, (uint64_t)b, 0};
+                char go = 1;
+                if (write(down[1], &c, sizeof c) != (ssize_t)sizeof c ||
+                    read(up[0], &rep, sizeof rep) != (ssize_t)sizeof rep || write(down[1], &go, 1) != 1) {
+                    snprintf(why, nwhy, "the partner process stopped");
+                    rc = 2;
+                    break;
+                }
+                memset(dst, 0, len * (size_t)o->window);
+                double s = read_loop(pid, dst, o->window, remote, len, n);
+                int err = s < 0 ? errno : !filled(dst, o->window, len, n, 0x5a) ? EBADMSG : 0;
+                if (read(up[0], &rep, sizeof rep) != (ssize_t)sizeof rep) {
+                    snprintf(why, nwhy, "the partner process stopped");
+                    rc = 2;
+                    break;
+                }
+                if (err == EBADMSG || rep.err == EBADMSG) {
+                    snprintf(why, nwhy, "process_vm_readv returned wrong data (%zu bytes)", len);
+                    rc = 2;
+                    break;
+                }
+                if (err || rep.err) {
+                    snprintf(why, nwhy, "process_vm_readv refused: %s (single-copy transfers need "
+                             "ptrace permission between the processes; see kernel.yama.ptrace_scope)",
+                             strerror(err ? err : rep.err));
+                    rc = 2;
+                    break;
+                }
+                double mb = (double)len * (double)n / 1e6;
+                if (b == 0)
+                    one[r] = mb / s;
+                else   /* both read n * len in their own time: the sum of the two rates */
+                    both[r] = mb / s + mb / rep.secs;
+            }
+        }
+        if (rc == 0) {
+            rows[i].one = median(one, o->repeats);
+            rows[i].both = median(both, o->repeats);
+        }
+    }
+    cmd_t q = {0, 0, 1};
+    if (write(down[1], &q, sizeof q) != (ssize_t)sizeof q)
+        kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    close(down[1]);
+    close(up[0]);
+    free(src);
+    free(dst);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: halo-hw-limits [line|cma|all] [--cpus A,B] [-i ITERS] [-r REPEATS] "
+               "[--sizes S1,S2,...] [-W WINDOW] [--json]\n"
+               "  line  one-way time of a cache line handed between two pinned processes\n"
+               "  cma   process_vm_readv MB/s between two pinned processes, one way and both at once\n"
+               "  -W    the reader cycles through WINDOW destination buffers (default 1)\n");
+}
+
+static int parse_sizes(const char *s, opts_t *o)
+{
+    o->nsizes = 0;
+    while (*s) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v <= 0 || o->nsizes == MAX_SIZES)
+            return -1;
+        if (*end == 'K' || *end == 'k')
+            v <<= 10, end++;
+        else if (*end == 'M' || *end == 'm')
+            v <<= 20, end++;
+        o->sizes[o->nsizes++] = v;
+        if (*end == ',')
+            end++;
+        else if (*end)
+            return -1;
+        s = end;
+    }
+    return o->nsizes > 0 ? 0 : -1;
+}
+
+static int default_cpus(opts_t *o)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set))
+        return -1;
+    int k = 0;
+    for (int c = 0; c < CPU_SETSIZE && k < 2; c++)
+        if (CPU_ISSET(c, &set))
+            o->cpu[k++] = c;
+    return k == 2 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    opts_t o = {.cpu = {-1, -1}, .repeats = 9, .window = 1, .sizes = {65536, 262144, 1048576, 4194304}, .nsizes = 4};
+    const char *what = "all";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "line") || !strcmp(a, "cma") || !strcmp(a, "all")) {
+            what = a;
+        } else if (!strcmp(a, "--json")) {
+            o.json = 1;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (i + 1 < argc && !strcmp(a, "--cpus")) {
+            if (sscanf(argv[++i], "%d,%d", &o.cpu[0], &o.cpu[1]) != 2 || o.cpu[0] < 0 || o.cpu[1] < 0 ||
+                o.cpu[0] == o.cpu[1]) {
+                fprintf(stderr, "halo-hw-limits: --cpus wants two different CPU numbers A,B (got %s)\n", argv[i]);
+                return 1;
+            }
+        } else if (i + 1 < argc && !strcmp(a, "-i")) {
+            o.iters = atol(argv[++i]);
+            if (o.iters <= 0) {
+                fprintf(stderr, "halo-hw-limits: -i wants a positive count (got %s)\n", argv[i]);
+                return 1;
+            }
+        } else if (i + 1 < argc && !strcmp(a, "-r")) {
+            o.repeats = atoi(argv[++i]);
+            if (o.repeats < 1 || o.repeats > MAX_REPEATS) {
+                fprintf(stderr, "halo-hw-limits: -r wants 1 to %d (got %s)\n", MAX_REPEATS, argv[i]);
+                return 1;
+            }
+        } else if (i + 1 < argc && !strcmp(a, "-W")) {
+            o.window = atoi(argv[++i]);
+            if (o.window < 1 || o.window > 1024) {
+                fprintf(stderr, "halo-hw-limits: -W wants 1 to 1024 buffers (got %s)\n", argv[i]);
+                return 1;
+            }
+        } else if (i + 1 < argc && !strcmp(a, "--sizes")) {
+            if (parse_sizes(argv[++i], &o)) {
+                fprintf(stderr, "halo-hw-limits: --sizes wants positive sizes like 64K,1M (got %s)\n", argv[i]);
+                return 1;
+            }
+        } else {
+            fprintf(stderr, "halo-hw-limits: unknown argument %s\n", a);
+            usage(stderr);
+            return 1;
+        }
+    }
+    char why[256] = "";
+    int status = 0;
+    signal(SIGPIPE, SIG_IGN);   /* a partner that died: writes fail instead */
+    bool no_cpus = o.cpu[0] < 0 && default_cpus(&o) != 0;
+    if (no_cpus)
+        snprintf(why, sizeof why, "this process may run on fewer than two CPUs");
+    if (strcmp(what, "cma")) {
+        double med = 0, min = 0;
+        int rc = no_cpus ? 2 : probe_line(&o, &med, &min, why, sizeof why);
+        if (o.json) {
+            if (rc)
+                printf("{\"benchmark\":\"hw_line\",\"status\":\"n/a\",\"note\":\"%s\"}\n", why);
+            else
+                printf("{\"benchmark\":\"hw_line\",\"status\":\"ok\",\"cpus\":[%d,%d],\"rows\":[{\"size\":64,"
+                       "\"avg_us\":%.4f,\"min_us\":%.4f,\"repeats\":%d}]}\n",
+                       o.cpu[0], o.cpu[1], med / 1e3, min / 1e3, o.repeats);
+        } else if (rc) {
+            printf("# line: not measured: %s\n", why);
+        } else {
+            printf("# cache line handed between CPUs %d and %d: one-way time, median and fastest of %d\n"
+                   "line_ns %.1f %.1f\n", o.cpu[0], o.cpu[1], o.repeats, med, min);
+        }
+        status = rc > status ? rc : status;
+    }
+    if (strcmp(what, "line")) {
+        cma_row_t rows[MAX_SIZES];
+        int rc = no_cpus ? 2 : probe_cma(&o, rows, why, sizeof why);
+        if (o.json) {
+            if (rc) {
+                printf("{\"benchmark\":\"hw_cma\",\"status\":\"n/a\",\"note\":\"%s\"}\n", why);
+            } else {
+                printf("{\"benchmark\":\"hw_cma\",\"status\":\"ok\",\"cpus\":[%d,%d],\"window\":%d,\"rows\":[",
+                       o.cpu[0], o.cpu[1], o.window);
+                for (int i = 0; i < o.nsizes; i++)
+                    printf("%s{\"size\":%ld,\"mb_s\":%.1f,\"both_mb_s\":%.1f,\"repeats\":%d}", i ? "," : "",
+                           o.sizes[i], rows[i].one, rows[i].both, o.repeats);
+                printf("]}\n");
+            }
+        } else if (rc) {
+            printf("# cma: not measured: %s\n", why);
+        } else {
+            printf("# process_vm_readv between CPUs %d and %d into %d buffer%s, MB/s (medians of %d): bytes, "
+                   "one way, both ways at once (sum)\n", o.cpu[0], o.cpu[1], o.window, o.window > 1 ? "s" : "",
+                   o.repeats);
+            for (int i = 0; i < o.nsizes; i++)
+                printf("cma %ld %.1f %.1f\n", o.sizes[i], rows[i].one, rows[i].both);
+        }
+        status = rc > status ? rc : status;
+    }
+    return status;
+}

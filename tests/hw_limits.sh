@@ -1,0 +1,72 @@
+#!/bin/sh
+# hw_limits.sh HALO_HW_LIMITS DENY_CMA: checks bench/hw_limits.c's probes.
+#  - line: the one-way time of a cache line is a number between 1 ns and
+#    10 us (it is tens of nanoseconds on any machine with two cores);
+#  - cma: every size gives MB/s above 100 one way and both ways, into one
+#    buffer and into a window of buffers (the program itself checks the bytes
+#    it read and fails with "wrong data");
+#  - --json: both probes print one object each, with status ok and the rows;
+#  - with process_vm_readv refused (the deny_cma tool): exit status 2 and a
+#    message that names the refusal; the line probe still runs;
+#  - bad arguments exit 1 with a message naming the option; a CPU that does
+#    not exist exits 2 with a message.
+# Needs two CPUs; says so and exits 77 (skipped) where there is only one.
+set -u
+exe=$1
+deny=$2
+fail() { echo "hw_limits: FAIL: $*"; exit 1; }
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+"$exe" line -r 3 -i 20000 >"$out" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q "fewer than two CPUs" "$out"; then
+    echo "hw_limits: skipped: $(cat "$out")"
+    exit 77
+fi
+[ $rc -eq 0 ] || fail "line exited $rc: $(cat "$out")"
+awk '/^line_ns/ { found = 1; if (!($2 > 1 && $2 < 10000 && $3 > 0 && $3 <= $2)) bad = 1 }
+     END { exit !(found && !bad) }' "$out" || fail "line: bad figures: $(cat "$out")"
+
+for w in 1 4; do
+    "$exe" cma -r 1 --sizes 64K,1M -W $w >"$out" 2>&1 || fail "cma -W $w exited $?: $(cat "$out")"
+    awk '/^cma / { n++; if (!($3 > 100 && $4 > 100)) bad = 1 } END { exit !(n == 2 && !bad) }' "$out" ||
+        fail "cma -W $w: bad figures: $(cat "$out")"
+done
+
+"$exe" --json -r 1 -i 5000 --sizes 128K >"$out" 2>&1 || fail "--json exited $?: $(cat "$out")"
+python3 - "$out" <<'PY' || fail "--json output: $(cat "$out")"
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+assert [o["benchmark"] for o in objs] == ["hw_line", "hw_cma"], objs
+assert all(o["status"] == "ok" for o in objs), objs
+assert 0 < objs[0]["rows"][0]["avg_us"] < 10, objs[0]
+r = objs[1]["rows"]
+assert len(r) == 1 and r[0]["size"] == 131072 and r[0]["mb_s"] > 100 and r[0]["both_mb_s"] > 100, r
+PY
+
+"$deny" "$exe" -r 1 -i 5000 --sizes 64K >"$out" 2>&1
+rc=$?
+if [ $rc -eq 77 ]; then
+    echo "hw_limits: (the kernel takes no seccomp filter here: refusal not checked)"
+else
+    [ $rc -eq 2 ] || fail "with CMA refused: exit $rc, expected 2: $(cat "$out")"
+    grep -q "^line_ns" "$out" || fail "with CMA refused the line probe did not run: $(cat "$out")"
+    grep -q "cma: not measured: process_vm_readv refused" "$out" ||
+        fail "with CMA refused: no reason given: $(cat "$out")"
+fi
+
+for bad in "--cpus 0,0" "-W 0" "--sizes 12x" "-r 0" "-i -5" "frobnicate"; do
+    # shellcheck disable=SC2086
+    "$exe" $bad >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] || fail "'$bad': exit $rc, expected 1: $(cat "$out")"
+    opt=${bad%% *}
+    grep -q -- "$opt" "$out" || fail "'$bad': the message does not name $opt: $(cat "$out")"
+done
+
+"$exe" line --cpus 0,4095 -r 1 -i 1000 >"$out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "--cpus 0,4095: exit $rc, expected 2: $(cat "$out")"
+grep -q "line: not measured" "$out" || fail "--cpus 0,4095: no reason given: $(cat "$out")"
+echo "hw_limits: ok"
