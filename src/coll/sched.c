@@ -216,7 +216,7 @@ static inline void *resolve(halo_sched_t *s, const halo_step_t *st, halo_bref_t 
 {
     if (b.scratch == HALO_BREF_SCRATCH)
         return (char *)s + s->scratch_off + b.at;
-    if (b.scratch == HALO_BREF_SLOT)
+    if (b.scratch >= HALO_BREF_SLOT)
         return halo_shm_slot_addr(s, st, b);
     return (void *)(intptr_t)b.at;
 }

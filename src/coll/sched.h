@@ -46,6 +46,8 @@ enum {
     HALO_BREF_SCRATCH = 1,  /* an offset into the schedule's scratch area */
     HALO_BREF_SLOT = 2,     /* an offset into member `owner`'s slot of the collective's
                              * channel in the node group's region (coll/shm.h) */
+    HALO_BREF_LINE = 3,     /* an offset into the spare bytes of member `owner`'s flag
+                             * line on the collective's channel (coll/shm.h) */
 };
 
 typedef struct halo_bref {

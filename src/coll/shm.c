@@ -13,7 +13,6 @@
 #include "transport/transport.h"
 
 #define CSHM_MAGIC 0x68616c6f63736d31ull   /* "halocsm1" */
-#define CTL_BYTES 64
 
 typedef struct cshm_hdr {
     uint64_t magic;
@@ -127,7 +126,7 @@ static size_t region_layout(int nmembers, int nchan, size_t *ctl_off, size_t *da
 {
     size_t n = (size_t)nmembers, k = (size_t)nchan;
     *ctl_off = 4096;
-    size_t off = 4096 + k * n * CTL_BYTES;
+    size_t off = 4096 + k * n * HALO_CSHM_CTL_BYTES;
     off = (off + 4095) & ~(size_t)4095;
     *data_off = off;
     return off + k * n * HALO_CSHM_SLOT;
@@ -204,7 +203,7 @@ static inline _Atomic uint64_t *flag_at(const halo_coll_state_t *st, const halo_
                                         int chan, int member)
 {
     return (_Atomic uint64_t *)(reg->ctl + ((size_t)chan * (size_t)st->topo.nlocal + (size_t)member) *
-                                               CTL_BYTES);
+                                               HALO_CSHM_CTL_BYTES);
 }
 
 static inline uint64_t flag_value(int64_t epoch, int64_t step)
@@ -307,6 +306,8 @@ void *halo_shm_slot_addr(halo_sched_t *s, const halo_step_t *step, halo_bref_t b
 {
     halo_coll_state_t *st = sched_state(s);
     halo_shm_region_t *reg = sched_region(s);
+    if (b.scratch == HALO_BREF_LINE)
+        return (char *)flag_at(st, reg, chan_of(reg, epoch_of(s, step)), b.owner) + 8 + b.at;
     size_t slot = (size_t)chan_of(reg, epoch_of(s, step)) * (size_t)st->topo.nlocal + (size_t)b.owner;
     return reg->data + slot * HALO_CSHM_SLOT + b.at;
 }
@@ -449,10 +450,23 @@ void halo_shm_abort(halo_sched_t *s, int origin)
 
 /* ---------------------------------------------------------------- building helpers */
 
+bool halo_shm_fits_line(MPI_Count count, MPI_Datatype type)
+{
+    halo_dtype_t *dt = halo_dtype_ptr(type);
+    MPI_Count te = dt->true_ub - dt->true_lb;
+    return count > 0 && dt->extent > 0 && te <= HALO_SHM_LINE_BYTES &&
+           (count - 1) * dt->extent + te <= HALO_SHM_LINE_BYTES;
+}
+
 void halo_shm_chunks(halo_shm_chunks_t *ch, MPI_Count count, MPI_Datatype type, MPI_Count cap)
 {
     halo_dtype_t *dt = halo_dtype_ptr(type);
     MPI_Count te = dt->true_ub - dt->true_lb;
+    ch->where = HALO_BREF_SLOT;
+    if (halo_shm_fits_line(count, type)) {
+        ch->where = HALO_BREF_LINE;
+        cap = HALO_SHM_LINE_BYTES;
+    }
     ch->count = count;
     ch->extent = (MPI_Aint)dt->extent;
     ch->true_lb = (MPI_Aint)dt->true_lb;

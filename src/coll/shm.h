@@ -56,6 +56,11 @@
 #define HALO_SHM_MAX_PHASES 2
 #define HALO_CSHM_SLOT (64 * 1024)         /* data bytes per member and channel */
 #define HALO_CSHM_HALF (HALO_CSHM_SLOT / 2)  /* a pipeline chunk (slots are double-buffered) */
+/* Each member's flag on a channel has a cache line of its own; the bytes
+ * after the flag word carry small blocks (HALO_BREF_LINE, halo_line), so
+ * that a member that sees the flag has the data in the same line. */
+#define HALO_CSHM_CTL_BYTES 64
+#define HALO_SHM_LINE_BYTES (HALO_CSHM_CTL_BYTES - 8)
 #define HALO_SHM_STEP_BITS 20
 #define HALO_SHM_DONE ((1 << HALO_SHM_STEP_BITS) - 1)
 /* Steps from HALO_SHM_GAVE_UP to DONE - 1: the member gave up on the epoch
@@ -112,6 +117,18 @@ static inline halo_bref_t halo_slot(int member, int64_t off)
     return (halo_bref_t){HALO_BREF_SLOT, member, off};
 }
 
+/* Byte `off` of the spare bytes of member's flag line on the channel
+ * (HALO_SHM_LINE_BYTES of them): for blocks that small, one cache line moves
+ * the flag and the data together. */
+static inline halo_bref_t halo_line(int member, int64_t off)
+{
+    return (halo_bref_t){HALO_BREF_LINE, member, off};
+}
+
+/* Whether count elements of type fit in the spare bytes of a flag line
+ * (elements laid out as in memory, from the true lower bound). */
+bool halo_shm_fits_line(MPI_Count count, MPI_Datatype type);
+
 /* ---- helpers of the shared-memory algorithms */
 
 /* Reductions through the slots keep each element's layout (holes and all),
@@ -123,7 +140,11 @@ static inline halo_bref_t halo_slot(int member, int64_t off)
 typedef struct halo_shm_chunks {
     MPI_Count count, per, n;
     MPI_Aint extent, true_lb;
+    int32_t where;   /* HALO_BREF_SLOT, or HALO_BREF_LINE when it all fits a flag line */
 } halo_shm_chunks_t;
+/* Chunks of at most cap bytes in the slots; when the whole of count
+ * elements fits a flag line (halo_shm_fits_line), one chunk there instead
+ * (then pass at = 0). */
 void halo_shm_chunks(halo_shm_chunks_t *ch, MPI_Count count, MPI_Datatype type, MPI_Count cap);
 static inline MPI_Count halo_shm_chunk_len(const halo_shm_chunks_t *ch, MPI_Count k)
 {
@@ -135,7 +156,7 @@ static inline MPI_Count halo_shm_chunk_len(const halo_shm_chunks_t *ch, MPI_Coun
 static inline halo_bref_t halo_shm_elem(const halo_shm_chunks_t *ch, int member, int64_t at,
                                         MPI_Count elem)
 {
-    return halo_slot(member, at - ch->true_lb + elem * ch->extent);
+    return (halo_bref_t){ch->where, member, at - ch->true_lb + elem * ch->extent};
 }
 /* Local steps that leave in dst (n elements) the reduction of the n
  * elements at byte `at` of every member's slot, in member order

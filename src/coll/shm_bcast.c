@@ -4,7 +4,8 @@
  *
  * Cost: n bytes copied in by the root, n out by each member, in parallel
  * chunk by chunk; two flag transfers of latency per chunk of
- * HALO_CSHM_HALF bytes; no message. Any datatype (moves packed bytes, so
+ * HALO_CSHM_HALF bytes; no message. Up to HALO_SHM_LINE_BYTES the data
+ * travels in the root's flag line. Any datatype (moves packed bytes, so
  * the members' types only need the root's signature). One node. */
 #include "coll/algos.h"
 #include "coll/shm.h"
@@ -21,7 +22,7 @@ int halo_shm_bcast_steps(halo_sched_t **s_p, int round, int nmembers, int me, in
     for (MPI_Count k = 0; k < nk; k++) {
         int r = round + (int)k;
         MPI_Count pos = k * HALO_CSHM_HALF, len = n - pos < HALO_CSHM_HALF ? n - pos : HALO_CSHM_HALF;
-        halo_bref_t half = halo_slot(root, (k % 2) * HALO_CSHM_HALF);
+        halo_bref_t half = n <= HALO_SHM_LINE_BYTES ? halo_line(root, 0) : halo_slot(root, (k % 2) * HALO_CSHM_HALF);
         /* Chunk k raises the flag to k + 1; the last one to DONE. */
         int step = k == nk - 1 ? HALO_SHM_DONE : (int)k + 1;
         if (k == 0)

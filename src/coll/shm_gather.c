@@ -29,7 +29,8 @@ int halo_gather_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_
             if (k >= 2)   /* the root has copied chunk k - 2 out of this half */
                 halo_shm_wait(s_p, r, root, (int)k - 1);
             halo_sched_pack(s_p, r, halo_addr(a->sbuf), a->scount, a->stype, k * HALO_CSHM_HALF,
-                            halo_shm_chunk_bytes(n, k), halo_slot(me, (k % 2) * HALO_CSHM_HALF));
+                            halo_shm_chunk_bytes(n, k),
+                            n <= HALO_SHM_LINE_BYTES ? halo_line(me, 0) : halo_slot(me, (k % 2) * HALO_CSHM_HALF));
             halo_shm_set(s_p, r, k == nk - 1 ? HALO_SHM_DONE : (int)k + 1);
         }
         return MPI_SUCCESS;
@@ -47,7 +48,9 @@ int halo_gather_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_
             MPI_Count cnt = halo_ag_count(a, j), len = halo_shm_chunk_bytes(cnt * rsize, k);
             if (j == me || len == 0)
                 continue;
-            halo_sched_unpack(s_p, r, halo_slot(j, (k % 2) * HALO_CSHM_HALF), k * HALO_CSHM_HALF, len,
+            halo_bref_t from = cnt * rsize <= HALO_SHM_LINE_BYTES ? halo_line(j, 0)
+                                                                 : halo_slot(j, (k % 2) * HALO_CSHM_HALF);
+            halo_sched_unpack(s_p, r, from, k * HALO_CSHM_HALF, len,
                               halo_addr((char *)a->rbuf + halo_ag_displ(a, j) * rext), cnt, a->rtype);
         }
         halo_shm_set(s_p, r, k == rounds - 1 ? HALO_SHM_DONE : (int)k + 1);
