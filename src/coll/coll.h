@@ -12,6 +12,8 @@ void halo_coll_init(void);
 /* Frees a communicator's collective state (node groups, shared-memory
  * region) when the communicator goes away. */
 void halo_coll_comm_free(halo_comm_t *c);
+/* Frees the blocking schedules a communicator keeps for reuse. */
+void halo_coll_keep_free(halo_comm_t *c);
 /* MPI_Start of a persistent collective request: reruns its schedule. */
 struct halo_request;
 int halo_coll_start(struct halo_request *r);

@@ -660,7 +660,7 @@ static void sched_run_direct(halo_sched_t *s)
     halo_shm_prefetch_next(s);
 }
 
-int halo_sched_run(halo_sched_t *s)
+int halo_sched_run_keep(halo_sched_t *s)
 {
     if (s->nmsgs == 0)
         sched_run_direct(s);
@@ -668,9 +668,22 @@ int halo_sched_run(halo_sched_t *s)
         sched_begin(s);
     if (!s->done)
         halo_progress_wait(sched_is_done, s);
-    int rc = s->error;
+    return s->error;
+}
+
+int halo_sched_run(halo_sched_t *s)
+{
+    int rc = halo_sched_run_keep(s);
     halo_sched_free(s);
     return rc;
+}
+
+int halo_sched_rerun(halo_sched_t *s)
+{
+    halo_sched_reset(s);
+    s->seq = halo_sched_next_seq(halo_comm_ptr(s->comm), HALO_LANE_BLOCKING);
+    s->tag = halo_seq_tag(s->seq);
+    return halo_sched_run_keep(s);
 }
 
 void halo_sched_start(halo_sched_t *s, struct halo_request *owner)

@@ -200,6 +200,10 @@ void halo_sched_comm_gone(halo_comm_t *c);
 
 /* Runs the schedule to completion (blocking collectives); returns its error. */
 int halo_sched_run(halo_sched_t *s);
+/* The same, leaving the schedule to the caller, who may rerun it with
+ * halo_sched_rerun (a blocking call made again with the same arguments). */
+int halo_sched_run_keep(halo_sched_t *s);
+int halo_sched_rerun(halo_sched_t *s);
 /* Starts it under a request that completes with it. */
 void halo_sched_start(halo_sched_t *s, struct halo_request *owner);
 /* Makes a finished schedule ready to run again (persistent collectives). */

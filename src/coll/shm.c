@@ -103,6 +103,7 @@ const halo_coll_topo_t *halo_coll_topo(halo_comm_t *c)
 
 void halo_coll_comm_free(halo_comm_t *c)
 {
+    halo_coll_keep_free(c);
     halo_sched_comm_gone(c);
     halo_coll_state_t *st = c->coll_state;
     if (!st)

@@ -1,0 +1,198 @@
+/* Blocking collectives made again with the same arguments rerun the
+ * schedule kept from the last call (coll/coll_api.c). The reuse must never
+ * change a result:
+ * - the same Allreduce, Bcast, Reduce, Gather, Scatter, Allgather and
+ *   Alltoall, 40 times each with new data every time;
+ * - calls that differ in one argument only (root, count, operation, in
+ *   place or not, buffer), alternated, so that a kept schedule of one must
+ *   not serve the other;
+ * - more distinct calls in turn than the communicator keeps (eviction);
+ * - a derived datatype freed and another made (its handle may come back):
+ *   the result follows the new type;
+ * - a call with a bad root between kept ones fails with MPI_ERR_ROOT and
+ *   the next ones still work;
+ * - a duplicated communicator freed with schedules kept (no leak under the
+ *   sanitizers).
+ * Every rank checks every element against a value computed locally. */
+#include "mpitest.h"
+
+static int rank, size;
+
+static int val(int r, int it, int i)
+{
+    return 1000 * (it + 1) + 10 * r + i;
+}
+
+static void allreduce_rounds(MPI_Comm comm)
+{
+    int s[8], r[8];
+    for (int it = 0; it < 40; it++) {
+        for (int i = 0; i < 8; i++)
+            s[i] = val(rank, it, i);
+        /* Two calls that differ only in the operation, then only in count. */
+        MPI_OK(MPI_Allreduce(s, r, 8, MPI_INT, MPI_SUM, comm));
+        for (int i = 0; i < 8; i++) {
+            int want = 0;
+            for (int q = 0; q < size; q++)
+                want += val(q, it, i);
+            CHECK(r[i] == want, "it %d sum[%d] = %d, want %d", it, i, r[i], want);
+        }
+        MPI_OK(MPI_Allreduce(s, r, 8, MPI_INT, MPI_MAX, comm));
+        for (int i = 0; i < 8; i++)
+            CHECK(r[i] == val(size - 1, it, i), "it %d max[%d] = %d", it, i, r[i]);
+        r[3] = -7;
+        MPI_OK(MPI_Allreduce(s, r, 3, MPI_INT, MPI_MIN, comm));
+        for (int i = 0; i < 3; i++)
+            CHECK(r[i] == val(0, it, i), "it %d min[%d] = %d", it, i, r[i]);
+        CHECK(r[3] == -7, "it %d: count 3 wrote element 3 (%d)", it, r[3]);
+        /* In place, same buffer as the receive buffer above. */
+        for (int i = 0; i < 8; i++)
+            r[i] = val(rank, it, i);
+        MPI_OK(MPI_Allreduce(MPI_IN_PLACE, r, 8, MPI_INT, MPI_SUM, comm));
+        for (int i = 0; i < 8; i++) {
+            int want = 0;
+            for (int q = 0; q < size; q++)
+                want += val(q, it, i);
+            CHECK(r[i] == want, "it %d in place sum[%d] = %d, want %d", it, i, r[i], want);
+        }
+    }
+}
+
+static void rooted_rounds(MPI_Comm comm)
+{
+    int b[4], g[4 * 64], one;
+    for (int it = 0; it < 40; it++) {
+        int root = it % size;
+        /* Bcast: same buffer and count, the root moves. */
+        for (int i = 0; i < 4; i++)
+            b[i] = rank == root ? val(root, it, i) : -1;
+        MPI_OK(MPI_Bcast(b, 4, MPI_INT, root, comm));
+        for (int i = 0; i < 4; i++)
+            CHECK(b[i] == val(root, it, i), "it %d bcast from %d [%d] = %d", it, root, i, b[i]);
+        /* Reduce to the same root. */
+        one = val(rank, it, 0);
+        int sum = -1;
+        MPI_OK(MPI_Reduce(&one, &sum, 1, MPI_INT, MPI_SUM, root, comm));
+        if (rank == root) {
+            int want = 0;
+            for (int q = 0; q < size; q++)
+                want += val(q, it, 0);
+            CHECK(sum == want, "it %d reduce to %d = %d, want %d", it, root, sum, want);
+        }
+        /* Gather and Scatter of 2 ints, root 0 and the moving root. */
+        int s2[2] = {val(rank, it, 0), val(rank, it, 1)}, r2[2] = {-1, -1};
+        for (int k = 0; k < 2; k++) {
+            int rt = k ? root : 0;
+            memset(g, 0xff, sizeof g);
+            MPI_OK(MPI_Gather(s2, 2, MPI_INT, g, 2, MPI_INT, rt, comm));
+            if (rank == rt)
+                for (int q = 0; q < size; q++)
+                    for (int i = 0; i < 2; i++)
+                        CHECK(g[2 * q + i] == val(q, it, i), "it %d gather to %d [%d][%d] = %d", it, rt, q, i,
+                              g[2 * q + i]);
+            if (rank == rt)
+                for (int q = 0; q < size; q++)
+                    for (int i = 0; i < 2; i++)
+                        g[2 * q + i] = val(q, it + 7, i);
+            MPI_OK(MPI_Scatter(g, 2, MPI_INT, r2, 2, MPI_INT, rt, comm));
+            for (int i = 0; i < 2; i++)
+                CHECK(r2[i] == val(rank, it + 7, i), "it %d scatter from %d [%d] = %d", it, rt, i, r2[i]);
+        }
+    }
+}
+
+static void exchange_rounds(MPI_Comm comm)
+{
+    int s[64], r[64];
+    for (int it = 0; it < 40; it++) {
+        for (int q = 0; q < size; q++)
+            s[q] = val(rank, it, q);
+        MPI_OK(MPI_Alltoall(s, 1, MPI_INT, r, 1, MPI_INT, comm));
+        for (int q = 0; q < size; q++)
+            CHECK(r[q] == val(q, it, rank), "it %d alltoall from %d = %d", it, q, r[q]);
+        int mine = val(rank, it, 5);
+        MPI_OK(MPI_Allgather(&mine, 1, MPI_INT, r, 1, MPI_INT, comm));
+        for (int q = 0; q < size; q++)
+            CHECK(r[q] == val(q, it, 5), "it %d allgather [%d] = %d", it, q, r[q]);
+    }
+}
+
+/* More distinct calls in turn than are kept: each must stay right. */
+static void eviction_rounds(MPI_Comm comm)
+{
+    enum { NB = 7 };
+    int s[NB], r[NB];
+    for (int it = 0; it < 20; it++)
+        for (int k = 0; k < NB; k++) {
+            s[k] = val(rank, it, k);
+            r[k] = -1;
+            MPI_OK(MPI_Allreduce(&s[k], &r[k], 1, MPI_INT, MPI_SUM, comm));
+            int want = 0;
+            for (int q = 0; q < size; q++)
+                want += val(q, it, k);
+            CHECK(r[k] == want, "it %d call %d: %d, want %d", it, k, r[k], want);
+        }
+}
+
+/* A user type freed and another made: a Bcast with the new one moves the
+ * new layout (not kept: the result must follow the type). */
+static void derived_rounds(MPI_Comm comm)
+{
+    int b[16];
+    for (int it = 0; it < 6; it++) {
+        MPI_Datatype t;
+        int stride = 1 + it % 3;
+        MPI_OK(MPI_Type_vector(4, 1, stride, MPI_INT, &t));
+        MPI_OK(MPI_Type_commit(&t));
+        for (int i = 0; i < 16; i++)
+            b[i] = rank == 0 ? val(0, it, i) : -1;
+        MPI_OK(MPI_Bcast(b, 1, t, 0, comm));
+        for (int i = 0; i < 16; i++) {
+            int want = rank == 0 || (i % stride == 0 && i / stride < 4) ? val(0, it, i) : -1;
+            CHECK(b[i] == want, "it %d stride %d: [%d] = %d, want %d", it, stride, i, b[i], want);
+        }
+        MPI_OK(MPI_Type_free(&t));
+    }
+}
+
+static void error_between(MPI_Comm comm)
+{
+    int x = rank, y = -1;
+    MPI_OK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, comm));
+    int rc = MPI_Bcast(&x, 1, MPI_INT, size + 3, comm);
+    int cls = -1;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_ROOT, "Bcast with root %d: class %d, want MPI_ERR_ROOT", size + 3, cls);
+    for (int it = 0; it < 3; it++) {
+        y = -1;
+        MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, comm));
+        CHECK(y == size * (size - 1) / 2, "after the error: %d, want %d", y, size * (size - 1) / 2);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK(size <= 64, "at most 64 ranks (got %d)", size);
+    allreduce_rounds(MPI_COMM_WORLD);
+    rooted_rounds(MPI_COMM_WORLD);
+    exchange_rounds(MPI_COMM_WORLD);
+    eviction_rounds(MPI_COMM_WORLD);
+    derived_rounds(MPI_COMM_WORLD);
+    for (int k = 0; k < 3; k++) {
+        MPI_Comm d;
+        MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+        allreduce_rounds(d);
+        exchange_rounds(d);
+        MPI_OK(MPI_Comm_free(&d));
+    }
+    error_between(MPI_COMM_WORLD);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0)
+        printf("coll_keep: ok\n");
+    MPI_Finalize();
+    return 0;
+}
