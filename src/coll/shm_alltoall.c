@@ -33,6 +33,16 @@ int halo_alltoall_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **
     halo_shm_use(s_p);
     MPI_Count n = sc * halo_type_size(st);
     MPI_Count rounds = n > 0 ? (n + part - 1) / part : 1;
+    /* Blocks for all members that fit together in the spare bytes of the
+     * flag line travel there (8-byte aligned each). */
+    MPI_Count lpart = (n + 7) & ~(MPI_Count)7;
+    bool line = n > 0 && lpart * nm <= HALO_SHM_LINE_BYTES;
+    if (line) {
+        part = lpart;
+        rounds = 1;
+    }
+#define OUT(j) (line ? halo_line(me, (j) * part) : halo_slot(me, half + (j) * part))
+#define IN(j) (line ? halo_line(j, me * part) : halo_slot(j, half + me * part))
     for (MPI_Count k = 0; k < rounds; k++) {
         int r = 2 * (int)k;
         int64_t half = (k % 2) * HALO_CSHM_HALF;
@@ -43,16 +53,18 @@ int halo_alltoall_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **
             halo_shm_wait(s_p, r, HALO_SHM_ALL, 2 * (int)k - 2);
         for (int j = 0; j < nm; j++)
             if (j != me && len > 0)
-                halo_sched_pack(s_p, r, SB(j), sc, st, pos, len, halo_slot(me, half + j * part));
+                halo_sched_pack(s_p, r, SB(j), sc, st, pos, len, OUT(j));
         halo_shm_set(s_p, r, 2 * (int)k + 1);
         halo_shm_wait(s_p, r + 1, HALO_SHM_ALL, 2 * (int)k + 1);
         for (int j = 0; j < nm; j++)
             if (j != me && len > 0)
-                halo_sched_unpack(s_p, r + 1, halo_slot(j, half + me * part), pos, len, RB(j), a->rcount,
+                halo_sched_unpack(s_p, r + 1, IN(j), pos, len, RB(j), a->rcount,
                                   a->rtype);
         halo_shm_set(s_p, r + 1, k == rounds - 1 ? HALO_SHM_DONE : 2 * (int)k + 2);
     }
 #undef SB
 #undef RB
+#undef OUT
+#undef IN
     return MPI_SUCCESS;
 }
