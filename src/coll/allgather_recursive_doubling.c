@@ -15,13 +15,23 @@ int halo_allgather_recursive_doubling(const halo_coll_args_t *a, halo_comm_t *c,
     int64_t blk = (int64_t)(a->rcount * halo_type_extent(a->rtype));
     halo_bref_t rb = halo_addr(a->rbuf);
     int round = 0;
-    if (a->sbuf != MPI_IN_PLACE)
-        halo_sched_copy(s_p, round++, halo_addr(a->sbuf), a->scount, a->stype,
-                        halo_bref_add(rb, me * blk), a->rcount, a->rtype);
+    bool in_place = a->sbuf == MPI_IN_PLACE;
+    /* Not in place, the first exchange sends the own block from the send
+     * buffer and copies it into place after that round's messages (later
+     * rounds send it from there). */
+    if (!in_place && p == 1)
+        halo_sched_copy(s_p, round, halo_addr(a->sbuf), a->scount, a->stype, halo_bref_add(rb, me * blk),
+                        a->rcount, a->rtype);
     for (int mask = 1; mask < p; mask <<= 1, round++) {
         int peer = me ^ mask;
         int mine = me & ~(mask - 1), theirs = peer & ~(mask - 1);
-        halo_sched_send(s_p, round, halo_bref_add(rb, mine * blk), mask * a->rcount, a->rtype, peer);
+        if (mask == 1 && !in_place) {
+            halo_sched_send(s_p, round, halo_addr(a->sbuf), a->scount, a->stype, peer);
+            halo_sched_copy(s_p, round, halo_addr(a->sbuf), a->scount, a->stype, halo_bref_add(rb, me * blk),
+                            a->rcount, a->rtype);
+        } else {
+            halo_sched_send(s_p, round, halo_bref_add(rb, mine * blk), mask * a->rcount, a->rtype, peer);
+        }
         halo_sched_recv(s_p, round, halo_bref_add(rb, theirs * blk), mask * a->rcount, a->rtype, peer);
     }
     return MPI_SUCCESS;

@@ -8,7 +8,16 @@ if [ -z "$HYDRA" ]; then
     echo "SKIP: mpiexec.hydra not found"
     exit 77
 fi
-MPIEXEC=$HYDRA
+# Hydra with SIGPIPE ignored: about one job in 400 on a loaded machine,
+# mpiexec.hydra itself died of SIGPIPE (exit 141, no output forwarded) on
+# these jobs, whose ranks live a millisecond; with the signal ignored, 1500
+# jobs in a row gave every rank's output and no error. The race is between
+# Hydra's own processes (a write to a peer that has just exited); the PMI
+# exchange the test checks is unaffected.
+hydra_nopipe() {
+    (trap '' PIPE; exec "$HYDRA" "$@")
+}
+MPIEXEC=hydra_nopipe
 
 run -n 2 "$HELPER" info
 expect_rc 0 "info under Hydra"
