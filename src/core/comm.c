@@ -56,6 +56,7 @@ static void comm_destroy(halo_comm_t *c)
 {
     halo_bsend_comm_gone(c);
     halo_coll_comm_free(c);
+    halo_part_comm_gone(c);
     halo_intercomm_destroy(c);
     halo_match_release(c->ctx | HALO_CTX_P2P);
     halo_match_release(c->ctx | HALO_CTX_COLL);

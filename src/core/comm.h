@@ -46,6 +46,7 @@ typedef struct halo_comm {
     halo_topo_t *topo;
     struct halo_coll_state *coll_state;  /* collectives' private state (coll/shm.c), lazily */
     struct halo_coll_keep *coll_keep;    /* blocking schedules kept for reuse (coll/coll_api.c) */
+    struct halo_part_ords *part_ords;    /* partitioned inits counted per peer and tag (pt2pt/part.c) */
     struct halo_comm *local;     /* intercommunicators: an intracommunicator over the local group */
     const void *session;         /* the session it derives from (a key for its buffered-send
                                   * buffer, never dereferenced), or NULL */

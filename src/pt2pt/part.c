@@ -14,10 +14,20 @@
  * differently: only the total size (partitions * count * type size) must
  * agree. A receiver that gets more data than it has room for completes with
  * MPI_ERR_TRUNCATE, one that gets less with MPI_ERR_COUNT, each naming both
- * sizes. Successive epochs of one pair of requests, and different requests
- * on the same (communicator, peer, tag), match in the order they are started
- * (the standard matches them in the order of the init calls; programs that
- * start them in that order see no difference). */
+ * sizes.
+ *
+ * Matching follows the order of the init calls, as the standard has it:
+ * the k-th MPI_Psend_init to (dest, tag) on a communicator pairs with the
+ * k-th MPI_Precv_init from (source, tag) there, whatever order the two
+ * sides start them in, and stays paired for every epoch. Each side counts
+ * its inits per (peer, tag) and gives the pair's messages a wire tag of
+ * their own on the partitioned sub-context: the user's tag for the first,
+ * and after it negative tags, which no user tag can be: -(2 + 2^16 tag + k
+ * mod 2^16) for tags below 2^14 (65535 live pairs per tag before one
+ * shares the user's tag again), -(2 + 2^30 + 16 (tag - 2^14) + k mod 16)
+ * for tags below 2^26. Pairs that share a wire tag (k equal modulo the
+ * spread, or any two on a tag of 2^26 and above) match in the order they
+ * are started. */
 #include "pt2pt/pt2pt.h"
 
 #include "binding/binding.h"
@@ -27,6 +37,7 @@
 
 typedef struct part {
     int is_send;
+    int wire_tag;          /* the tag the pair's messages carry (see above) */
     int partitions;
     int nready;            /* sender: partitions marked ready this epoch */
     MPI_Count total;       /* elements in the whole buffer */
@@ -39,6 +50,56 @@ static void part_free(void *p)
     part_t *pt = p;
     free(pt->ready);
     free(pt);
+}
+
+/* Inits counted per (direction, peer, tag) on a communicator. */
+typedef struct part_ord {
+    int is_send, peer, tag;
+    uint64_t n;
+} part_ord_t;
+
+typedef struct halo_part_ords {
+    part_ord_t *v;
+    int n, cap;
+} halo_part_ords_t;
+
+
+static int next_wire_tag(halo_comm_t *c, int is_send, int peer, int tag)
+{
+    halo_part_ords_t *o = c->part_ords;
+    if (!o)
+        o = c->part_ords = halo_calloc(1, sizeof *o);
+    part_ord_t *e = NULL;
+    for (int i = 0; i < o->n && !e; i++)
+        if (o->v[i].is_send == is_send && o->v[i].peer == peer && o->v[i].tag == tag)
+            e = &o->v[i];
+    if (!e) {
+        if (o->n == o->cap) {
+            o->cap = o->cap ? 2 * o->cap : 8;
+            o->v = halo_realloc(o->v, (size_t)o->cap * sizeof *o->v);
+        }
+        e = &o->v[o->n++];
+        *e = (part_ord_t){is_send, peer, tag, 0};
+    }
+    uint64_t k = e->n++;
+    int64_t id;
+    if (tag < (1 << 14) && k % 65536 != 0)
+        id = ((int64_t)tag << 16) + (int64_t)(k % 65536);
+    else if (tag >= (1 << 14) && tag < (1 << 26) && k % 16 != 0)
+        id = (1ll << 30) + 16 * (int64_t)(tag - (1 << 14)) + (int64_t)(k % 16);
+    else
+        return tag;
+    return (int)-(2 + id);
+}
+
+void halo_part_comm_gone(halo_comm_t *c)
+{
+    halo_part_ords_t *o = c->part_ords;
+    if (!o)
+        return;
+    free(o->v);
+    free(o);
+    c->part_ords = NULL;
 }
 
 static int part_init(int is_send, const void *buf, int partitions, MPI_Count count,
@@ -61,6 +122,7 @@ static int part_init(int is_send, const void *buf, int partitions, MPI_Count cou
         c->match[HALO_CTX_PART] = halo_match_get(c->ctx | HALO_CTX_PART, c->peer_size);
     part_t *pt = halo_calloc(1, sizeof *pt);
     pt->is_send = is_send;
+    pt->wire_tag = peer == MPI_PROC_NULL ? tag : next_wire_tag(c, is_send, peer, tag);
     pt->partitions = partitions;
     pt->total = (MPI_Count)partitions * count;
     pt->bytes = pt->total * dt->size;
@@ -105,6 +167,8 @@ static void inner_done(halo_request_t *inner)
     part_t *pt = r->priv;
     MPI_Status st = inner->status;
     halo_req_free(inner);
+    if (!pt->is_send)
+        st.MPI_TAG = r->tag;   /* the user's tag, not the wire tag */
     if (!pt->is_send && st.MPI_ERROR == MPI_SUCCESS && halo_status_bytes(&st) != pt->bytes)
         st.MPI_ERROR = halo_err(MPI_ERR_COUNT, ": the partitioned send carried %lld bytes, the "
                                 "partitioned receive expects %lld (the total sizes must agree)",
@@ -158,7 +222,7 @@ int halo_part_start(halo_request_t *r)
         return MPI_SUCCESS;
     }
     halo_request_t *inner = NULL;
-    int rc = halo_irecv(r->buf, pt->total, r->dtype, r->peer, r->tag, r->comm, r->ctx, &inner);
+    int rc = halo_irecv(r->buf, pt->total, r->dtype, r->peer, pt->wire_tag, r->comm, r->ctx, &inner);
     return watch(r, inner, rc);
 }
 
@@ -212,8 +276,8 @@ static int mark_ready(halo_request_t *r, int partition)
         return MPI_SUCCESS;
     }
     halo_request_t *inner = NULL;
-    int rc = halo_isend(r->buf, pt->total, r->dtype, r->peer, r->tag, r->comm, r->ctx, HALO_MODE_STANDARD,
-                        &inner);
+    int rc = halo_isend(r->buf, pt->total, r->dtype, r->peer, pt->wire_tag, r->comm, r->ctx,
+                        HALO_MODE_STANDARD, &inner);
     return watch(r, inner, rc);
 }
 

@@ -203,6 +203,8 @@ void halo_pt2pt_drop_unexpected(uint32_t ctx, int tag);
 
 /* Starts a partitioned request (MPI_Start). */
 int halo_part_start(halo_request_t *r);
+/* Forgets a communicator's counts of partitioned inits (it goes away). */
+void halo_part_comm_gone(halo_comm_t *c);
 
 int halo_ibsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
                 MPI_Comm comm, MPI_Request *request);

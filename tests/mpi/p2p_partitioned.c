@@ -11,7 +11,12 @@
  *         partition is there; no partition arrives before the send starts,
  *         and the last one not before it is ready. Data checked every epoch.
  *         A partitioned message and a plain one with the same tag do not
- *         match each other.
+ *         match each other. Requests on one (peer, tag) pair up in the
+ *         order of their init calls, not of their starts: 20 pairs on tag
+ *         5 and on tag 0, 16 on tag 2^20 (part.c: 16 wire tags there),
+ *         started in reverse on the sender and in a shuffled order on the
+ *         receiver, then again with pair 0 alone restarted; the status
+ *         carries the user's tag.
  * errors: wrong calls get their classes (MPI_ERRORS_RETURN): Pready on an
  *         inactive, receiving or plain request, a partition out of range or
  *         ready twice, a bad range or list, Parrived on a send, a wildcard
@@ -160,6 +165,49 @@ static void same_tag(void)
     MPI_OK(MPI_Request_free(&r));
 }
 
+/* NP pairs on one (peer, tag), matched by init order whatever the start
+ * order: pair k's receive must hold the data of the sender's pair k. */
+static void init_order(int tag, int NP)
+{
+    enum { MAXP = 20, N = 16 };
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    static int sb[MAXP][N], rb[MAXP][N];
+    MPI_Request s[MAXP], r[MAXP];
+    for (int k = 0; k < NP; k++) {
+        MPI_OK(MPI_Psend_init(sb[k], 2, N / 2, MPI_INT, right, tag, MPI_COMM_WORLD, MPI_INFO_NULL, &s[k]));
+        MPI_OK(MPI_Precv_init(rb[k], 4, N / 4, MPI_INT, left, tag, MPI_COMM_WORLD, MPI_INFO_NULL, &r[k]));
+    }
+    for (int epoch = 0; epoch < 2; epoch++) {
+        int npairs = epoch == 0 ? NP : 1;
+        for (int k = 0; k < npairs; k++)
+            for (int i = 0; i < N; i++) {
+                sb[k][i] = value(epoch, rank, 100 * k + i);
+                rb[k][i] = -1;
+            }
+        /* Receives started in a shuffled order, sends in reverse. */
+        for (int j = 0; j < npairs; j++)
+            MPI_OK(MPI_Start(&r[(7 * j + 3) % npairs]));
+        for (int k = npairs - 1; k >= 0; k--) {
+            MPI_OK(MPI_Start(&s[k]));
+            MPI_OK(MPI_Pready_range(0, 1, s[k]));
+        }
+        MPI_Status st[MAXP];
+        MPI_OK(MPI_Waitall(npairs, r, st));
+        MPI_OK(MPI_Waitall(npairs, s, MPI_STATUSES_IGNORE));
+        for (int k = 0; k < npairs; k++) {
+            CHECK(st[k].MPI_TAG == tag, "pair %d: status tag %d, want %d", k, st[k].MPI_TAG, tag);
+            CHECK(st[k].MPI_SOURCE == left, "pair %d: status source %d", k, st[k].MPI_SOURCE);
+            for (int i = 0; i < N; i++)
+                CHECK(rb[k][i] == value(epoch, left, 100 * k + i), "tag %d epoch %d pair %d [%d] = %d, want %d",
+                      tag, epoch, k, i, rb[k][i], value(epoch, left, 100 * k + i));
+        }
+    }
+    for (int k = 0; k < NP; k++) {
+        MPI_OK(MPI_Request_free(&s[k]));
+        MPI_OK(MPI_Request_free(&r[k]));
+    }
+}
+
 static void part_data(void)
 {
     static const struct { int s, r; long total; } cases[] = {
@@ -170,6 +218,9 @@ static void part_data(void)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         run_case(cases[c].s, cases[c].r, cases[c].total);
     same_tag();
+    init_order(5, 20);
+    init_order(0, 20);
+    init_order(1 << 20, 16);
     if (rank == 0)
         printf("p2p_partitioned.data: ok\n");
 }
