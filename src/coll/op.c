@@ -160,5 +160,11 @@ int halo_api_reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, 
     int rc = halo_op_check(op, dt, "op");
     if (rc)
         return rc;
+    if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
+        return halo_err(MPI_ERR_BUFFER, "(%s=MPI_IN_PLACE): MPI_Reduce_local takes no MPI_IN_PLACE",
+                        inbuf == MPI_IN_PLACE ? "inbuf" : "inoutbuf");
+    if (count > 0 && inbuf == inoutbuf)
+        return halo_err(MPI_ERR_BUFFER, "(inbuf=inoutbuf=%p): the two buffers must not be the same",
+                        inoutbuf);
     return halo_op_apply(op, dt, inbuf, inoutbuf, count);
 }

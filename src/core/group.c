@@ -106,6 +106,9 @@ int halo_api_group_translate_ranks(MPI_Group group1, int n, const int ranks1[], 
     GROUP_CHECK(group2, g2);
     if (n < 0)
         return halo_err(MPI_ERR_ARG, "(n=%d): must be non-negative", n);
+    if (n > 0 && (!ranks1 || !ranks2))
+        return halo_err(MPI_ERR_ARG, "(%s=NULL): an array of n=%d ranks is required", !ranks1 ? "ranks1" : "ranks2",
+                        n);
     int *ix = world_index(g2);
     int rc = MPI_SUCCESS;
     for (int i = 0; i < n; i++) {

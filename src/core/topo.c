@@ -235,6 +235,7 @@ int halo_api_cart_create(MPI_Comm comm_old, int ndims, const int dims[], const i
                          MPI_Comm *comm_cart)
 {
     (void)reorder;
+    *comm_cart = MPI_COMM_NULL;   /* what a failed call leaves */
     halo_comm_t *old = halo_comm_ptr(comm_old);
     if (old->is_inter)
         return halo_err(MPI_ERR_COMM, ": Cartesian topologies need an intracommunicator");

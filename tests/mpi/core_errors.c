@@ -217,6 +217,36 @@ static void test_default_and_return(void)
     /* Errors with no object go to MPI_COMM_SELF's handler. */
     rc = MPI_Add_error_string(MPI_ERR_COUNT, "predefined strings cannot change");
     CHECK(rc != MPI_SUCCESS, "MPI_Add_error_string on a predefined code succeeded");
+
+    /* MPI_Reduce_local takes no MPI_IN_PLACE and no aliased buffers. */
+    int in3[3] = {1, 2, 3}, io3[3] = {10, 20, 30};
+    rc = MPI_Reduce_local(MPI_IN_PLACE, io3, 3, MPI_INT, MPI_SUM);
+    expect_class(rc, MPI_ERR_BUFFER, "MPI_Reduce_local(inbuf=MPI_IN_PLACE)");
+    rc = MPI_Reduce_local(in3, MPI_IN_PLACE, 3, MPI_INT, MPI_SUM);
+    expect_class(rc, MPI_ERR_BUFFER, "MPI_Reduce_local(inoutbuf=MPI_IN_PLACE)");
+    rc = MPI_Reduce_local(io3, io3, 3, MPI_INT, MPI_SUM);
+    expect_class(rc, MPI_ERR_BUFFER, "MPI_Reduce_local(inbuf=inoutbuf)");
+    CHECK(io3[0] == 10 && io3[1] == 20 && io3[2] == 30, "a refused MPI_Reduce_local changed inoutbuf");
+    MPI_OK(MPI_Reduce_local(in3, io3, 3, MPI_INT, MPI_SUM));
+    CHECK(io3[0] == 11 && io3[1] == 22 && io3[2] == 33, "MPI_Reduce_local: %d %d %d", io3[0], io3[1], io3[2]);
+
+    /* MPI_Group_translate_ranks without its arrays. */
+    MPI_Group wg;
+    MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    int r0 = 0, r1 = -5;
+    rc = MPI_Group_translate_ranks(wg, 1, &r0, wg, NULL);
+    expect_class(rc, MPI_ERR_ARG, "MPI_Group_translate_ranks(ranks2=NULL)");
+    rc = MPI_Group_translate_ranks(wg, 1, NULL, wg, &r1);
+    expect_class(rc, MPI_ERR_ARG, "MPI_Group_translate_ranks(ranks1=NULL)");
+    MPI_OK(MPI_Group_free(&wg));
+
+    /* A Cartesian grid larger than the communicator: an error, and no
+     * communicator. */
+    int dims[2] = {size + 1, 1}, periods[2] = {0, 0};
+    MPI_Comm cart = MPI_COMM_WORLD;
+    rc = MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+    expect_class(rc, MPI_ERR_DIMS, "MPI_Cart_create(dims larger than the communicator)");
+    CHECK(cart == MPI_COMM_NULL, "a failed MPI_Cart_create left %p, not MPI_COMM_NULL", (void *)cart);
 }
 
 static void test_user_handler(void)
