@@ -149,6 +149,15 @@ static int same_bytes(MPI_Count sc, MPI_Datatype st, MPI_Count rc, MPI_Datatype 
     return MPI_SUCCESS;
 }
 
+/* A send buffer that is the receive buffer (rather than MPI_IN_PLACE) is
+ * an aliasing error when the block carries data. */
+static int no_alias(const void *sbuf, MPI_Count sc, MPI_Datatype st, const void *rbuf)
+{
+    if (sbuf == rbuf && sbuf != MPI_BOTTOM && sbuf != MPI_IN_PLACE && sc * halo_dtype_ptr(st)->size > 0)
+        return halo_err(MPI_ERR_BUFFER, "(sendbuf=recvbuf=%p): buffers must differ; use MPI_IN_PLACE", rbuf);
+    return MPI_SUCCESS;
+}
+
 /* Reductions: datatype, operation, and buffers that must not alias. */
 static int check_reduction(const void *sbuf, const void *rbuf, MPI_Count count, MPI_Datatype type,
                            MPI_Op op, bool rbuf_used)
@@ -245,15 +254,17 @@ static int check_args(const coll_args_t *a, halo_comm_t *c)
         if (a->kind == HALO_COLL_GATHER) {
             if ((rc = check_count(a->rcount, "recvcount")))
                 return rc;
-            if (a->sbuf != MPI_IN_PLACE)
-                return same_bytes(a->scount, a->stype, a->rcount, a->rtype, "sendcount, recvcount");
-            return MPI_SUCCESS;
+            if (a->sbuf != MPI_IN_PLACE &&
+                (rc = same_bytes(a->scount, a->stype, a->rcount, a->rtype, "sendcount, recvcount")))
+                return rc;
+            return no_alias(a->sbuf, a->scount, a->stype, a->rbuf);
         }
         if ((rc = check_counts(p, a->rcounts, "recvcounts")))
             return rc;
-        if (a->sbuf != MPI_IN_PLACE)
-            return same_bytes(a->scount, a->stype, a->rcounts[me], a->rtype, "sendcount, recvcounts[root]");
-        return MPI_SUCCESS;
+        if (a->sbuf != MPI_IN_PLACE &&
+            (rc = same_bytes(a->scount, a->stype, a->rcounts[me], a->rtype, "sendcount, recvcounts[root]")))
+            return rc;
+        return no_alias(a->sbuf, a->scount, a->stype, a->rbuf);
     case HALO_COLL_SCATTER:
     case HALO_COLL_SCATTERV:
         if ((rc = check_root(c, a->root)))
@@ -274,15 +285,17 @@ static int check_args(const coll_args_t *a, halo_comm_t *c)
         if (a->kind == HALO_COLL_SCATTER) {
             if ((rc = check_count(a->scount, "sendcount")))
                 return rc;
-            if (a->rbuf != MPI_IN_PLACE)
-                return same_bytes(a->scount, a->stype, a->rcount, a->rtype, "sendcount, recvcount");
-            return MPI_SUCCESS;
+            if (a->rbuf != MPI_IN_PLACE &&
+                (rc = same_bytes(a->scount, a->stype, a->rcount, a->rtype, "sendcount, recvcount")))
+                return rc;
+            return a->rbuf != MPI_IN_PLACE ? no_alias(a->sbuf, a->scount, a->stype, a->rbuf) : MPI_SUCCESS;
         }
         if ((rc = check_counts(p, a->scounts, "sendcounts")))
             return rc;
-        if (a->rbuf != MPI_IN_PLACE)
-            return same_bytes(a->scounts[me], a->stype, a->rcount, a->rtype, "sendcounts[root], recvcount");
-        return MPI_SUCCESS;
+        if (a->rbuf != MPI_IN_PLACE &&
+            (rc = same_bytes(a->scounts[me], a->stype, a->rcount, a->rtype, "sendcounts[root], recvcount")))
+            return rc;
+        return a->rbuf != MPI_IN_PLACE ? no_alias(a->sbuf, a->scounts[me], a->stype, a->rbuf) : MPI_SUCCESS;
     case HALO_COLL_ALLGATHER:
     case HALO_COLL_ALLGATHERV:
         if ((rc = no_in_place_recv(a->rbuf)) || (rc = check_type(a->rtype, "recvtype")))
@@ -294,8 +307,10 @@ static int check_args(const coll_args_t *a, halo_comm_t *c)
             return MPI_SUCCESS;
         if ((rc = check_count(a->scount, "sendcount")) || (rc = check_type(a->stype, "sendtype")))
             return rc;
-        return same_bytes(a->scount, a->stype, a->rcounts ? a->rcounts[me] : a->rcount, a->rtype,
-                          a->rcounts ? "sendcount, recvcounts[rank]" : "sendcount, recvcount");
+        if ((rc = same_bytes(a->scount, a->stype, a->rcounts ? a->rcounts[me] : a->rcount, a->rtype,
+                             a->rcounts ? "sendcount, recvcounts[rank]" : "sendcount, recvcount")))
+            return rc;
+        return no_alias(a->sbuf, a->scount, a->stype, a->rbuf);
     case HALO_COLL_ALLTOALL:
         if ((rc = no_in_place_recv(a->rbuf)) || (rc = check_type(a->rtype, "recvtype")) ||
             (rc = check_count(a->rcount, "recvcount")))
@@ -304,7 +319,9 @@ static int check_args(const coll_args_t *a, halo_comm_t *c)
             return MPI_SUCCESS;
         if ((rc = check_count(a->scount, "sendcount")) || (rc = check_type(a->stype, "sendtype")))
             return rc;
-        return same_bytes(a->scount, a->stype, a->rcount, a->rtype, "sendcount, recvcount");
+        if ((rc = same_bytes(a->scount, a->stype, a->rcount, a->rtype, "sendcount, recvcount")))
+            return rc;
+        return no_alias(a->sbuf, a->scount, a->stype, a->rbuf);
     case HALO_COLL_ALLTOALLV:
     case HALO_COLL_ALLTOALLW:
         if ((rc = no_in_place_recv(a->rbuf)) || (rc = check_counts(p, a->rcounts, "recvcounts")))

@@ -230,6 +230,25 @@ static void test_default_and_return(void)
     MPI_OK(MPI_Reduce_local(in3, io3, 3, MPI_INT, MPI_SUM));
     CHECK(io3[0] == 11 && io3[1] == 22 && io3[2] == 33, "MPI_Reduce_local: %d %d %d", io3[0], io3[1], io3[2]);
 
+    /* A collective's send buffer that is its receive buffer (not
+     * MPI_IN_PLACE): MPI_ERR_BUFFER on every rank (rooted ones on
+     * MPI_COMM_SELF, where the caller is the root), blocking and not. */
+    int ab[64];
+    MPI_Request areq = MPI_REQUEST_NULL;
+    rc = MPI_Allgather(ab, 1, MPI_INT, ab, 1, MPI_INT, MPI_COMM_WORLD);
+    expect_class(rc, MPI_ERR_BUFFER, "MPI_Allgather(sendbuf=recvbuf)");
+    rc = MPI_Ialltoall(ab, 1, MPI_INT, ab, 1, MPI_INT, MPI_COMM_WORLD, &areq);
+    expect_class(rc, MPI_ERR_BUFFER, "MPI_Ialltoall(sendbuf=recvbuf)");
+    rc = MPI_Gather(ab, 2, MPI_INT, ab, 2, MPI_INT, 0, MPI_COMM_SELF);
+    expect_class(rc, MPI_ERR_BUFFER, "MPI_Gather(sendbuf=recvbuf) at the root");
+    rc = MPI_Scatter(ab, 2, MPI_INT, ab, 2, MPI_INT, 0, MPI_COMM_SELF);
+    expect_class(rc, MPI_ERR_BUFFER, "MPI_Scatter(sendbuf=recvbuf) at the root");
+    ab[0] = 41;
+    MPI_OK(MPI_Gather(MPI_IN_PLACE, 1, MPI_INT, ab, 1, MPI_INT, 0, MPI_COMM_SELF));
+    CHECK(ab[0] == 41, "in-place MPI_Gather on MPI_COMM_SELF changed the block: %d", ab[0]);
+    MPI_OK(MPI_Allgather(ab, 0, MPI_INT, ab, 0, MPI_INT, MPI_COMM_WORLD));   /* nothing moves: fine */
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+
     /* MPI_Group_translate_ranks without its arrays. */
     MPI_Group wg;
     MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
