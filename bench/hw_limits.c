@@ -103,6 +103,26 @@ static int handshake(int wfd, int rfd)
     return 0;
 }
 
+/* Makes the two pipes and the partner process. The partner (0 returned)
+ * writes up and reads down, the parent the other ends, and each closes the
+ * ends it does not use, so that a process that dies ends the other's
+ * reads. -1 with the reason in why on failure. */
+static pid_t fork_partner(int up[2], int down[2], char *why, size_t nwhy)
+{
+    if (pipe(up) || pipe(down)) {
+        snprintf(why, nwhy, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(why, nwhy, "fork: %s", strerror(errno));
+        return -1;
+    }
+    close(pid == 0 ? up[0] : up[1]);
+    close(pid == 0 ? down[1] : down[0]);
+    return pid;
+}
+
 /* ---------------------------------------------------------------- line */
 
 typedef struct {
@@ -121,20 +141,12 @@ static int probe_line(const opts_t *o, double *med_ns, double *min_ns, char *why
     }
     atomic_store(&l->word, 0);
     int up[2], down[2];
-    if (pipe(up) || pipe(down)) {
-        snprintf(why, nwhy, "pipe: %s", strerror(errno));
-        return 2;
-    }
     long total = (long)o->repeats * (warm + iters);
     pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(why, nwhy, "fork: %s", strerror(errno));
+    pid_t pid = fork_partner(up, down, why, nwhy);
+    if (pid < 0)
         return 2;
-    }
     if (pid == 0) {
-        close(up[0]);
-        close(down[1]);
         if (pin(o->cpu[1]) || handshake(up[1], down[0]))
             _exit(3);
         /* Answer every odd value v with v + 1; stop if the parent is gone. */
@@ -150,10 +162,6 @@ static int probe_line(const opts_t *o, double *med_ns, double *min_ns, char *why
         }
         _exit(0);
     }
-    /* Only the partner writes up and reads down: a partner that dies ends
-     * the parent's reads. */
-    close(up[1]);
-    close(down[0]);
     int rc = 0;
     double t[MAX_REPEATS];
     if (pin(o->cpu[0]) || handshake(down[1], up[0])) {
@@ -307,23 +315,12 @@ static int probe_cma(const opts_t *o, cma_row_t *rows, char *why, size_t nwhy)
     memset(src, 0xa5, maxlen);
     memset(dst, 0, maxlen * (size_t)o->window);
     int down[2], up[2];
-    if (pipe(down) || pipe(up)) {
-        snprintf(why, nwhy, "pipe: %s", strerror(errno));
-        return 2;
-    }
     pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(why, nwhy, "fork: %s", strerror(errno));
+    pid_t pid = fork_partner(up, down, why, nwhy);
+    if (pid < 0)
         return 2;
-    }
-    if (pid == 0) {
-        close(up[0]);
-        close(down[1]);
+    if (pid == 0)
         cma_partner(o, maxlen, down[0], up[1], parent, (uintptr_t)src);
-    }
-    close(up[1]);
-    close(down[0]);
     int rc = 0;
     reply_t rep;
     if (pin(o->cpu[0]) || read(up[0], &rep, sizeof rep) != (ssize_t)sizeof rep) {

@@ -603,6 +603,17 @@ static void keep_put(halo_comm_t *c, const coll_args_t *a, halo_sched_t *s)
     k->e[slot].s = s;
 }
 
+/* After a blocking run of a keepable call: keeps its schedule for the next
+ * call with these arguments, or frees it if the call failed. */
+static int keep_or_free(halo_comm_t *c, const coll_args_t *a, halo_sched_t *s, int rc)
+{
+    if (rc == MPI_SUCCESS)
+        keep_put(c, a, s);
+    else
+        halo_sched_free(s);
+    return rc;
+}
+
 void halo_coll_keep_free(halo_comm_t *c)
 {
     halo_coll_keep_t *k = c->coll_keep;
@@ -632,25 +643,19 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
      * order everywhere), a start numbers itself like a nonblocking call
      * instead and uses the communicator's region. */
     bool by_init = how == RUN_PERSISTENT && !strict_persistent_order(c);
-    bool keep = how == RUN_BLOCKING && keepable(a, c), checked = false;
-    if (keep && (!halo_error_checking || check_args(a, c) == MPI_SUCCESS)) {
-        checked = true;
-        s = keep_take(c, a);
-        if (s) {
-            rc = halo_sched_rerun(s);
-            if (rc == MPI_SUCCESS)
-                keep_put(c, a, s);
-            else
-                halo_sched_free(s);
-            return rc;
-        }
+    bool keep = how == RUN_BLOCKING && keepable(a, c);
+    int checked = -1;   /* check_args' result once called here */
+    if (keep) {
+        checked = halo_error_checking ? check_args(a, c) : MPI_SUCCESS;
+        if (checked == MPI_SUCCESS && (s = keep_take(c, a)))
+            return keep_or_free(c, a, s, halo_sched_rerun(s));
     }
     int lane = how == RUN_BLOCKING                 ? HALO_LANE_BLOCKING
                : how == RUN_PERSISTENT && !by_init ? HALO_LANE_NONE
                                                    : HALO_LANE_NONBLOCKING;
     if (c->is_inter && !neighbor) {
         rc = build_inter(a, c, lane, &s);
-    } else if ((rc = checked             ? MPI_SUCCESS
+    } else if ((rc = checked >= 0        ? checked
                      : halo_error_checking ? check_args(a, c)
                      : neighbor          ? halo_topo_degrees(c, NULL, NULL)   /* nothing to run on without */
                                          : MPI_SUCCESS)) {
@@ -675,16 +680,8 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
     }
     s->kind = (int32_t)a->kind;
     s->seq_fixed = by_init;
-    if (how == RUN_BLOCKING) {
-        if (!keep)
-            return halo_sched_run(s);
-        rc = halo_sched_run_keep(s);
-        if (rc == MPI_SUCCESS)
-            keep_put(c, a, s);
-        else
-            halo_sched_free(s);
-        return rc;
-    }
+    if (how == RUN_BLOCKING)
+        return keep ? keep_or_free(c, a, s, halo_sched_run_keep(s)) : halo_sched_run(s);
     halo_request_t *r = halo_req_alloc(HALO_REQ_COLL, c);
     halo_status_empty(&r->status);
     r->sched = s;

@@ -586,6 +586,18 @@ static bool sched_is_done(void *arg)
     return ((halo_sched_t *)arg)->done != 0;
 }
 
+/* A schedule whose collective is already known to have failed (here or on
+ * another rank) stops at its start with that error; returns whether it did. */
+static bool failed_before(halo_sched_t *s)
+{
+    const failed_t *f = nfailed ? failed_find(s->ctx, s->tag) : NULL;
+    if (!f)
+        return false;
+    s->error = remote_error(s, f);
+    sched_abort(s, f->src);
+    return true;
+}
+
 /* Starts a schedule: epochs, the list of running ones, a failure already
  * known. */
 static void sched_begin(halo_sched_t *s)
@@ -598,12 +610,8 @@ static void sched_begin(halo_sched_t *s)
         running = halo_realloc(running, (size_t)caprunning * sizeof *running);
     }
     running[nrunning++] = s;
-    const failed_t *f = nfailed ? failed_find(s->ctx, s->tag) : NULL;
-    if (f) {
-        s->error = remote_error(s, f);
-        sched_abort(s, f->src);
+    if (failed_before(s))
         return;
-    }
     sched_advance(s);
 }
 
@@ -629,12 +637,8 @@ static void sched_run_direct(halo_sched_t *s)
     sched_sort(s);
     if (s->uses_shm)
         halo_shm_begin(s);
-    const failed_t *f = nfailed ? failed_find(s->ctx, s->tag) : NULL;
-    if (f) {
-        s->error = remote_error(s, f);
-        sched_abort(s, f->src);
+    if (failed_before(s))
         return;
-    }
     int i = 0;
     for (int round = 0; round < s->nrounds; round++) {
         s->cur_round = round;

@@ -125,6 +125,14 @@ static inline halo_bref_t halo_line(int member, int64_t off)
     return (halo_bref_t){HALO_BREF_LINE, member, off};
 }
 
+/* Where member's block of `bytes` packed bytes travels: its flag line when
+ * it fits there, else byte `off` of its slot (the algorithms pass the half
+ * of the pipeline chunk; a block that fits a line is a single chunk). */
+static inline halo_bref_t halo_shm_block(int member, MPI_Count bytes, int64_t off)
+{
+    return bytes <= HALO_SHM_LINE_BYTES ? halo_line(member, 0) : halo_slot(member, off);
+}
+
 /* Whether count elements of type fit in the spare bytes of a flag line
  * (elements laid out as in memory, from the true lower bound). */
 bool halo_shm_fits_line(MPI_Count count, MPI_Datatype type);

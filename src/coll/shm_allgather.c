@@ -40,15 +40,14 @@ int halo_allgather_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t *
         MPI_Count len = halo_shm_chunk_bytes(n, k);
         if (len > 0)
             halo_sched_pack(s_p, r, in, in_count, in_type, k * HALO_CSHM_HALF, len,
-                            n <= HALO_SHM_LINE_BYTES ? halo_line(me, 0) : halo_slot(me, half));
+                            halo_shm_block(me, n, half));
         halo_shm_set(s_p, r, 2 * (int)k + 1);
         /* Out: the others' chunks k. */
         halo_shm_wait(s_p, r + 1, HALO_SHM_ALL, 2 * (int)k + 1);
         for (int j = 0; j < nm; j++) {
             MPI_Count cnt = halo_ag_count(a, j), jl = halo_shm_chunk_bytes(cnt * rsize, k);
             if (j != me && jl > 0)
-                halo_sched_unpack(s_p, r + 1, cnt * rsize <= HALO_SHM_LINE_BYTES ? halo_line(j, 0) : halo_slot(j, half),
-                                  k * HALO_CSHM_HALF, jl,
+                halo_sched_unpack(s_p, r + 1, halo_shm_block(j, cnt * rsize, half), k * HALO_CSHM_HALF, jl,
                                   halo_addr((char *)a->rbuf + halo_ag_displ(a, j) * rext), cnt, a->rtype);
         }
         halo_shm_set(s_p, r + 1, k == rounds - 1 ? HALO_SHM_DONE : 2 * (int)k + 2);

@@ -22,7 +22,7 @@ int halo_shm_bcast_steps(halo_sched_t **s_p, int round, int nmembers, int me, in
     for (MPI_Count k = 0; k < nk; k++) {
         int r = round + (int)k;
         MPI_Count pos = k * HALO_CSHM_HALF, len = n - pos < HALO_CSHM_HALF ? n - pos : HALO_CSHM_HALF;
-        halo_bref_t half = n <= HALO_SHM_LINE_BYTES ? halo_line(root, 0) : halo_slot(root, (k % 2) * HALO_CSHM_HALF);
+        halo_bref_t half = halo_shm_block(root, n, (k % 2) * HALO_CSHM_HALF);
         /* Chunk k raises the flag to k + 1; the last one to DONE. */
         int step = k == nk - 1 ? HALO_SHM_DONE : (int)k + 1;
         if (k == 0)

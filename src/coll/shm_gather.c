@@ -30,7 +30,7 @@ int halo_gather_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_
                 halo_shm_wait(s_p, r, root, (int)k - 1);
             halo_sched_pack(s_p, r, halo_addr(a->sbuf), a->scount, a->stype, k * HALO_CSHM_HALF,
                             halo_shm_chunk_bytes(n, k),
-                            n <= HALO_SHM_LINE_BYTES ? halo_line(me, 0) : halo_slot(me, (k % 2) * HALO_CSHM_HALF));
+                            halo_shm_block(me, n, (k % 2) * HALO_CSHM_HALF));
             halo_shm_set(s_p, r, k == nk - 1 ? HALO_SHM_DONE : (int)k + 1);
         }
         return MPI_SUCCESS;
@@ -48,8 +48,7 @@ int halo_gather_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_
             MPI_Count cnt = halo_ag_count(a, j), len = halo_shm_chunk_bytes(cnt * rsize, k);
             if (j == me || len == 0)
                 continue;
-            halo_bref_t from = cnt * rsize <= HALO_SHM_LINE_BYTES ? halo_line(j, 0)
-                                                                 : halo_slot(j, (k % 2) * HALO_CSHM_HALF);
+            halo_bref_t from = halo_shm_block(j, cnt * rsize, (k % 2) * HALO_CSHM_HALF);
             halo_sched_unpack(s_p, r, from, k * HALO_CSHM_HALF, len,
                               halo_addr((char *)a->rbuf + halo_ag_displ(a, j) * rext), cnt, a->rtype);
         }

@@ -28,8 +28,7 @@ int halo_scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s
             if (k == 0)
                 halo_shm_wait_prev(s_p, r);
             halo_shm_wait(s_p, r, root, (int)k + 1);
-            halo_sched_unpack(s_p, r, n <= HALO_SHM_LINE_BYTES ? halo_line(me, 0) : halo_slot(me, (k % 2) * HALO_CSHM_HALF),
-                              k * HALO_CSHM_HALF,
+            halo_sched_unpack(s_p, r, halo_shm_block(me, n, (k % 2) * HALO_CSHM_HALF), k * HALO_CSHM_HALF,
                               halo_shm_chunk_bytes(n, k), halo_addr(a->rbuf), a->rcount, a->rtype);
             halo_shm_set(s_p, r, k == nk - 1 ? HALO_SHM_DONE : (int)k + 1);
         }
@@ -49,8 +48,7 @@ int halo_scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s
             MPI_Count len = halo_shm_chunk_bytes(SCOUNT(j) * ssize, k);
             if (j == me || len == 0)
                 continue;
-            halo_bref_t to = SCOUNT(j) * ssize <= HALO_SHM_LINE_BYTES ? halo_line(j, 0)
-                                                                     : halo_slot(j, (k % 2) * HALO_CSHM_HALF);
+            halo_bref_t to = halo_shm_block(j, SCOUNT(j) * ssize, (k % 2) * HALO_CSHM_HALF);
             halo_sched_pack(s_p, r, halo_addr((const char *)a->sbuf + SDISPL(j) * sext), SCOUNT(j), a->stype,
                             k * HALO_CSHM_HALF, len, to);
         }

@@ -147,14 +147,15 @@ static bool sleep_on_doorbell(halo_progress_done_fn_t *done, void *arg, long ms)
 
 void halo_progress_wait(halo_progress_done_fn_t *done, void *arg)
 {
-    long idle = 0, nap = sleep_max_ms < 50 ? sleep_max_ms : 50;
+    const long first_nap = sleep_max_ms < 50 ? sleep_max_ms : 50;
+    long idle = 0, nap = first_nap;
     double since = -1, waited = 0;
     while (!done(arg)) {
         if (halo_progress_poll() > 0) {
             idle = 0;
             since = -1;
             waited = 0;
-            nap = sleep_max_ms < 50 ? sleep_max_ms : 50;
+            nap = first_nap;
             continue;
         }
         if (done(arg))
