@@ -532,15 +532,20 @@ static bool strict_persistent_order(const halo_comm_t *c)
  * Allreduce of one residual, a time step's Bcast) reruns the schedule it
  * built last time instead of choosing and building anew, which took a
  * third of a small call's time. Only calls whose schedule depends on
- * nothing but the arguments kept here qualify: no count or displacement
- * arrays (their contents may change under the same address), predefined
- * datatypes and operation (a freed user type's handle may come back naming
- * another type), a communicator with state of its own. */
+ * nothing but the arguments kept here qualify: predefined datatypes and
+ * operation (a freed user type's handle may come back naming another
+ * type), a communicator with state of its own, and count and displacement
+ * arrays only where every rank passes them whole (Reduce_scatter,
+ * Allgatherv, Alltoallv): their contents are kept and compared, since
+ * they may change under the same address. */
 #define KEEP_MAX 4
 
 typedef struct kept {
     coll_args_t a;
     halo_sched_t *s;
+    int64_t *arrays;   /* a's count and displacement arrays, p entries each, in
+                        * the order scounts, sdispls, rcounts, rdispls (absent
+                        * ones skipped) */
 } kept_t;
 
 typedef struct halo_coll_keep {
@@ -556,16 +561,48 @@ static bool predef(const void *handle)
 
 static bool keepable(const coll_args_t *a, const halo_comm_t *c)
 {
-    return !c->is_inter && !c->coll_tag_fixed && !a->scounts && !a->rcounts && !a->sdispls && !a->rdispls &&
-           !a->stypes && !a->rtypes && predef(a->stype) && predef(a->rtype) && predef(a->type) &&
-           predef(a->op) && !halo_coll_is_neighbor(a->kind);
+    bool arrays = a->scounts || a->rcounts || a->sdispls || a->rdispls;
+    bool whole = a->kind == HALO_COLL_REDUCE_SCATTER || a->kind == HALO_COLL_ALLGATHERV ||
+                 (a->kind == HALO_COLL_ALLTOALLV && a->sbuf != MPI_IN_PLACE);   /* in place: the send
+                                                                                  * arrays may be anything */
+    return !c->is_inter && !c->coll_tag_fixed && (!arrays || whole) && !a->stypes && !a->rtypes &&
+           predef(a->stype) && predef(a->rtype) && predef(a->type) && predef(a->op) &&
+           !halo_coll_is_neighbor(a->kind);
 }
 
-static bool same_args(const coll_args_t *x, const coll_args_t *y)
+/* Calls f on each of a's count and displacement arrays that is present, in
+ * the order of kept_t's copies. */
+#define FOR_ARRAYS(a, f)                                                                                   \
+    do {                                                                                                  \
+        if ((a)->scounts)                                                                                 \
+            f((a)->scounts);                                                                              \
+        if ((a)->sdispls)                                                                                 \
+            f((a)->sdispls);                                                                              \
+        if ((a)->rcounts)                                                                                 \
+            f((a)->rcounts);                                                                              \
+        if ((a)->rdispls)                                                                                 \
+            f((a)->rdispls);                                                                              \
+    } while (0)
+
+static bool same_args(const kept_t *k, const coll_args_t *y, int p)
 {
-    return x->kind == y->kind && x->sbuf == y->sbuf && x->rbuf == y->rbuf && x->scount == y->scount &&
-           x->rcount == y->rcount && x->count == y->count && x->stype == y->stype && x->rtype == y->rtype &&
-           x->type == y->type && x->op == y->op && x->root == y->root;
+    const coll_args_t *x = &k->a;
+    if (!(x->kind == y->kind && x->sbuf == y->sbuf && x->rbuf == y->rbuf && x->scount == y->scount &&
+          x->rcount == y->rcount && x->count == y->count && x->stype == y->stype && x->rtype == y->rtype &&
+          x->type == y->type && x->op == y->op && x->root == y->root && !x->scounts == !y->scounts &&
+          !x->sdispls == !y->sdispls && !x->rcounts == !y->rcounts && !x->rdispls == !y->rdispls))
+        return false;
+    const int64_t *kv = k->arrays;
+    bool same = true;
+#define SAME(arr)                                                                                          \
+    do {                                                                                                  \
+        for (int i = 0; i < p && same; i++)                                                               \
+            same = kv[i] == (int64_t)(arr)[i];                                                            \
+        kv += p;                                                                                          \
+    } while (0)
+    FOR_ARRAYS(y, SAME);
+#undef SAME
+    return same;
 }
 
 /* The kept schedule of a call with these arguments, taken out, or NULL. */
@@ -575,7 +612,7 @@ static halo_sched_t *keep_take(halo_comm_t *c, const coll_args_t *a)
     if (!k)
         return NULL;
     for (int i = 0; i < k->n; i++)
-        if (k->e[i].s && same_args(&k->e[i].a, a)) {
+        if (k->e[i].s && same_args(&k->e[i], a, c->size)) {
             halo_sched_t *s = k->e[i].s;
             k->e[i].s = NULL;
             return s;
@@ -599,8 +636,26 @@ static void keep_put(halo_comm_t *c, const coll_args_t *a, halo_sched_t *s)
         k->next = (k->next + 1) % KEEP_MAX;
         halo_sched_free(k->e[slot].s);
     }
-    k->e[slot].a = *a;
-    k->e[slot].s = s;
+    kept_t *e = &k->e[slot];
+    e->a = *a;
+    e->s = s;
+    int p = c->size, narr = 0;
+#define COUNT(arr) narr++
+    FOR_ARRAYS(a, COUNT);
+#undef COUNT
+    free(e->arrays);
+    e->arrays = NULL;
+    if (narr) {
+        int64_t *kv = e->arrays = halo_malloc((size_t)narr * (size_t)p * sizeof(int64_t));
+#define COPY(arr)                                                                                          \
+    do {                                                                                                  \
+        for (int i = 0; i < p; i++)                                                                       \
+            kv[i] = (int64_t)(arr)[i];                                                                    \
+        kv += p;                                                                                          \
+    } while (0)
+        FOR_ARRAYS(a, COPY);
+#undef COPY
+    }
 }
 
 /* After a blocking run of a keepable call: keeps its schedule for the next
@@ -619,8 +674,10 @@ void halo_coll_keep_free(halo_comm_t *c)
     halo_coll_keep_t *k = c->coll_keep;
     if (!k)
         return;
-    for (int i = 0; i < k->n; i++)
+    for (int i = 0; i < k->n; i++) {
         halo_sched_free(k->e[i].s);
+        free(k->e[i].arrays);
+    }
     free(k);
     c->coll_keep = NULL;
 }
@@ -715,11 +772,30 @@ int halo_coll_start(halo_request_t *r)
 }
 
 /* The int forms of the v and w collectives widen their arrays (p entries
- * each; NULL stays NULL) and share the large-count path. */
-typedef struct widened {
-    MPI_Count *scounts, *rcounts;
-    MPI_Aint *sdispls, *rdispls;
-} widened_t;
+ * each; NULL stays NULL) and share the large-count path. Up to
+ * WIDEN_STACK ranks the wide copies live on the stack (four allocations
+ * and frees were a tenth of a small Reduce_scatter). */
+#define WIDEN_STACK 64
+
+static MPI_Count *widen_counts(int p, const int *v, MPI_Count *stack)
+{
+    if (!v)
+        return NULL;
+    MPI_Count *w = p <= WIDEN_STACK ? stack : halo_malloc((size_t)p * sizeof *w);
+    for (int i = 0; i < p; i++)
+        w[i] = v[i];
+    return w;
+}
+
+static MPI_Aint *widen_displs(int p, const int *v, MPI_Aint *stack)
+{
+    if (!v)
+        return NULL;
+    MPI_Aint *w = p <= WIDEN_STACK ? stack : halo_malloc((size_t)p * sizeof *w);
+    for (int i = 0; i < p; i++)
+        w[i] = v[i];
+    return w;
+}
 
 MPI_Count *halo_coll_widen_counts(int p, const int *v)
 {
@@ -755,19 +831,23 @@ static int run_widened(int how, coll_args_t *a, MPI_Comm comm, MPI_Request *requ
     bool want_r = a->kind != HALO_COLL_GATHERV || root;
     if (a->sbuf == MPI_IN_PLACE && (a->kind == HALO_COLL_ALLTOALLV || a->kind == HALO_COLL_ALLTOALLW))
         want_s = false;
-    widened_t w = {want_s ? halo_coll_widen_counts(p, sc) : NULL,
-                   want_r ? halo_coll_widen_counts(p, rc) : NULL,
-                   want_s ? halo_coll_widen_displs(p, sd) : NULL,
-                   want_r ? halo_coll_widen_displs(p, rd) : NULL};
-    a->scounts = w.scounts;
-    a->sdispls = w.sdispls;
-    a->rcounts = w.rcounts;
-    a->rdispls = w.rdispls;
+    MPI_Count cs[2][WIDEN_STACK];
+    MPI_Aint ds[2][WIDEN_STACK];
+    MPI_Count *scounts = want_s ? widen_counts(p, sc, cs[0]) : NULL;
+    MPI_Count *rcounts = want_r ? widen_counts(p, rc, cs[1]) : NULL;
+    MPI_Aint *sdispls = want_s ? widen_displs(p, sd, ds[0]) : NULL;
+    MPI_Aint *rdispls = want_r ? widen_displs(p, rd, ds[1]) : NULL;
+    a->scounts = scounts;
+    a->sdispls = sdispls;
+    a->rcounts = rcounts;
+    a->rdispls = rdispls;
     int rcode = coll_do(how, a, c, request);
-    free(w.scounts);
-    free(w.rcounts);
-    free(w.sdispls);
-    free(w.rdispls);
+    if (p > WIDEN_STACK) {
+        free(scounts);
+        free(rcounts);
+        free(sdispls);
+        free(rdispls);
+    }
     return rcode;
 }
 

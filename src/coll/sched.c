@@ -23,19 +23,31 @@ uint64_t halo_sched_next_seq(halo_comm_t *comm, int lane)
     return 2 * (*n)++ + (uint64_t)lane;
 }
 
-/* Allocations of schedules freed last (up to SCHED_CACHE_BYTES each), for
- * the next calls: a small blocking collective builds and frees one each
- * call, and the allocator took a tenth of its time. Steps are cleared as
+/* Allocations of schedules freed last, for the next calls: up to
+ * SCHED_CACHE of at most SCHED_CACHE_BYTES (a small blocking collective
+ * builds and frees one each call, and the allocator took a tenth of its
+ * time), and the largest one above that up to SCHED_BIG_MAX (scratch of
+ * large vectors: a fresh allocation of a megabyte costs its page faults on
+ * every call, ten times the reduction it serves). Steps are cleared as
  * they are added, so only the header is cleared on reuse. A schedule's
- * `bytes` never exceeds its allocation (a reused one may be larger). */
+ * `bytes` is its allocation's size. */
 #define SCHED_CACHE 4
 #define SCHED_CACHE_BYTES (64 * 1024)
+#define SCHED_BIG_MAX (64ull << 20)
 static halo_sched_t *sched_cache[SCHED_CACHE];
 static int sched_cached;
+static halo_sched_t *sched_big;
 
 /* A cached allocation of at least `bytes`, or NULL. */
 static halo_sched_t *sched_cache_take(uint64_t bytes)
 {
+    if (bytes > SCHED_CACHE_BYTES) {
+        halo_sched_t *s = sched_big;
+        if (!s || s->bytes < bytes)
+            return NULL;
+        sched_big = NULL;
+        return s;
+    }
     for (int i = sched_cached - 1; i >= 0; i--) {
         halo_sched_t *s = sched_cache[i];
         if (s->bytes >= bytes) {
@@ -49,10 +61,17 @@ static halo_sched_t *sched_cache_take(uint64_t bytes)
 /* Keeps s's allocation for reuse, or frees it. */
 static void sched_cache_put(halo_sched_t *s)
 {
-    if (s->bytes <= SCHED_CACHE_BYTES && sched_cached < SCHED_CACHE)
-        sched_cache[sched_cached++] = s;
-    else
+    if (s->bytes <= SCHED_CACHE_BYTES) {
+        if (sched_cached < SCHED_CACHE)
+            sched_cache[sched_cached++] = s;
+        else
+            free(s);
+    } else if (s->bytes <= SCHED_BIG_MAX && (!sched_big || sched_big->bytes < s->bytes)) {
+        free(sched_big);
+        sched_big = s;
+    } else {
         free(s);
+    }
 }
 
 halo_sched_t *halo_sched_new(halo_comm_t *comm, int lane)
@@ -83,8 +102,11 @@ void halo_sched_renumber(halo_sched_t *s)
     s->tag = halo_seq_tag(s->seq);
 }
 
-/* Grows the allocation, keeping steps then scratch; scratch offsets are
- * relative to the scratch area's start, so they survive the move. */
+/* Makes room for need_steps steps and need_scratch bytes of scratch.
+ * Scratch offsets are relative to the scratch area's start, and nothing
+ * is written into scratch while a schedule is built (its steps fill it
+ * when they run), so the area can move and its contents need no copy;
+ * the allocation only changes when it is too small. */
 static void sched_grow(halo_sched_t **s_p, int need_steps, uint64_t need_scratch)
 {
     halo_sched_t *s = *s_p;
@@ -94,18 +116,21 @@ static void sched_grow(halo_sched_t **s_p, int need_steps, uint64_t need_scratch
     uint64_t scratch = s->scratch_bytes > need_scratch ? s->scratch_bytes : need_scratch;
     uint64_t off = (sizeof(halo_sched_t) + (uint64_t)cap * sizeof(halo_step_t) + 63) & ~63ull;
     uint64_t bytes = off + scratch;
-    halo_sched_t *n = sched_cache_take(bytes + 64);
-    if (!n)
-        n = halo_malloc(bytes + 64);
-    memcpy(n, s, sizeof(halo_sched_t) + (size_t)s->nsteps * sizeof(halo_step_t));
-    if (s->scratch_bytes)
-        memcpy((char *)n + off, (char *)s + s->scratch_off, s->scratch_bytes);
-    n->capsteps = cap;
-    n->scratch_off = off;
-    n->scratch_bytes = scratch;
-    n->bytes = bytes;
-    sched_cache_put(s);
-    *s_p = n;
+    if (bytes > s->bytes) {
+        halo_sched_t *n = sched_cache_take(bytes);
+        if (!n) {
+            n = halo_malloc(bytes);
+            n->bytes = bytes;
+        }
+        uint64_t nbytes = n->bytes;
+        memcpy(n, s, sizeof(halo_sched_t) + (size_t)s->nsteps * sizeof(halo_step_t));
+        n->bytes = nbytes;
+        sched_cache_put(s);
+        *s_p = s = n;
+    }
+    s->capsteps = cap;
+    s->scratch_off = off;
+    s->scratch_bytes = scratch;
 }
 
 int64_t halo_sched_scratch(halo_sched_t **s_p, uint64_t bytes)

@@ -18,7 +18,12 @@
  * measured (halo-bench bcast with each algorithm forced, 2 to 8 ranks on 2
  * cores): Bcast through the shared slots up to 256K from 3 ranks, then the
  * binomial tree, whose receivers read the message straight from their
- * parent (CMA), beats scatter-allgather and the pipeline at every size. */
+ * parent (CMA), beats scatter-allgather and the pipeline at every size.
+ * Reduce_scatter (halo-bench reduce_scatter, each algorithm forced, 2, 4
+ * and 8 ranks): the shared slots up to 64K (256K from 8 ranks), then the
+ * pairwise exchange, which moves the least (every block crosses once, read
+ * in place with CMA): 1 MiB at 4 ranks 202 us against 225 for recursive
+ * halving and 411 through the slots. */
 #include "coll/select.h"
 
 const char halo_coll_tuning_default[] =
@@ -100,10 +105,16 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"rabenseifner\"}\n"
     "  ],\n"
     "  \"reduce_scatter\": [\n"
+    "    {\"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 8, \"msg_size_max\": 262144, \"algorithm\": \"shm\"},\n"
+    "    {\"ppn_min\": 2, \"msg_size_min\": 131072, \"algorithm\": \"pairwise\"},\n"
     "    {\"msg_size_max\": 524288, \"algorithm\": \"recursive_halving\"},\n"
     "    {\"algorithm\": \"pairwise\"}\n"
     "  ],\n"
     "  \"reduce_scatter_block\": [\n"
+    "    {\"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 8, \"msg_size_max\": 262144, \"algorithm\": \"shm\"},\n"
+    "    {\"ppn_min\": 2, \"msg_size_min\": 131072, \"algorithm\": \"pairwise\"},\n"
     "    {\"msg_size_max\": 524288, \"algorithm\": \"recursive_halving\"},\n"
     "    {\"algorithm\": \"pairwise\"}\n"
     "  ],\n"

@@ -9,6 +9,10 @@
  * - more distinct calls in turn than the communicator keeps (eviction);
  * - a derived datatype freed and another made (its handle may come back):
  *   the result follows the new type;
+ * - Reduce_scatter, Allgatherv and Alltoallv (int and large-count forms)
+ *   whose count and displacement arrays change in place between calls
+ *   (same addresses, new contents): the kept schedule of the old counts
+ *   must not serve the new ones;
  * - a call with a bad root between kept ones fails with MPI_ERR_ROOT and
  *   the next ones still work;
  * - a duplicated communicator freed with schedules kept (no leak under the
@@ -134,6 +138,65 @@ static void eviction_rounds(MPI_Comm comm)
         }
 }
 
+/* Count arrays rewritten in place between calls with the same addresses. */
+static void counts_rounds(MPI_Comm comm)
+{
+    enum { MAXP = 64, MAXC = 3 };
+    int s[MAXP * MAXC], r[MAXP * MAXC], cnt[MAXP], dsp[MAXP], rcnt[MAXP], rdsp[MAXP];
+    MPI_Count ccnt[MAXP];
+    for (int it = 0; it < 30; it++) {
+        /* Rank q's count: 1 + (q + it) % 3 (changes every call, same arrays). */
+        int total = 0;
+        for (int q = 0; q < size; q++) {
+            cnt[q] = 1 + (q + it) % MAXC;
+            ccnt[q] = cnt[q];
+            dsp[q] = total;
+            total += cnt[q];
+        }
+        for (int i = 0; i < total; i++)
+            s[i] = val(rank, it, i);
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < MAXP * MAXC; i++)
+                r[i] = -1;
+            if (k == 0)
+                MPI_OK(MPI_Reduce_scatter(s, r, cnt, MPI_INT, MPI_SUM, comm));
+            else
+                MPI_OK(MPI_Reduce_scatter_c(s, r, ccnt, MPI_INT, MPI_SUM, comm));
+            for (int i = 0; i < cnt[rank]; i++) {
+                int want = 0;
+                for (int q = 0; q < size; q++)
+                    want += val(q, it, dsp[rank] + i);
+                CHECK(r[i] == want, "it %d form %d reduce_scatter [%d] = %d, want %d", it, k, i, r[i], want);
+            }
+            CHECK(r[cnt[rank]] == -1, "it %d form %d: reduce_scatter wrote past its count %d", it, k, cnt[rank]);
+        }
+        /* Allgatherv: rank q gives cnt[q] ints. */
+        for (int i = 0; i < MAXP * MAXC; i++)
+            r[i] = -1;
+        MPI_OK(MPI_Allgatherv(s, cnt[rank], MPI_INT, r, cnt, dsp, MPI_INT, comm));
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < cnt[q]; i++)
+                CHECK(r[dsp[q] + i] == val(q, it, i), "it %d allgatherv [%d][%d] = %d", it, q, i, r[dsp[q] + i]);
+        CHECK(r[total] == -1, "it %d: allgatherv wrote past %d", it, total);
+        /* Alltoallv: rank me sends cnt[q] ints to q and receives
+         * rcnt[q] = cnt[me] from each (what q sends it). */
+        int rt = 0;
+        for (int q = 0; q < size; q++) {
+            rcnt[q] = cnt[rank];
+            rdsp[q] = rt;
+            rt += rcnt[q];
+        }
+        for (int i = 0; i < MAXP * MAXC; i++)
+            r[i] = -1;
+        MPI_OK(MPI_Alltoallv(s, cnt, dsp, MPI_INT, r, rcnt, rdsp, MPI_INT, comm));
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < rcnt[q]; i++)
+                CHECK(r[rdsp[q] + i] == val(q, it, dsp[rank] + i), "it %d alltoallv from %d [%d] = %d", it, q, i,
+                      r[rdsp[q] + i]);
+        CHECK(r[rt] == -1, "it %d: alltoallv wrote past %d", it, rt);
+    }
+}
+
 /* A user type freed and another made: a Bcast with the new one moves the
  * new layout (not kept: the result must follow the type). */
 static void derived_rounds(MPI_Comm comm)
@@ -182,6 +245,7 @@ int main(int argc, char **argv)
     exchange_rounds(MPI_COMM_WORLD);
     eviction_rounds(MPI_COMM_WORLD);
     derived_rounds(MPI_COMM_WORLD);
+    counts_rounds(MPI_COMM_WORLD);
     for (int k = 0; k < 3; k++) {
         MPI_Comm d;
         MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
