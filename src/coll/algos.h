@@ -185,6 +185,7 @@ halo_coll_build_fn_t halo_barrier_dissemination;
 halo_coll_build_fn_t halo_bcast_binomial;
 halo_coll_build_fn_t halo_bcast_scatter_allgather;
 halo_coll_build_fn_t halo_bcast_pipeline;
+halo_coll_build_fn_t halo_bcast_linear;
 
 halo_coll_build_fn_t halo_gather_linear;      /* gather and gatherv */
 halo_coll_build_fn_t halo_gather_binomial;

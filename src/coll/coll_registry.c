@@ -21,6 +21,7 @@ const halo_coll_algo_t halo_coll_algos[] = {
     ALG(BCAST, "binomial", halo_bcast_binomial, 0, "lg p (a + n b)"),
     ALG(BCAST, "scatter_allgather", halo_bcast_scatter_allgather, 0, "(lg p + p) a + 2n b"),
     ALG(BCAST, "pipeline", halo_bcast_pipeline, 0, "(p + s) (a + n/s b), s segments"),
+    ALG(BCAST, "linear", halo_bcast_linear, 0, "(p-1) a + n b per receiver, all at once"),
 
     ALG(GATHER, "linear", halo_gather_linear, 0, "(p-1) a + n b"),
     ALG(GATHER, "binomial", halo_gather_binomial, 0, "lg p a + n b"),
