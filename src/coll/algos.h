@@ -193,6 +193,7 @@ halo_coll_build_fn_t halo_scatter_linear;     /* scatter and scatterv */
 halo_coll_build_fn_t halo_scatter_binomial;
 
 halo_coll_build_fn_t halo_allgather_ring;
+halo_coll_build_fn_t halo_allgather_linear;   /* and allgatherv */
 halo_coll_build_fn_t halo_allgatherv_ring;
 halo_coll_build_fn_t halo_allgather_recursive_doubling;
 halo_coll_build_fn_t halo_allgatherv_recursive_doubling;

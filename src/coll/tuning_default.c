@@ -20,7 +20,12 @@
  * linear one, whose receivers all read the message at once straight from
  * the root's buffer (CMA; 4 MiB at 8 ranks 676 us against 1534 for the
  * binomial tree, whose levels copy in turn, and 1990 through the slots,
- * whose chunks need every rank scheduled in turn).
+ * whose chunks need every rank scheduled in turn). Allgather(v) of
+ * blocks above 128K with fewer than 8 ranks: linear, every block read
+ * once from its owner (4 ranks, 1 MiB blocks: 555 us against 796 for
+ * the ring). Alltoall above 8K: linear at every size with several
+ * ranks per node (4 MiB blocks at 4 ranks 5628 us, pairwise 6316; at 8
+ * ranks 21520 against 29062).
  * Reduce_scatter (halo-bench reduce_scatter, each algorithm forced, 2, 4
  * and 8 ranks): the shared slots up to 64K (256K from 8 ranks), then the
  * pairwise exchange, which moves the least (every block crosses once, read
@@ -66,16 +71,21 @@ const char halo_coll_tuning_default[] =
     "    {\"msg_size_max\": 131072, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 8, \"msg_size_max\": 524288, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 8, \"comm_size_max\": 8, \"ppn_min\": 8, \"algorithm\": \"shm\"},\n"
+    "    {\"ppn_min\": 2, \"comm_size_max\": 8, \"msg_size_min\": 131072, \"algorithm\": \"linear\"},\n"
     "    {\"msg_size_max\": 32768, \"algorithm\": \"recursive_doubling\"},\n"
     "    {\"msg_size_max\": 4096, \"algorithm\": \"bruck\"},\n"
     "    {\"algorithm\": \"ring\"}\n"
     "  ],\n"
     "  \"allgatherv\": [\n"
-    "    {\"algorithm\": \"shm\"},\n"
+    "    {\"msg_size_max\": 131072, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 8, \"msg_size_max\": 524288, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 8, \"comm_size_max\": 8, \"ppn_min\": 8, \"algorithm\": \"shm\"},\n"
+    "    {\"ppn_min\": 2, \"comm_size_max\": 8, \"msg_size_min\": 131072, \"algorithm\": \"linear\"},\n"
     "    {\"algorithm\": \"ring\"}\n"
     "  ],\n"
     "  \"alltoall\": [\n"
     "    {\"msg_size_max\": 8192, \"algorithm\": \"shm\"},\n"
+    "    {\"ppn_min\": 2, \"comm_size_max\": 64, \"algorithm\": \"linear\"},\n"
     "    {\"msg_size_max\": 1048576, \"algorithm\": \"linear\"},\n"
     "    {\"algorithm\": \"pairwise\"}\n"
     "  ],\n"

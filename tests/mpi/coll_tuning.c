@@ -87,8 +87,12 @@ int main(int argc, char **argv)
     expect("gather", 8, 1 << 20, 1, "linear");
     expect("allgather", 4, 64, 1, "shm");
     expect("allgather", 8, 300000, 1, "shm");
-    expect("allgather", 5, 300000, 1, "ring");
-    expect("allgather", 5, 1 << 20, 1, "ring");
+    expect("allgather", 5, 300000, 1, "linear");
+    expect("allgather", 5, 1 << 20, 1, "linear");
+    expect("allgather", 16, 1 << 20, 1, "ring");
+    expect("reduce_scatter", 4, 1000, 0, "shm");
+    expect("reduce_scatter", 8, 200000, 1, "shm");
+    expect("reduce_scatter", 4, 1 << 20, 1, "pairwise");
 
     if (!strcmp(mode, "good")) {
         expect("allreduce", 4, 100, 1, "ring");
@@ -109,7 +113,7 @@ int main(int argc, char **argv)
         expect("scan", 2, 8, 1, "linear");                   /* built in: not a list */
         expect("scan", 8, 8, 1, "recursive_doubling");
         expect("bcast", 8, 8, 1, "shm");                     /* no usable rule: built in */
-        expect("bcast", 8, 1 << 22, 1, "binomial");          /* one node: single-copy reads */
+        expect("bcast", 8, 1 << 22, 1, "linear");            /* one node: single-copy reads */
     } else {
         /* syntax, missing: the built-in tables everywhere. */
         expect("allreduce", 4, 100, 1, "shm");
@@ -117,7 +121,10 @@ int main(int argc, char **argv)
         expect("allreduce", 8, 1 << 22, 1, "ring");
         expect("allreduce", 8, 1 << 22, 0, "rabenseifner");
         expect("bcast", 8, 8, 1, "shm");
-        expect("bcast", 8, 1 << 22, 1, "binomial");
+        expect("bcast", 8, 1 << 22, 1, "linear");
+        expect("bcast", 128, 1 << 22, 1, "pipeline");
+        expect("alltoall", 8, 1 << 22, 1, "linear");
+        expect("alltoall", 128, 1 << 22, 1, "pairwise");
         expect("reduce", 8, 1 << 20, 1, "binomial");          /* one node, up to 8 ranks */
         expect("reduce", 16, 1 << 20, 1, "rabenseifner");
     }
