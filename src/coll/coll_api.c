@@ -226,7 +226,7 @@ static int check_neighbor(const coll_args_t *a, halo_comm_t *c)
     return halo_err(MPI_ERR_INTERN, ": unknown collective %d", (int)a->kind);
 }
 
-static int check_args(const coll_args_t *a, halo_comm_t *c)
+static int check_args_each(const coll_args_t *a, halo_comm_t *c)
 {
     int p = c->size, me = c->rank, rc = MPI_SUCCESS;
     bool root = false;
@@ -368,6 +368,216 @@ static int check_args(const coll_args_t *a, halo_comm_t *c)
         break;
     }
     return halo_err(MPI_ERR_INTERN, ": unknown collective %d", (int)a->kind);
+}
+
+/* ---- send and receive buffers that overlap
+ *
+ * The standard forbids aliasing an argument the call writes: a send
+ * buffer inside the receive buffer is an error (MPI_IN_PLACE says it), not
+ * only the same address (no_alias). Each block is taken as a byte range
+ * when it is one (a contiguous type, or one element of a type with a
+ * single run); blocks with holes are not compared, since data interleaved
+ * with another buffer's is legal. */
+typedef struct span {
+    uintptr_t lo, hi;
+} span_t;
+
+static bool span_of(const void *buf, MPI_Aint off, MPI_Count count, MPI_Datatype type, span_t *s)
+{
+    if (buf == MPI_IN_PLACE || count <= 0)
+        return false;
+    halo_dtype_t *dt = halo_dtype_ptr(type);
+    if (dt->size <= 0)
+        return false;
+    uintptr_t base = (uintptr_t)buf + (uintptr_t)off;
+    if (halo_dt_contig(dt)) {
+        s->lo = base;
+        s->hi = base + (uintptr_t)(count * dt->size);
+        return true;
+    }
+    if (count == 1 && dt->nruns == 1) {
+        s->lo = base + (uintptr_t)dt->true_lb;
+        s->hi = s->lo + (uintptr_t)dt->size;
+        return true;
+    }
+    return false;
+}
+
+static int span_cmp(const void *x, const void *y)
+{
+    uintptr_t a = ((const span_t *)x)->lo, b = ((const span_t *)y)->lo;
+    return a < b ? -1 : a > b;
+}
+
+/* Whether a range of s meets a range of r (sorts both). */
+static bool spans_meet(span_t *s, int ns, span_t *r, int nr)
+{
+    if (!ns || !nr)
+        return false;
+    span_t hs = s[0], hr = r[0];
+    for (int i = 1; i < ns; i++) {
+        hs.lo = s[i].lo < hs.lo ? s[i].lo : hs.lo;
+        hs.hi = s[i].hi > hs.hi ? s[i].hi : hs.hi;
+    }
+    for (int i = 1; i < nr; i++) {
+        hr.lo = r[i].lo < hr.lo ? r[i].lo : hr.lo;
+        hr.hi = r[i].hi > hr.hi ? r[i].hi : hr.hi;
+    }
+    if (hs.hi <= hr.lo || hr.hi <= hs.lo)
+        return false;   /* the usual case: two separate buffers */
+    qsort(s, (size_t)ns, sizeof *s, span_cmp);
+    qsort(r, (size_t)nr, sizeof *r, span_cmp);
+    /* A range that ends before the other list's current one starts meets
+     * none of that list's later ones either. */
+    for (int i = 0, j = 0; i < ns && j < nr;) {
+        if (s[i].hi <= r[j].lo)
+            i++;
+        else if (r[j].hi <= s[i].lo)
+            j++;
+        else
+            return true;
+    }
+    return false;
+}
+
+/* Adds block i of a v or w form (or the whole buffer) to list l. */
+static void add_span(span_t *l, int *n, const void *buf, MPI_Aint off, MPI_Count count, MPI_Datatype type)
+{
+    if (span_of(buf, off, count, type, &l[*n]))
+        (*n)++;
+}
+
+/* The send side's and the receive side's blocks of this rank's call. */
+static void call_spans(const coll_args_t *a, int p, int me, span_t *s, int *ns, span_t *r, int *nr)
+{
+    *ns = *nr = 0;
+    switch (a->kind) {
+    case HALO_COLL_GATHER:
+    case HALO_COLL_ALLGATHER:
+        add_span(s, ns, a->sbuf, 0, a->scount, a->stype);
+        add_span(r, nr, a->rbuf, 0, (MPI_Count)p * a->rcount, a->rtype);
+        break;
+    case HALO_COLL_GATHERV:
+    case HALO_COLL_ALLGATHERV: {
+        if (!a->rdispls || !a->rcounts)
+            break;
+        MPI_Aint rext = halo_type_extent(a->rtype);
+        add_span(s, ns, a->sbuf, 0, a->scount, a->stype);
+        for (int i = 0; i < p; i++)
+            add_span(r, nr, a->rbuf, a->rdispls[i] * rext, a->rcounts[i], a->rtype);
+        break;
+    }
+    case HALO_COLL_SCATTER:
+        add_span(s, ns, a->sbuf, 0, (MPI_Count)p * a->scount, a->stype);
+        add_span(r, nr, a->rbuf, 0, a->rcount, a->rtype);
+        break;
+    case HALO_COLL_SCATTERV: {
+        if (!a->sdispls || !a->scounts)
+            break;
+        MPI_Aint sext = halo_type_extent(a->stype);
+        for (int i = 0; i < p; i++)
+            add_span(s, ns, a->sbuf, a->sdispls[i] * sext, a->scounts[i], a->stype);
+        add_span(r, nr, a->rbuf, 0, a->rcount, a->rtype);
+        break;
+    }
+    case HALO_COLL_ALLTOALL:
+        add_span(s, ns, a->sbuf, 0, (MPI_Count)p * a->scount, a->stype);
+        add_span(r, nr, a->rbuf, 0, (MPI_Count)p * a->rcount, a->rtype);
+        break;
+    case HALO_COLL_ALLTOALLV: {
+        if (!a->sdispls || !a->scounts || !a->rdispls || !a->rcounts)
+            break;
+        MPI_Aint sext = halo_type_extent(a->stype), rext = halo_type_extent(a->rtype);
+        for (int i = 0; i < p; i++) {
+            add_span(s, ns, a->sbuf, a->sdispls[i] * sext, a->scounts[i], a->stype);
+            add_span(r, nr, a->rbuf, a->rdispls[i] * rext, a->rcounts[i], a->rtype);
+        }
+        break;
+    }
+    case HALO_COLL_ALLTOALLW:   /* displacements in bytes */
+        if (!a->sdispls || !a->scounts || !a->rdispls || !a->rcounts || !a->stypes || !a->rtypes)
+            break;
+        for (int i = 0; i < p; i++) {
+            add_span(s, ns, a->sbuf, a->sdispls[i], a->scounts[i], a->stypes[i]);
+            add_span(r, nr, a->rbuf, a->rdispls[i], a->rcounts[i], a->rtypes[i]);
+        }
+        break;
+    case HALO_COLL_REDUCE:
+    case HALO_COLL_ALLREDUCE:
+    case HALO_COLL_SCAN:
+    case HALO_COLL_EXSCAN:
+        add_span(s, ns, a->sbuf, 0, a->count, a->type);
+        add_span(r, nr, a->rbuf, 0, a->count, a->type);
+        break;
+    case HALO_COLL_REDUCE_SCATTER_BLOCK:
+        add_span(s, ns, a->sbuf, 0, (MPI_Count)p * a->count, a->type);
+        add_span(r, nr, a->rbuf, 0, a->count, a->type);
+        break;
+    case HALO_COLL_REDUCE_SCATTER: {
+        MPI_Count total = 0;
+        for (int i = 0; i < p; i++)
+            total += a->rcounts[i];
+        add_span(s, ns, a->sbuf, 0, total, a->type);
+        add_span(r, nr, a->rbuf, 0, a->rcounts[me], a->type);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* MPI_ERR_BUFFER when a send block and a receive block of this rank's call
+ * share bytes. Only where both sides are used here: the root of a rooted
+ * call, everyone otherwise, neither side MPI_IN_PLACE. */
+static int no_overlap(const coll_args_t *a, halo_comm_t *c)
+{
+    int p = c->size, me = c->rank;
+    switch (a->kind) {
+    case HALO_COLL_GATHER:
+    case HALO_COLL_GATHERV:
+    case HALO_COLL_SCATTER:
+    case HALO_COLL_SCATTERV:
+    case HALO_COLL_REDUCE:
+        if (me != a->root)
+            return MPI_SUCCESS;
+        break;
+    case HALO_COLL_ALLGATHER:
+    case HALO_COLL_ALLGATHERV:
+    case HALO_COLL_ALLTOALL:
+    case HALO_COLL_ALLTOALLV:
+    case HALO_COLL_ALLTOALLW:
+    case HALO_COLL_ALLREDUCE:
+    case HALO_COLL_SCAN:
+    case HALO_COLL_EXSCAN:
+    case HALO_COLL_REDUCE_SCATTER:
+    case HALO_COLL_REDUCE_SCATTER_BLOCK:
+        break;
+    default:
+        return MPI_SUCCESS;
+    }
+    if (a->sbuf == MPI_IN_PLACE || a->rbuf == MPI_IN_PLACE)
+        return MPI_SUCCESS;
+    enum { STACK = 16 };
+    span_t stack[2 * STACK], *s = stack, *r = stack + STACK;
+    if (p > STACK) {
+        s = halo_malloc(2 * (size_t)p * sizeof *s);
+        r = s + p;
+    }
+    int ns, nr;
+    call_spans(a, p, me, s, &ns, r, &nr);
+    bool meet = spans_meet(s, ns, r, nr);
+    if (s != stack)
+        free(s);
+    if (meet)
+        return halo_err(MPI_ERR_BUFFER, "(sendbuf=%p, recvbuf=%p): the send and receive buffers overlap; "
+                        "use MPI_IN_PLACE", a->sbuf, a->rbuf);
+    return MPI_SUCCESS;
+}
+
+static int check_args(const coll_args_t *a, halo_comm_t *c)
+{
+    int rc = check_args_each(a, c);
+    return rc ? rc : no_overlap(a, c);
 }
 
 /* Intercommunicators (MPI 5.0 chapter 6): root is MPI_ROOT at the root,
@@ -703,9 +913,10 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
     bool keep = how == RUN_BLOCKING && keepable(a, c);
     int checked = -1;   /* check_args' result once called here */
     if (keep) {
-        checked = halo_error_checking ? check_args(a, c) : MPI_SUCCESS;
-        if (checked == MPI_SUCCESS && (s = keep_take(c, a)))
+        /* The same arguments passed the checks at the kept call. */
+        if ((s = keep_take(c, a)))
             return keep_or_free(c, a, s, halo_sched_rerun(s));
+        checked = halo_error_checking ? check_args(a, c) : MPI_SUCCESS;
     }
     int lane = how == RUN_BLOCKING                 ? HALO_LANE_BLOCKING
                : how == RUN_PERSISTENT && !by_init ? HALO_LANE_NONE

@@ -249,6 +249,55 @@ static void test_default_and_return(void)
     MPI_OK(MPI_Allgather(ab, 0, MPI_INT, ab, 0, MPI_INT, MPI_COMM_WORLD));   /* nothing moves: fine */
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 
+    /* Overlapping (not equal) send and receive buffers: MPI_ERR_BUFFER on
+     * every rank; disjoint parts of one array, and interleaved elements,
+     * are legal. */
+    int cnt[64], dsp[64], wdsp[64];
+    MPI_Datatype w[64];
+    for (int i = 0; i < size; i++) {
+        cnt[i] = 1;
+        dsp[i] = i;
+        wdsp[i] = i * (int)sizeof(int);   /* Alltoallw: in bytes */
+        w[i] = MPI_INT;
+    }
+    rc = MPI_Allgather(&ab[rank], 1, MPI_INT, ab, 1, MPI_INT, MPI_COMM_WORLD);
+    expect_class(rc, MPI_ERR_BUFFER, "MPI_Allgather(sendbuf inside recvbuf)");
+    rc = MPI_Allgatherv(&ab[size - 1], 1, MPI_INT, ab, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
+    expect_class(rc, MPI_ERR_BUFFER, "MPI_Allgatherv(sendbuf inside recvbuf)");
+    rc = MPI_Alltoallv(ab, cnt, dsp, MPI_INT, ab, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
+    expect_class(rc, MPI_ERR_BUFFER, "MPI_Alltoallv(sendbuf=recvbuf)");
+    rc = MPI_Ialltoallw(ab, cnt, wdsp, w, (char *)ab + 2, cnt, wdsp, w, MPI_COMM_WORLD, &areq);
+    expect_class(rc, MPI_ERR_BUFFER, "MPI_Ialltoallw(overlapping buffers)");
+    rc = MPI_Allreduce(ab + 1, ab, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    expect_class(rc, MPI_ERR_BUFFER, "MPI_Allreduce(sendbuf = recvbuf + 1)");
+    rc = MPI_Scan(ab, ab + 1, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    expect_class(rc, MPI_ERR_BUFFER, "MPI_Scan(recvbuf = sendbuf + 1)");
+    rc = MPI_Gather(ab + 1, 2, MPI_INT, ab, 2, MPI_INT, 0, MPI_COMM_SELF);
+    expect_class(rc, MPI_ERR_BUFFER, "MPI_Gather(sendbuf inside recvbuf) at the root");
+    rc = MPI_Reduce_scatter_block(ab, ab + size - 1, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    expect_class(rc, MPI_ERR_BUFFER, "MPI_Reduce_scatter_block(recvbuf = the send vector's last element)");
+    /* Legal: the receive block right after the send vector. */
+    for (int i = 0; i < size; i++)
+        ab[i] = 10 * i + rank;
+    ab[size] = -1;
+    MPI_OK(MPI_Reduce_scatter_block(ab, ab + size, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(ab[size] == 10 * rank * size + size * (size - 1) / 2, "MPI_Reduce_scatter_block into the next "
+          "element: %d", ab[size]);
+    /* Legal: even elements sent, odd ones received, in one array. */
+    MPI_Datatype every2;
+    MPI_OK(MPI_Type_vector(4, 1, 2, MPI_INT, &every2));
+    MPI_OK(MPI_Type_commit(&every2));
+    for (int i = 0; i < 8; i++)
+        ab[i] = i % 2 ? -1 : rank + i;
+    MPI_OK(MPI_Allreduce(ab, ab + 1, 1, every2, MPI_SUM, MPI_COMM_WORLD));
+    for (int i = 0; i < 8; i += 2) {
+        CHECK(ab[i] == rank + i, "interleaved MPI_Allreduce changed send element %d: %d", i, ab[i]);
+        CHECK(ab[i + 1] == size * (size - 1) / 2 + size * i, "interleaved MPI_Allreduce [%d] = %d", i + 1,
+              ab[i + 1]);
+    }
+    MPI_OK(MPI_Type_free(&every2));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+
     /* MPI_Group_translate_ranks without its arrays. */
     MPI_Group wg;
     MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
