@@ -111,7 +111,8 @@ int main(int argc, char **argv)
         expect("reduce", 8, 8, 1, "rabenseifner");           /* the one usable rule */
         expect("reduce", 8, 1 << 20, 1, "rabenseifner");
         expect("scan", 2, 8, 1, "linear");                   /* built in: not a list */
-        expect("scan", 8, 8, 1, "recursive_doubling");
+        expect("scan", 8, 8, 1, "linear");                   /* one node, up to 16 ranks */
+        expect("scan", 32, 8, 1, "recursive_doubling");
         expect("bcast", 8, 8, 1, "shm");                     /* no usable rule: built in */
         expect("bcast", 8, 1 << 22, 1, "linear");            /* one node: single-copy reads */
     } else {
