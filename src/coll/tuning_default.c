@@ -23,11 +23,18 @@
  * whose chunks need every rank scheduled in turn). Allgather(v) of
  * blocks above 128K with fewer than 8 ranks: linear, every block read
  * once from its owner (4 ranks, 1 MiB blocks: 555 us against 796 for
- * the ring). Alltoall above 8K: linear at every size with several
+ * the ring); at 2 ranks from 64K (64 KiB: 9.7-11.6 us against 11.8-15.3
+ * through the slots). Alltoall above 8K: linear at every size with several
  * ranks per node (4 MiB blocks at 4 ranks 5628 us, pairwise 6316; at 8
  * ranks 21520 against 29062). Scan and Exscan: the chain up to 16 ranks
  * of a node (8 ranks, 1 MiB: 1164 us against 2691 for recursive doubling,
  * whose every step reduces twice; 4 ranks, 8 B: 3.4 against 6.0).
+ * Scatter through the slots only up to 4K and 4 ranks: from 32K the
+ * receivers reading their blocks from the root (CMA) are 2-3x faster
+ * (three alternations at 2, 4 and 8 ranks, 64 KiB: 5-16 us against
+ * 10-30), the root's copies into slots that the members have just read
+ * costing a line transfer each. Gather through the slots up to 32K at 2
+ * ranks and 128K from 3 (4 ranks, 64 KiB: 8-9 us against 19-29).
  * Reduce_scatter (halo-bench reduce_scatter, each algorithm forced, 2, 4
  * and 8 ranks): the shared slots up to 64K (256K from 8 ranks), then the
  * pairwise exchange, which moves the least (every block crosses once, read
@@ -53,9 +60,8 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"pipeline\"}\n"
     "  ],\n"
     "  \"gather\": [\n"
-    "    {\"comm_size_max\": 2, \"msg_size_max\": 4096, \"algorithm\": \"shm\"},\n"
-    "    {\"comm_size_min\": 8, \"msg_size_max\": 131072, \"algorithm\": \"shm\"},\n"
-    "    {\"comm_size_min\": 3, \"msg_size_min\": 32768, \"msg_size_max\": 131072, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_max\": 2, \"msg_size_max\": 32768, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 3, \"msg_size_max\": 131072, \"algorithm\": \"shm\"},\n"
     "    {\"algorithm\": \"linear\"}\n"
     "  ],\n"
     "  \"gatherv\": [\n"
@@ -63,26 +69,27 @@ const char halo_coll_tuning_default[] =
     "  ],\n"
     "  \"scatter\": [\n"
     "    {\"comm_size_max\": 4, \"msg_size_max\": 4096, \"algorithm\": \"shm\"},\n"
-    "    {\"msg_size_min\": 32768, \"msg_size_max\": 131072, \"algorithm\": \"shm\"},\n"
     "    {\"algorithm\": \"linear\"}\n"
     "  ],\n"
     "  \"scatterv\": [\n"
     "    {\"algorithm\": \"linear\"}\n"
     "  ],\n"
     "  \"allgather\": [\n"
-    "    {\"msg_size_max\": 131072, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_max\": 2, \"msg_size_max\": 32768, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 3, \"msg_size_max\": 131072, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 8, \"msg_size_max\": 524288, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 8, \"comm_size_max\": 8, \"ppn_min\": 8, \"algorithm\": \"shm\"},\n"
-    "    {\"ppn_min\": 2, \"comm_size_max\": 8, \"msg_size_min\": 131072, \"algorithm\": \"linear\"},\n"
+    "    {\"ppn_min\": 2, \"comm_size_max\": 8, \"msg_size_min\": 32769, \"algorithm\": \"linear\"},\n"
     "    {\"msg_size_max\": 32768, \"algorithm\": \"recursive_doubling\"},\n"
     "    {\"msg_size_max\": 4096, \"algorithm\": \"bruck\"},\n"
     "    {\"algorithm\": \"ring\"}\n"
     "  ],\n"
     "  \"allgatherv\": [\n"
-    "    {\"msg_size_max\": 131072, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_max\": 2, \"msg_size_max\": 32768, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 3, \"msg_size_max\": 131072, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 8, \"msg_size_max\": 524288, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 8, \"comm_size_max\": 8, \"ppn_min\": 8, \"algorithm\": \"shm\"},\n"
-    "    {\"ppn_min\": 2, \"comm_size_max\": 8, \"msg_size_min\": 131072, \"algorithm\": \"linear\"},\n"
+    "    {\"ppn_min\": 2, \"comm_size_max\": 8, \"msg_size_min\": 32769, \"algorithm\": \"linear\"},\n"
     "    {\"algorithm\": \"ring\"}\n"
     "  ],\n"
     "  \"alltoall\": [\n"

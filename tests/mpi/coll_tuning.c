@@ -81,11 +81,16 @@ int main(int argc, char **argv)
 
     /* Built-in rules, untouched by every file here. */
     expect("gather", 8, 8, 1, "shm");
-    expect("gather", 4, 8, 1, "linear");
+    expect("gather", 4, 8, 1, "shm");
+    expect("gather", 2, 65536, 1, "linear");
+    expect("scatter", 4, 4096, 1, "shm");
+    expect("scatter", 4, 65536, 1, "linear");
     expect("gather", 4, 65536, 1, "shm");
     expect("gather", 8, 65536, 1, "shm");
     expect("gather", 8, 1 << 20, 1, "linear");
     expect("allgather", 4, 64, 1, "shm");
+    expect("allgather", 2, 16384, 1, "shm");
+    expect("allgather", 2, 65536, 1, "linear");
     expect("allgather", 8, 300000, 1, "shm");
     expect("allgather", 5, 300000, 1, "linear");
     expect("allgather", 5, 1 << 20, 1, "linear");
