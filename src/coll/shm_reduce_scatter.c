@@ -14,6 +14,7 @@
  * (HALO_ALG_SHM_TYPE). One node. */
 #include "coll/algos.h"
 #include "coll/shm.h"
+#include "core/errors.h"
 
 int halo_reduce_scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
 {
@@ -36,9 +37,12 @@ int halo_reduce_scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sche
             halo_sched_copy(s_p, 0, ib, d1 - d0, type, out, d1 - d0, type);
         return MPI_SUCCESS;
     }
-    halo_shm_use(s_p);
     halo_shm_chunks_t ch;
     halo_shm_chunks(&ch, total, type, HALO_CSHM_SLOT);
+    if (2 * ch.n > HALO_SHM_MAX_STEP)
+        return halo_err(MPI_ERR_COUNT, ": %lld elements are too many for the shared-memory reduce-scatter",
+                        (long long)total);
+    halo_shm_use(s_p);
     for (MPI_Count k = 0; k < ch.n; k++) {
         int r = 2 * (int)k;
         MPI_Count first = k * ch.per, len = halo_shm_chunk_len(&ch, k);

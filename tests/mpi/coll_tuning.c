@@ -124,8 +124,10 @@ int main(int argc, char **argv)
         /* syntax, missing: the built-in tables everywhere. */
         expect("allreduce", 4, 100, 1, "shm");
         expect("allreduce", 4, 100000, 0, "shm_rsag");
-        expect("allreduce", 8, 1 << 22, 1, "ring");
-        expect("allreduce", 8, 1 << 22, 0, "rabenseifner");
+        expect("allreduce", 8, 1 << 22, 1, "shm_rsag");
+        expect("allreduce", 4, 1 << 20, 0, "shm_rsag");
+        expect("allreduce", 8, 1 << 23, 1, "ring");
+        expect("allreduce", 8, 1 << 23, 0, "rabenseifner");
         expect("bcast", 8, 8, 1, "shm");
         expect("bcast", 8, 1 << 22, 1, "linear");
         expect("bcast", 128, 1 << 22, 1, "pipeline");
