@@ -31,7 +31,12 @@
  * ranks per node (4 MiB blocks at 4 ranks 5628 us, pairwise 6316; at 8
  * ranks 21520 against 29062). Scan and Exscan: the chain up to 16 ranks
  * of a node (8 ranks, 1 MiB: 1164 us against 2691 for recursive doubling,
- * whose every step reduces twice; 4 ranks, 8 B: 3.4 against 6.0).
+ * whose every step reduces twice; 4 ranks, 8 B: 3.4 against 6.0); the
+ * shared slots before it where they lead (two alternations, -i 200):
+ * scan at 2 ranks up to 64K (0.23 against 0.27 us at 8 B, 9.5 against 13
+ * at 64K), exscan there up to 4K (at 64K one message wins, 6 against 11);
+ * from 5 ranks up to 64K (8 ranks, 8 B: 7.4-8.4 against 12.7-16); at 3
+ * and 4 ranks the chain stays below 32K (4 ranks, 8 B: 3.7 against 4.2).
  * Scatter through the slots only up to 4K and 4 ranks: from 32K the
  * receivers reading their blocks from the root (CMA) are 2-3x faster
  * (three alternations at 2, 4 and 8 ranks, 64 KiB: 5-16 us against
@@ -145,11 +150,17 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"pairwise\"}\n"
     "  ],\n"
     "  \"scan\": [\n"
+    "    {\"comm_size_max\": 2, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 5, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 3, \"msg_size_min\": 32768, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_max\": 2, \"algorithm\": \"linear\"},\n"
     "    {\"ppn_min\": 2, \"comm_size_max\": 16, \"algorithm\": \"linear\"},\n"
     "    {\"algorithm\": \"recursive_doubling\"}\n"
     "  ],\n"
     "  \"exscan\": [\n"
+    "    {\"comm_size_max\": 2, \"msg_size_max\": 4096, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 5, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 3, \"msg_size_min\": 32768, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_max\": 2, \"algorithm\": \"linear\"},\n"
     "    {\"ppn_min\": 2, \"comm_size_max\": 16, \"algorithm\": \"linear\"},\n"
     "    {\"algorithm\": \"recursive_doubling\"}\n"

@@ -115,9 +115,12 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "rules")) {
         expect("reduce", 8, 8, 1, "rabenseifner");           /* the one usable rule */
         expect("reduce", 8, 1 << 20, 1, "rabenseifner");
-        expect("scan", 2, 8, 1, "linear");                   /* built in: not a list */
-        expect("scan", 8, 8, 1, "linear");                   /* one node, up to 16 ranks */
-        expect("scan", 32, 8, 1, "recursive_doubling");
+        expect("scan", 2, 8, 1, "shm");                      /* built in: not a list */
+        expect("scan", 8, 8, 1, "shm");                      /* one node, from 5 ranks */
+        expect("scan", 4, 8, 1, "linear");                   /* 3 and 4 ranks: the chain */
+        expect("scan", 8, 1 << 20, 1, "linear");             /* one node, up to 16 ranks */
+        expect("exscan", 2, 65536, 1, "linear");
+        expect("scan", 32, 1 << 20, 1, "recursive_doubling");
         expect("bcast", 8, 8, 1, "shm");                     /* no usable rule: built in */
         expect("bcast", 8, 1 << 22, 1, "linear");            /* one node: single-copy reads */
     } else {
