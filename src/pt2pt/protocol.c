@@ -45,14 +45,15 @@ typedef struct pend {
 
 static pend_t *pend_head, *pend_tail;
 static int *pend_count;     /* queued packets per destination (world rank) */
-/* Rendezvous sends to each world rank not yet complete: while we stream
- * several to a peer, its core is busy copying our data, so a message from
- * it is not split (the split asks the sender to copy half; with streams
- * both ways that only adds packets and kernel calls: bidirectional
- * bandwidth at 64 KiB-1 MiB was 10-13 GB/s split, 16-20 not). One send
- * each way (a ring step, a Sendrecv) still splits: the sender then copies
- * half of data it has just written from its own cache (Allgather of
- * 256 KiB at 2 ranks: 42 us split, 66 not). */
+/* Rendezvous sends to each world rank not yet complete: while we send to
+ * a peer, its core is busy copying our data, so a message from it is not
+ * split (the split asks the sender to copy half; with both cores copying
+ * already, that only adds packets and kernel calls: bidirectional
+ * bandwidth at 64 KiB-1 MiB was 10-13 GB/s split, 16-20 not; one message
+ * each way, as in Alltoall or Allgather at 2 ranks, three alternations,
+ * 64 KiB 9.5-10.7 us unsplit against 11.8-14.9 split, 128 KiB 16-17.6
+ * against 17.5-28, equal from 512 KiB). A ring step of more ranks sends
+ * to another rank than it receives from, and still splits. */
 static int *rdv_out;
 static int rdv_out_total;
 static int unexp_rts;       /* rendezvous messages waiting in the unexpected queues */
@@ -77,7 +78,7 @@ static void rdv_out_done(halo_request_t *r)
 static bool rdv_split(int src_world)
 {
     if (!halo_progress_oversubscribed())
-        return rdv_out[src_world] < 2;
+        return rdv_out[src_world] == 0;
     return halo_match_nposted + unexp_rts >= 1 && rdv_out_total < 2;
 }
 static uint64_t *blocked;   /* destinations found full during one pass */
