@@ -8,7 +8,12 @@
  * The two fences order each side's write before its read, so at least one
  * side sees the other: either the waiter's poll finds the packet, or the
  * sender sees sleeping > 0 and bumps the doorbell, and then futex_wait
- * returns at once because the word no longer equals seq. A timeout bounds
+ * returns at once because the word no longer equals seq. Where the kernel
+ * allows, the fences are asymmetric (transport.h): the sender's is only a
+ * compiler barrier and the waiter's is membarrier(GLOBAL_EXPEDITED), which
+ * makes every running rank pass a full barrier, so a store a sender made
+ * before it is visible to the waiter's poll, and one made after it comes
+ * with a read of sleeping that sees the waiter's increment. A timeout bounds
  * the sleep anyway, as a safety net: 50 ms at first, doubling while sleeps
  * end with nothing to do, up to HALO_WAIT_SLEEP_MAX_MS, so a rank blocked
  * for seconds wakes a few times a second at most (each wakeup costs tens of
@@ -130,8 +135,7 @@ static bool sleep_on_doorbell(halo_progress_done_fn_t *done, void *arg, long ms)
     _Atomic uint32_t *sleeping = halo_tr_sleeping();
     uint32_t seq = atomic_load(bell);
     atomic_fetch_add(sleeping, 1);
-    atomic_thread_fence(memory_order_seq_cst);
-    if (halo_progress_poll() > 0 || done(arg)) {
+    if (halo_tr_sleep_fence() != 0 || halo_progress_poll() > 0 || done(arg)) {
         atomic_fetch_sub(sleeping, 1);
         return false;
     }

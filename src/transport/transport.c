@@ -4,11 +4,17 @@
 #include "transport/transport.h"
 
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/config.h"
 #include "core/lock.h"
 #include "pmi.h"
+
+HALO_CFG_INT(cfg_membarrier, "HALO_MEMBARRIER", 1,
+             "1: publishers of doorbell-watched stores skip their fence and a rank going to sleep "
+             "issues membarrier(GLOBAL_EXPEDITED) instead (where the kernel has it); 0: full fences");
 
 int halo_shm_create(void);
 int halo_shm_init(halo_pkt_handler_fn_t *handler);
@@ -46,8 +52,34 @@ static struct {
 
 #define SELF_EAGER_MAX (64 * 1024)
 
+bool halo_tr_light_fence;
+static bool membarrier_global;   /* MEMBARRIER_CMD_GLOBAL_EXPEDITED works here */
+
+/* Light publisher fences need the kernel to offer the global expedited
+ * command (a sleeper calls it) and this process to be registered for it
+ * (so that the sleeper's barrier reaches it); a process whose registration
+ * failed keeps full fences, and sleepers call membarrier whenever the
+ * command exists, so any mix on one node stays correct. */
+static void fences_init(void)
+{
+    long cmds = halo_cfg_get(&cfg_membarrier) ? syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0) : -1;
+    membarrier_global = cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
+                        (cmds & MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED);
+    halo_tr_light_fence =
+        membarrier_global && syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+}
+
+int halo_tr_sleep_fence(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!membarrier_global)
+        return 0;
+    return syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) == 0 ? 0 : -1;
+}
+
 int halo_tr_init(halo_pkt_handler_fn_t *handler)
 {
+    fences_init();
     tr.handler = handler;
     tr.head = tr.tail = NULL;
     tr.shm = 0;
@@ -236,7 +268,7 @@ int halo_tr_doorbell_shared(void)
 void halo_tr_ring_self(void)
 {
     _Atomic uint32_t *bell = halo_tr_doorbell();
-    atomic_thread_fence(memory_order_seq_cst);
+    halo_tr_publish_fence();
     if (atomic_load_explicit(halo_tr_sleeping(), memory_order_relaxed)) {
         atomic_fetch_add(bell, 1);
         syscall(SYS_futex, (uint32_t *)bell, tr.shm ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT32_MAX,
@@ -246,7 +278,7 @@ void halo_tr_ring_self(void)
 
 void halo_tr_wake_list(const int *worlds, int n)
 {
-    atomic_thread_fence(memory_order_seq_cst);
+    halo_tr_publish_fence();
     for (int i = 0; i < n; i++) {
         int w = worlds[i];
         if (w == halo_world.rank)

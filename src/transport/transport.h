@@ -12,6 +12,8 @@
 #ifndef HALO_TRANSPORT_TRANSPORT_H
 #define HALO_TRANSPORT_TRANSPORT_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <sys/uio.h>
 
 #include "core/halo.h"
@@ -102,6 +104,28 @@ int halo_tr_single_copy_ok(int world);
 
 /* Polls every transport once; returns the number of packets handled. */
 int halo_tr_poll(void);
+
+/* Publisher side of the doorbell's lost-wakeup protocol (progress.c) for
+ * shared-memory collectives' flags (halo_tr_wake_list) and this process's
+ * own threads: after a store that a sleeping rank may wait for, before
+ * reading whether it sleeps. A full fence, or only a compiler barrier where this process
+ * registered for membarrier's global expedited command: a rank about to
+ * sleep then forces a barrier on every running rank (halo_tr_sleep_fence),
+ * which is rare, instead of every publication paying for one (the fence
+ * waits for the flag's line to reach the peer: a tenth of an 8-byte
+ * Bcast's time at its root). HALO_MEMBARRIER=0 keeps full fences. */
+extern bool halo_tr_light_fence;
+static inline void halo_tr_publish_fence(void)
+{
+    if (halo_tr_light_fence)
+        atomic_signal_fence(memory_order_seq_cst);
+    else
+        atomic_thread_fence(memory_order_seq_cst);
+}
+/* Sleeper side, after announcing the sleep and before the last look: 0
+ * when every store published before this call is visible to our next
+ * loads; -1 when that cannot be guaranteed (then do not sleep). */
+int halo_tr_sleep_fence(void);
 
 /* The doorbell of this process: wait policy (progress/wait.c) sleeps on it,
  * senders ring it. */
