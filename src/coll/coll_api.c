@@ -815,19 +815,33 @@ static bool same_args(const kept_t *k, const coll_args_t *y, int p)
     return same;
 }
 
-/* The kept schedule of a call with these arguments, taken out, or NULL. */
-static halo_sched_t *keep_take(halo_comm_t *c, const coll_args_t *a)
+/* The kept entry of a call with these arguments, or NULL. */
+static kept_t *keep_find(halo_comm_t *c, const coll_args_t *a)
 {
     halo_coll_keep_t *k = c->coll_keep;
     if (!k)
         return NULL;
     for (int i = 0; i < k->n; i++)
-        if (k->e[i].s && same_args(&k->e[i], a, c->size)) {
-            halo_sched_t *s = k->e[i].s;
-            k->e[i].s = NULL;
-            return s;
-        }
+        if (k->e[i].s && same_args(&k->e[i], a, c->size))
+            return &k->e[i];
     return NULL;
+}
+
+/* Reruns a kept entry's schedule; it stays kept (arguments and arrays
+ * as they are) if the run succeeds, and is dropped if it fails. */
+static int keep_rerun(kept_t *e)
+{
+    halo_sched_t *s = e->s;
+    e->s = NULL;
+    int rc = halo_sched_rerun(s);
+    if (rc == MPI_SUCCESS) {
+        e->s = s;
+    } else {
+        halo_sched_free(s);
+        free(e->arrays);
+        e->arrays = NULL;
+    }
+    return rc;
 }
 
 static void keep_put(halo_comm_t *c, const coll_args_t *a, halo_sched_t *s)
@@ -914,8 +928,9 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
     int checked = -1;   /* check_args' result once called here */
     if (keep) {
         /* The same arguments passed the checks at the kept call. */
-        if ((s = keep_take(c, a)))
-            return keep_or_free(c, a, s, halo_sched_rerun(s));
+        kept_t *e = keep_find(c, a);
+        if (e)
+            return keep_rerun(e);
         checked = halo_error_checking ? check_args(a, c) : MPI_SUCCESS;
     }
     int lane = how == RUN_BLOCKING                 ? HALO_LANE_BLOCKING
