@@ -14,7 +14,8 @@
  * makes every running rank pass a full barrier, so a store a sender made
  * before it is visible to the waiter's poll, and one made after it comes
  * with a read of sleeping that sees the waiter's increment. A timeout bounds
- * the sleep anyway, as a safety net: 50 ms at first, doubling while sleeps
+ * the sleep anyway, as a safety net: 50 ms at first
+ * (HALO_WAIT_SLEEP_FIRST_MS), doubling while sleeps
  * end with nothing to do, up to HALO_WAIT_SLEEP_MAX_MS, so a rank blocked
  * for seconds wakes a few times a second at most (each wakeup costs tens of
  * microseconds of CPU on a virtual machine). */
@@ -41,6 +42,9 @@ HALO_CFG_INT(cfg_yield, "HALO_WAIT_YIELD_US", -1,
 HALO_CFG_INT(cfg_sleep_max, "HALO_WAIT_SLEEP_MAX_MS", 800,
              "longest sleep, in milliseconds, of a rank waiting with nothing to do before it polls "
              "again (a safety net: arrivals wake it at once)");
+HALO_CFG_INT(cfg_sleep_first, "HALO_WAIT_SLEEP_FIRST_MS", 50,
+             "first sleep, in milliseconds, of a waiting rank (doubling up to HALO_WAIT_SLEEP_MAX_MS "
+             "while it wakes to nothing); tests set it high so that a lost wakeup stalls visibly");
 
 #define MAX_HOOKS 8
 
@@ -49,7 +53,7 @@ static int nhooks;
 /* Phase ends, in seconds of idle waiting; negative: the phase never ends. */
 static double spin_time, yield_time;
 static bool node_oversubscribed;
-static long sleep_max_ms;
+static long sleep_max_ms, sleep_first_ms;
 
 bool halo_progress_oversubscribed(void)
 {
@@ -98,6 +102,13 @@ void halo_progress_init(void)
         halo_warn("HALO_WAIT_SLEEP_MAX_MS=%ld is below 1; using 1", sleep_max_ms);
         sleep_max_ms = 1;
     }
+    sleep_first_ms = halo_cfg_get(&cfg_sleep_first);
+    if (sleep_first_ms < 1) {
+        halo_warn("HALO_WAIT_SLEEP_FIRST_MS=%ld is below 1; using 1", sleep_first_ms);
+        sleep_first_ms = 1;
+    }
+    if (sleep_first_ms > sleep_max_ms)
+        sleep_first_ms = sleep_max_ms;
 }
 
 void halo_progress_hook_add(halo_progress_hook_fn_t *fn)
@@ -151,7 +162,7 @@ static bool sleep_on_doorbell(halo_progress_done_fn_t *done, void *arg, long ms)
 
 void halo_progress_wait(halo_progress_done_fn_t *done, void *arg)
 {
-    const long first_nap = sleep_max_ms < 50 ? sleep_max_ms : 50;
+    const long first_nap = sleep_first_ms;
     long idle = 0, nap = first_nap;
     double since = -1, waited = 0;
     while (!done(arg)) {
