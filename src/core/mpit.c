@@ -1,0 +1,441 @@
+/* The tools information interface (MPI 5.0 chapter 15), with nothing to
+ * show yet: Halo exports no control or performance variables, categories,
+ * events or event sources, which the standard allows. Tools can start the
+ * interface (before MPI_Init, after MPI_Finalize, nested), read the counts
+ * (all zero), open and free performance-variable sessions and act on all
+ * of a session's (no) handles, and finalize; every index, name, handle or
+ * session they pass that cannot exist is refused with the MPI_T error
+ * code the standard gives for it. Errors of this interface are returned,
+ * never raised on a handler (the bindings dispatch them with no object).
+ *
+ * The HALO_* settings (halo_info --all) are the natural control variables
+ * to export here; they are not, yet. */
+#include <stdlib.h>
+
+#include "binding/api_gen.h"
+#include "binding/binding.h"
+
+static int t_refs;   /* MPI_T_init_thread calls not yet matched by MPI_T_finalize */
+
+/* Performance-variable sessions: a list of live ones, to tell a session
+ * from a stale or made-up handle. */
+typedef struct t_session {
+    struct t_session *next;
+} t_session_t;
+static t_session_t *t_sessions;
+
+#define NEED_INIT()                                                                                      \
+    do {                                                                                                 \
+        if (t_refs == 0)                                                                                 \
+            return MPI_T_ERR_NOT_INITIALIZED;                                                            \
+    } while (0)
+#define NEED_PTR(p)                                                                                      \
+    do {                                                                                                 \
+        if (!(p))                                                                                        \
+            return MPI_T_ERR_INVALID;                                                                    \
+    } while (0)
+
+static bool session_live(MPI_T_pvar_session s)
+{
+    for (t_session_t *t = t_sessions; t; t = t->next)
+        if ((MPI_T_pvar_session)t == s)
+            return true;
+    return false;
+}
+
+/* ---------------------------------------------------------------- setup */
+
+int halo_api_t_init_thread(int required, int *provided)
+{
+    NEED_PTR(provided);
+    *provided = required >= MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                : required <= MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
+                                                : required;
+    t_refs++;
+    return MPI_SUCCESS;
+}
+
+int halo_api_t_finalize(void)
+{
+    NEED_INIT();
+    if (--t_refs == 0) {
+        while (t_sessions) {
+            t_session_t *t = t_sessions;
+            t_sessions = t->next;
+            free(t);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- counts: none */
+
+#define ZERO_COUNT(fn, arg)                                                                              \
+    int fn(int *arg)                                                                                     \
+    {                                                                                                    \
+        NEED_INIT();                                                                                     \
+        NEED_PTR(arg);                                                                                   \
+        *arg = 0;                                                                                        \
+        return MPI_SUCCESS;                                                                              \
+    }
+ZERO_COUNT(halo_api_t_cvar_get_num, num_cvar)
+ZERO_COUNT(halo_api_t_pvar_get_num, num_pvar)
+ZERO_COUNT(halo_api_t_category_get_num, num_cat)
+ZERO_COUNT(halo_api_t_event_get_num, num_events)
+ZERO_COUNT(halo_api_t_source_get_num, num_sources)
+#undef ZERO_COUNT
+
+int halo_api_t_category_changed(int *update_number)
+{
+    NEED_INIT();
+    NEED_PTR(update_number);
+    *update_number = 0;   /* the (empty) set of variables never changes */
+    return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- indices and names: none valid */
+
+int halo_api_t_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype,
+                             MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
+{
+    (void)cvar_index, (void)name, (void)name_len, (void)verbosity, (void)datatype, (void)enumtype;
+    (void)desc, (void)desc_len, (void)bind, (void)scope;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_INDEX;
+}
+
+int halo_api_t_cvar_get_index(const char *name, int *cvar_index)
+{
+    (void)cvar_index;
+    NEED_INIT();
+    NEED_PTR(name);
+    return MPI_T_ERR_INVALID_NAME;
+}
+
+int halo_api_t_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
+{
+    (void)cvar_index, (void)obj_handle, (void)handle, (void)count;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_INDEX;
+}
+
+int halo_api_t_cvar_handle_free(MPI_T_cvar_handle *handle)
+{
+    (void)handle;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+int halo_api_t_cvar_read(MPI_T_cvar_handle handle, void *buf)
+{
+    (void)handle, (void)buf;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+int halo_api_t_cvar_write(MPI_T_cvar_handle handle, const void *buf)
+{
+    (void)handle, (void)buf;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+int halo_api_t_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
+                             MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind,
+                             int *readonly, int *continuous, int *atomic)
+{
+    (void)pvar_index, (void)name, (void)name_len, (void)verbosity, (void)var_class, (void)datatype;
+    (void)enumtype, (void)desc, (void)desc_len, (void)bind, (void)readonly, (void)continuous, (void)atomic;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_INDEX;
+}
+
+int halo_api_t_pvar_get_index(const char *name, int var_class, int *pvar_index)
+{
+    (void)var_class, (void)pvar_index;
+    NEED_INIT();
+    NEED_PTR(name);
+    return MPI_T_ERR_INVALID_NAME;
+}
+
+int halo_api_t_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len,
+                                 int *num_cvars, int *num_pvars, int *num_categories)
+{
+    (void)cat_index, (void)name, (void)name_len, (void)desc, (void)desc_len, (void)num_cvars;
+    (void)num_pvars, (void)num_categories;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_INDEX;
+}
+
+int halo_api_t_category_get_index(const char *name, int *cat_index)
+{
+    (void)cat_index;
+    NEED_INIT();
+    NEED_PTR(name);
+    return MPI_T_ERR_INVALID_NAME;
+}
+
+#define NO_CATEGORY_LIST(fn)                                                                             \
+    int fn(int cat_index, int len, int indices[])                                                        \
+    {                                                                                                    \
+        (void)cat_index, (void)len, (void)indices;                                                       \
+        NEED_INIT();                                                                                     \
+        return MPI_T_ERR_INVALID_INDEX;                                                                  \
+    }
+NO_CATEGORY_LIST(halo_api_t_category_get_cvars)
+NO_CATEGORY_LIST(halo_api_t_category_get_pvars)
+NO_CATEGORY_LIST(halo_api_t_category_get_categories)
+NO_CATEGORY_LIST(halo_api_t_category_get_events)
+#undef NO_CATEGORY_LIST
+
+int halo_api_t_category_get_num_events(int cat_index, int *num_events)
+{
+    (void)cat_index, (void)num_events;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_INDEX;
+}
+
+int halo_api_t_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
+{
+    (void)enumtype, (void)num, (void)name, (void)name_len;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_HANDLE;   /* no variable has an enumeration to ask about */
+}
+
+int halo_api_t_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len)
+{
+    (void)enumtype, (void)index, (void)value, (void)name, (void)name_len;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+int halo_api_t_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
+                               MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
+                               MPI_Info *info)
+{
+    (void)source_index, (void)name, (void)name_len, (void)desc, (void)desc_len, (void)ordering;
+    (void)ticks_per_second, (void)max_ticks, (void)info;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_INDEX;
+}
+
+int halo_api_t_source_get_timestamp(int source_index, MPI_Count *timestamp)
+{
+    (void)source_index, (void)timestamp;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_INDEX;
+}
+
+/* ---------------------------------------------------------------- events: none */
+
+int halo_api_t_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
+                              MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[],
+                              int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc,
+                              int *desc_len, int *bind)
+{
+    (void)event_index, (void)name, (void)name_len, (void)verbosity, (void)array_of_datatypes;
+    (void)array_of_displacements, (void)num_elements, (void)enumtype, (void)info, (void)desc;
+    (void)desc_len, (void)bind;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_INDEX;
+}
+
+int halo_api_t_event_get_index(const char *name, int *event_index)
+{
+    (void)event_index;
+    NEED_INIT();
+    NEED_PTR(name);
+    return MPI_T_ERR_INVALID_NAME;
+}
+
+int halo_api_t_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
+                                  MPI_T_event_registration *event_registration)
+{
+    (void)event_index, (void)obj_handle, (void)info, (void)event_registration;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_INDEX;
+}
+
+/* Registrations and instances only come from events, so none is valid. */
+int halo_api_t_event_handle_free(MPI_T_event_registration event_registration, void *user_data,
+                                 MPI_T_event_free_cb_function free_cb_function)
+{
+    (void)event_registration, (void)user_data, (void)free_cb_function;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+int halo_api_t_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used)
+{
+    (void)event_registration, (void)info_used;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+int halo_api_t_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
+{
+    (void)event_registration, (void)info;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+int halo_api_t_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                       MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function)
+{
+    (void)event_registration, (void)cb_safety, (void)info, (void)user_data, (void)event_cb_function;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+int halo_api_t_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                       MPI_Info *info_used)
+{
+    (void)event_registration, (void)cb_safety, (void)info_used;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+int halo_api_t_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                       MPI_Info info)
+{
+    (void)event_registration, (void)cb_safety, (void)info;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+int halo_api_t_event_set_dropped_handler(MPI_T_event_registration event_registration,
+                                         MPI_T_event_dropped_cb_function dropped_cb_function)
+{
+    (void)event_registration, (void)dropped_cb_function;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+int halo_api_t_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer)
+{
+    (void)event_instance, (void)element_index, (void)buffer;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+int halo_api_t_event_copy(MPI_T_event_instance event_instance, void *buffer)
+{
+    (void)event_instance, (void)buffer;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+int halo_api_t_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp)
+{
+    (void)event_instance, (void)event_timestamp;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+int halo_api_t_event_get_source(MPI_T_event_instance event_instance, int *source_index)
+{
+    (void)event_instance, (void)source_index;
+    NEED_INIT();
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+/* ---------------------------------------------------------------- performance-variable sessions */
+
+int halo_api_t_pvar_session_create(MPI_T_pvar_session *pe_session)
+{
+    NEED_INIT();
+    NEED_PTR(pe_session);
+    t_session_t *t = malloc(sizeof *t);
+    if (!t)
+        return MPI_T_ERR_MEMORY;
+    t->next = t_sessions;
+    t_sessions = t;
+    *pe_session = (MPI_T_pvar_session)t;
+    return MPI_SUCCESS;
+}
+
+int halo_api_t_pvar_session_free(MPI_T_pvar_session *pe_session)
+{
+    NEED_INIT();
+    NEED_PTR(pe_session);
+    for (t_session_t **p = &t_sessions; *p; p = &(*p)->next)
+        if ((MPI_T_pvar_session)*p == *pe_session) {
+            t_session_t *t = *p;
+            *p = t->next;
+            free(t);
+            *pe_session = MPI_T_PVAR_SESSION_NULL;
+            return MPI_SUCCESS;
+        }
+    return MPI_T_ERR_INVALID_SESSION;
+}
+
+int halo_api_t_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void *obj_handle,
+                                 MPI_T_pvar_handle *handle, int *count)
+{
+    (void)pvar_index, (void)obj_handle, (void)handle, (void)count;
+    NEED_INIT();
+    if (!session_live(pe_session))
+        return MPI_T_ERR_INVALID_SESSION;
+    return MPI_T_ERR_INVALID_INDEX;
+}
+
+int halo_api_t_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle *handle)
+{
+    (void)handle;
+    NEED_INIT();
+    if (!session_live(pe_session))
+        return MPI_T_ERR_INVALID_SESSION;
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+/* Start, stop and reset take MPI_T_PVAR_ALL_HANDLES: every handle of the
+ * session, of which there are none, so that succeeds. */
+static int all_or_nothing(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    NEED_INIT();
+    if (!session_live(pe_session))
+        return MPI_T_ERR_INVALID_SESSION;
+    return handle == MPI_T_PVAR_ALL_HANDLES ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
+}
+
+int halo_api_t_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    return all_or_nothing(pe_session, handle);
+}
+
+int halo_api_t_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    return all_or_nothing(pe_session, handle);
+}
+
+int halo_api_t_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    return all_or_nothing(pe_session, handle);
+}
+
+/* Reading and writing name one handle; MPI_T_PVAR_ALL_HANDLES is not one. */
+static int one_handle(MPI_T_pvar_session pe_session)
+{
+    NEED_INIT();
+    if (!session_live(pe_session))
+        return MPI_T_ERR_INVALID_SESSION;
+    return MPI_T_ERR_INVALID_HANDLE;
+}
+
+int halo_api_t_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf)
+{
+    (void)handle, (void)buf;
+    return one_handle(pe_session);
+}
+
+int halo_api_t_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf)
+{
+    (void)handle, (void)buf;
+    return one_handle(pe_session);
+}
+
+int halo_api_t_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void *buf)
+{
+    (void)handle, (void)buf;
+    return one_handle(pe_session);
+}
