@@ -1003,11 +1003,13 @@ int halo_coll_start(halo_request_t *r)
  * and frees were a tenth of a small Reduce_scatter). */
 #define WIDEN_STACK 64
 
+/* stack: room for WIDEN_STACK entries, or NULL; larger arrays (and all
+ * without stack) are allocated. */
 static MPI_Count *widen_counts(int p, const int *v, MPI_Count *stack)
 {
     if (!v)
         return NULL;
-    MPI_Count *w = p <= WIDEN_STACK ? stack : halo_malloc((size_t)p * sizeof *w);
+    MPI_Count *w = stack && p <= WIDEN_STACK ? stack : halo_malloc((size_t)(p ? p : 1) * sizeof *w);
     for (int i = 0; i < p; i++)
         w[i] = v[i];
     return w;
@@ -1017,7 +1019,7 @@ static MPI_Aint *widen_displs(int p, const int *v, MPI_Aint *stack)
 {
     if (!v)
         return NULL;
-    MPI_Aint *w = p <= WIDEN_STACK ? stack : halo_malloc((size_t)p * sizeof *w);
+    MPI_Aint *w = stack && p <= WIDEN_STACK ? stack : halo_malloc((size_t)(p ? p : 1) * sizeof *w);
     for (int i = 0; i < p; i++)
         w[i] = v[i];
     return w;
@@ -1025,22 +1027,12 @@ static MPI_Aint *widen_displs(int p, const int *v, MPI_Aint *stack)
 
 MPI_Count *halo_coll_widen_counts(int p, const int *v)
 {
-    if (!v)
-        return NULL;
-    MPI_Count *w = halo_malloc((size_t)(p ? p : 1) * sizeof *w);
-    for (int i = 0; i < p; i++)
-        w[i] = v[i];
-    return w;
+    return widen_counts(p, v, NULL);
 }
 
 MPI_Aint *halo_coll_widen_displs(int p, const int *v)
 {
-    if (!v)
-        return NULL;
-    MPI_Aint *w = halo_malloc((size_t)(p ? p : 1) * sizeof *w);
-    for (int i = 0; i < p; i++)
-        w[i] = v[i];
-    return w;
+    return widen_displs(p, v, NULL);
 }
 
 static int run_widened(int how, coll_args_t *a, MPI_Comm comm, MPI_Request *request, const int *sc,

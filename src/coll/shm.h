@@ -199,6 +199,15 @@ int halo_shm_reduce_steps(halo_sched_t **s_p, int round, int nmembers, int me, i
                           halo_bref_t out, MPI_Count count, MPI_Datatype type, MPI_Op op);
 int halo_shm_allreduce_steps(halo_sched_t **s_p, int round, int nmembers, int me, halo_bref_t in,
                              halo_bref_t out, MPI_Count count, MPI_Datatype type, MPI_Op op);
+/* The exchange that Allreduce, Reduce_scatter and Scan through the slots
+ * share: every member copies its count elements from `in` into its slot,
+ * chunk by chunk, and this member leaves in out[x - d0], for the elements
+ * x in [d0, d1), the reduction of the slots of members 0 .. nfold - 1 in
+ * member order. Two flag steps a chunk; returns the next round. The
+ * caller handles a single member and checks the flag steps fit
+ * (2 * chunks <= HALO_SHM_MAX_STEP). */
+int halo_shm_fold_steps(halo_sched_t **s_p, int round, int me, int nfold, halo_bref_t in, MPI_Count count,
+                        MPI_Count d0, MPI_Count d1, halo_bref_t out, MPI_Datatype type, MPI_Op op);
 int halo_shm_allreduce_rsag_steps(halo_sched_t **s_p, int round, int nmembers, int me, halo_bref_t in,
                                   halo_bref_t out, MPI_Count count, MPI_Datatype type, MPI_Op op);
 

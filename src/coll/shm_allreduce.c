@@ -10,15 +10,9 @@
 #include "coll/algos.h"
 #include "coll/shm.h"
 
-int halo_shm_allreduce_steps(halo_sched_t **s_p, int round, int nmembers, int me, halo_bref_t in,
-                             halo_bref_t out, MPI_Count count, MPI_Datatype type, MPI_Op op)
+int halo_shm_fold_steps(halo_sched_t **s_p, int round, int me, int nfold, halo_bref_t in, MPI_Count count,
+                        MPI_Count d0, MPI_Count d1, halo_bref_t out, MPI_Datatype type, MPI_Op op)
 {
-    if (count == 0)
-        return round;
-    if (nmembers == 1) {
-        halo_sched_copy(s_p, round, in, count, type, out, count, type);
-        return round + 1;
-    }
     halo_shm_use(s_p);
     halo_shm_chunks_t ch;
     halo_shm_chunks(&ch, count, type, HALO_CSHM_SLOT);
@@ -33,12 +27,27 @@ int halo_shm_allreduce_steps(halo_sched_t **s_p, int round, int nmembers, int me
         halo_sched_copy(s_p, r, halo_bref_add(in, first * ch.extent), len, type,
                         halo_shm_elem(&ch, me, 0, 0), len, type);
         halo_shm_set(s_p, r, 2 * (int)k + 1);
-        /* Reduce once every member's chunk is in. */
+        /* My elements of this chunk, once every member's chunk is in. */
+        MPI_Count lo = first > d0 ? first : d0, hi = first + len < d1 ? first + len : d1;
         halo_shm_wait(s_p, r + 1, HALO_SHM_ALL, 2 * (int)k + 1);
-        halo_shm_fold(s_p, r + 1, nmembers, 0, 0, len, &ch, halo_bref_add(out, first * ch.extent), type, op);
+        if (hi > lo && nfold > 0)
+            halo_shm_fold(s_p, r + 1, nfold, 0, lo - first, hi - lo, &ch, halo_bref_add(out, (lo - d0) * ch.extent),
+                          type, op);
         halo_shm_set(s_p, r + 1, k == ch.n - 1 ? HALO_SHM_DONE : 2 * (int)k + 2);
     }
     return round + 2 * (int)ch.n;
+}
+
+int halo_shm_allreduce_steps(halo_sched_t **s_p, int round, int nmembers, int me, halo_bref_t in,
+                             halo_bref_t out, MPI_Count count, MPI_Datatype type, MPI_Op op)
+{
+    if (count == 0)
+        return round;
+    if (nmembers == 1) {
+        halo_sched_copy(s_p, round, in, count, type, out, count, type);
+        return round + 1;
+    }
+    return halo_shm_fold_steps(s_p, round, me, nmembers, in, count, 0, count, out, type, op);
 }
 
 int halo_allreduce_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)

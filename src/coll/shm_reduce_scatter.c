@@ -42,25 +42,6 @@ int halo_reduce_scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sche
     if (2 * ch.n > HALO_SHM_MAX_STEP)
         return halo_err(MPI_ERR_COUNT, ": %lld elements are too many for the shared-memory reduce-scatter",
                         (long long)total);
-    halo_shm_use(s_p);
-    for (MPI_Count k = 0; k < ch.n; k++) {
-        int r = 2 * (int)k;
-        MPI_Count first = k * ch.per, len = halo_shm_chunk_len(&ch, k);
-        /* In: everyone has reduced its part of the previous chunk. */
-        if (k == 0)
-            halo_shm_wait_prev(s_p, r);
-        else
-            halo_shm_wait(s_p, r, HALO_SHM_ALL, 2 * (int)k);
-        halo_sched_copy(s_p, r, halo_bref_add(ib, first * ch.extent), len, type,
-                        halo_shm_elem(&ch, me, 0, 0), len, type);
-        halo_shm_set(s_p, r, 2 * (int)k + 1);
-        /* My block's elements in this chunk, once every member's is in. */
-        MPI_Count lo = first > d0 ? first : d0, hi = first + len < d1 ? first + len : d1;
-        halo_shm_wait(s_p, r + 1, HALO_SHM_ALL, 2 * (int)k + 1);
-        if (hi > lo)
-            halo_shm_fold(s_p, r + 1, nm, 0, lo - first, hi - lo, &ch, halo_bref_add(out, (lo - d0) * ch.extent),
-                          type, a->op);
-        halo_shm_set(s_p, r + 1, k == ch.n - 1 ? HALO_SHM_DONE : 2 * (int)k + 2);
-    }
+    halo_shm_fold_steps(s_p, 0, me, nm, ib, total, d0, d1, out, type, a->op);
     return MPI_SUCCESS;
 }

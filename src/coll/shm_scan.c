@@ -34,25 +34,7 @@ static int scan_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_
     halo_shm_chunks(&ch, a->count, a->type, HALO_CSHM_SLOT);
     if (2 * ch.n > HALO_SHM_MAX_STEP)
         return halo_err(MPI_ERR_COUNT, "(count=%lld): too large for the shared-memory scan", (long long)a->count);
-    halo_shm_use(s_p);
-    for (MPI_Count k = 0; k < ch.n; k++) {
-        int r = 2 * (int)k;
-        MPI_Count first = k * ch.per, len = halo_shm_chunk_len(&ch, k);
-        /* In: everyone has reduced the previous chunk out of the slots. */
-        if (k == 0)
-            halo_shm_wait_prev(s_p, r);
-        else
-            halo_shm_wait(s_p, r, HALO_SHM_ALL, 2 * (int)k);
-        halo_sched_copy(s_p, r, halo_bref_add(ib, first * ch.extent), len, a->type, halo_shm_elem(&ch, me, 0, 0),
-                        len, a->type);
-        halo_shm_set(s_p, r, 2 * (int)k + 1);
-        /* My prefix, once the members before me (and I) are in. */
-        halo_shm_wait(s_p, r + 1, HALO_SHM_ALL, 2 * (int)k + 1);
-        if (nfold > 0)
-            halo_shm_fold(s_p, r + 1, nfold, 0, 0, len, &ch, halo_bref_add(out, first * ch.extent), a->type,
-                          a->op);
-        halo_shm_set(s_p, r + 1, k == ch.n - 1 ? HALO_SHM_DONE : 2 * (int)k + 2);
-    }
+    halo_shm_fold_steps(s_p, 0, me, nfold, ib, a->count, 0, a->count, out, a->type, a->op);
     return MPI_SUCCESS;
 }
 
