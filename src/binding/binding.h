@@ -40,10 +40,14 @@ enum {
     HALO_EOBJ_FILE,
     HALO_EOBJ_SESSION,
     HALO_EOBJ_SESSION_INIT,   /* the handle is MPI_Session_init's errhandler argument */
+    HALO_EOBJ_COMM_INIT,      /* the handle is the errhandler argument of a call that
+                                 makes a communicator from a group */
+    HALO_EOBJ_RETURN,         /* the code is returned, no handler runs (MPI_T_*) */
 };
 
 /* Routes an error code to the error handler of the object (MPI_COMM_SELF's
- * when there is none); returns the code to give back to the caller. A
+ * when there is none, or MPI_COMM_WORLD's while MPI_COMM_SELF's was never
+ * set); returns the code to give back to the caller. A
  * layer may name a different object for the current call with
  * halo_err_redirect_comm (MPI_Wait raises on the request's communicator). */
 int halo_err_dispatch(int objkind, void *handle, int code, const char *fname);

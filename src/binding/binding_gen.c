@@ -2038,7 +2038,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
   done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_Comm_create_from_group");
+        rc = halo_err_dispatch(HALO_EOBJ_COMM_INIT, (void *)(errhandler), rc, "MPI_Comm_create_from_group");
     return rc;
 }
 extern __typeof__(PMPI_Comm_create_from_group) MPI_Comm_create_from_group __attribute__((weak, alias("PMPI_Comm_create_from_group")));
@@ -8334,7 +8334,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
   done:
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_Intercomm_create_from_groups");
+        rc = halo_err_dispatch(HALO_EOBJ_COMM_INIT, (void *)(errhandler), rc, "MPI_Intercomm_create_from_groups");
     return rc;
 }
 extern __typeof__(PMPI_Intercomm_create_from_groups) MPI_Intercomm_create_from_groups __attribute__((weak, alias("PMPI_Intercomm_create_from_groups")));
@@ -13451,7 +13451,7 @@ int PMPI_T_category_changed(int* update_number)
     rc = halo_api_t_category_changed(update_number);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_category_changed");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_category_changed");
     return rc;
 }
 extern __typeof__(PMPI_T_category_changed) MPI_T_category_changed __attribute__((weak, alias("PMPI_T_category_changed")));
@@ -13471,7 +13471,7 @@ int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
     rc = halo_api_t_category_get_categories(cat_index, len, indices);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_category_get_categories");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_category_get_categories");
     return rc;
 }
 extern __typeof__(PMPI_T_category_get_categories) MPI_T_category_get_categories __attribute__((weak, alias("PMPI_T_category_get_categories")));
@@ -13491,7 +13491,7 @@ int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
     rc = halo_api_t_category_get_cvars(cat_index, len, indices);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_category_get_cvars");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_category_get_cvars");
     return rc;
 }
 extern __typeof__(PMPI_T_category_get_cvars) MPI_T_category_get_cvars __attribute__((weak, alias("PMPI_T_category_get_cvars")));
@@ -13511,7 +13511,7 @@ int PMPI_T_category_get_events(int cat_index, int len, int indices[])
     rc = halo_api_t_category_get_events(cat_index, len, indices);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_category_get_events");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_category_get_events");
     return rc;
 }
 extern __typeof__(PMPI_T_category_get_events) MPI_T_category_get_events __attribute__((weak, alias("PMPI_T_category_get_events")));
@@ -13530,7 +13530,7 @@ int PMPI_T_category_get_index(const char* name, int* cat_index)
     rc = halo_api_t_category_get_index(name, cat_index);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_category_get_index");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_category_get_index");
     return rc;
 }
 extern __typeof__(PMPI_T_category_get_index) MPI_T_category_get_index __attribute__((weak, alias("PMPI_T_category_get_index")));
@@ -13555,7 +13555,7 @@ int PMPI_T_category_get_info(int cat_index, char* name, int* name_len, char* des
     rc = halo_api_t_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_category_get_info");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_category_get_info");
     return rc;
 }
 extern __typeof__(PMPI_T_category_get_info) MPI_T_category_get_info __attribute__((weak, alias("PMPI_T_category_get_info")));
@@ -13573,7 +13573,7 @@ int PMPI_T_category_get_num(int* num_cat)
     rc = halo_api_t_category_get_num(num_cat);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_category_get_num");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_category_get_num");
     return rc;
 }
 extern __typeof__(PMPI_T_category_get_num) MPI_T_category_get_num __attribute__((weak, alias("PMPI_T_category_get_num")));
@@ -13592,7 +13592,7 @@ int PMPI_T_category_get_num_events(int cat_index, int* num_events)
     rc = halo_api_t_category_get_num_events(cat_index, num_events);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_category_get_num_events");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_category_get_num_events");
     return rc;
 }
 extern __typeof__(PMPI_T_category_get_num_events) MPI_T_category_get_num_events __attribute__((weak, alias("PMPI_T_category_get_num_events")));
@@ -13612,7 +13612,7 @@ int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
     rc = halo_api_t_category_get_pvars(cat_index, len, indices);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_category_get_pvars");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_category_get_pvars");
     return rc;
 }
 extern __typeof__(PMPI_T_category_get_pvars) MPI_T_category_get_pvars __attribute__((weak, alias("PMPI_T_category_get_pvars")));
@@ -13631,7 +13631,7 @@ int PMPI_T_cvar_get_index(const char* name, int* cvar_index)
     rc = halo_api_t_cvar_get_index(name, cvar_index);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_cvar_get_index");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_cvar_get_index");
     return rc;
 }
 extern __typeof__(PMPI_T_cvar_get_index) MPI_T_cvar_get_index __attribute__((weak, alias("PMPI_T_cvar_get_index")));
@@ -13658,7 +13658,7 @@ int PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosi
     rc = halo_api_t_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_cvar_get_info");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_cvar_get_info");
     return rc;
 }
 extern __typeof__(PMPI_T_cvar_get_info) MPI_T_cvar_get_info __attribute__((weak, alias("PMPI_T_cvar_get_info")));
@@ -13676,7 +13676,7 @@ int PMPI_T_cvar_get_num(int* num_cvar)
     rc = halo_api_t_cvar_get_num(num_cvar);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_cvar_get_num");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_cvar_get_num");
     return rc;
 }
 extern __typeof__(PMPI_T_cvar_get_num) MPI_T_cvar_get_num __attribute__((weak, alias("PMPI_T_cvar_get_num")));
@@ -13697,7 +13697,7 @@ int PMPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle
     rc = halo_api_t_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_cvar_handle_alloc");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_cvar_handle_alloc");
     return rc;
 }
 extern __typeof__(PMPI_T_cvar_handle_alloc) MPI_T_cvar_handle_alloc __attribute__((weak, alias("PMPI_T_cvar_handle_alloc")));
@@ -13715,7 +13715,7 @@ int PMPI_T_cvar_handle_free(MPI_T_cvar_handle* handle)
     rc = halo_api_t_cvar_handle_free(handle);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_cvar_handle_free");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_cvar_handle_free");
     return rc;
 }
 extern __typeof__(PMPI_T_cvar_handle_free) MPI_T_cvar_handle_free __attribute__((weak, alias("PMPI_T_cvar_handle_free")));
@@ -13734,7 +13734,7 @@ int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf)
     rc = halo_api_t_cvar_read(handle, buf);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_cvar_read");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_cvar_read");
     return rc;
 }
 extern __typeof__(PMPI_T_cvar_read) MPI_T_cvar_read __attribute__((weak, alias("PMPI_T_cvar_read")));
@@ -13753,7 +13753,7 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf)
     rc = halo_api_t_cvar_write(handle, buf);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_cvar_write");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_cvar_write");
     return rc;
 }
 extern __typeof__(PMPI_T_cvar_write) MPI_T_cvar_write __attribute__((weak, alias("PMPI_T_cvar_write")));
@@ -13774,7 +13774,7 @@ int PMPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_le
     rc = halo_api_t_enum_get_info(enumtype, num, name, name_len);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_enum_get_info");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_enum_get_info");
     return rc;
 }
 extern __typeof__(PMPI_T_enum_get_info) MPI_T_enum_get_info __attribute__((weak, alias("PMPI_T_enum_get_info")));
@@ -13796,7 +13796,7 @@ int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name,
     rc = halo_api_t_enum_get_item(enumtype, index, value, name, name_len);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_enum_get_item");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_enum_get_item");
     return rc;
 }
 extern __typeof__(PMPI_T_enum_get_item) MPI_T_enum_get_item __attribute__((weak, alias("PMPI_T_enum_get_item")));
@@ -13816,7 +13816,7 @@ int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, 
     rc = halo_api_t_event_callback_get_info(event_registration, cb_safety, info_used);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_callback_get_info");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_event_callback_get_info");
     return rc;
 }
 extern __typeof__(PMPI_T_event_callback_get_info) MPI_T_event_callback_get_info __attribute__((weak, alias("PMPI_T_event_callback_get_info")));
@@ -13836,7 +13836,7 @@ int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, 
     rc = halo_api_t_event_callback_set_info(event_registration, cb_safety, info);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_callback_set_info");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_event_callback_set_info");
     return rc;
 }
 extern __typeof__(PMPI_T_event_callback_set_info) MPI_T_event_callback_set_info __attribute__((weak, alias("PMPI_T_event_callback_set_info")));
@@ -13855,7 +13855,7 @@ int PMPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer)
     rc = halo_api_t_event_copy(event_instance, buffer);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_copy");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_event_copy");
     return rc;
 }
 extern __typeof__(PMPI_T_event_copy) MPI_T_event_copy __attribute__((weak, alias("PMPI_T_event_copy")));
@@ -13874,7 +13874,7 @@ int PMPI_T_event_get_index(const char* name, int* event_index)
     rc = halo_api_t_event_get_index(name, event_index);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_get_index");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_event_get_index");
     return rc;
 }
 extern __typeof__(PMPI_T_event_get_index) MPI_T_event_get_index __attribute__((weak, alias("PMPI_T_event_get_index")));
@@ -13903,7 +13903,7 @@ int PMPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbo
     rc = halo_api_t_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_get_info");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_event_get_info");
     return rc;
 }
 extern __typeof__(PMPI_T_event_get_info) MPI_T_event_get_info __attribute__((weak, alias("PMPI_T_event_get_info")));
@@ -13921,7 +13921,7 @@ int PMPI_T_event_get_num(int* num_events)
     rc = halo_api_t_event_get_num(num_events);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_get_num");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_event_get_num");
     return rc;
 }
 extern __typeof__(PMPI_T_event_get_num) MPI_T_event_get_num __attribute__((weak, alias("PMPI_T_event_get_num")));
@@ -13940,7 +13940,7 @@ int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_ind
     rc = halo_api_t_event_get_source(event_instance, source_index);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_get_source");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_event_get_source");
     return rc;
 }
 extern __typeof__(PMPI_T_event_get_source) MPI_T_event_get_source __attribute__((weak, alias("PMPI_T_event_get_source")));
@@ -13959,7 +13959,7 @@ int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* e
     rc = halo_api_t_event_get_timestamp(event_instance, event_timestamp);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_get_timestamp");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_event_get_timestamp");
     return rc;
 }
 extern __typeof__(PMPI_T_event_get_timestamp) MPI_T_event_get_timestamp __attribute__((weak, alias("PMPI_T_event_get_timestamp")));
@@ -13980,7 +13980,7 @@ int PMPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, 
     rc = halo_api_t_event_handle_alloc(event_index, obj_handle, info, event_registration);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_handle_alloc");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_event_handle_alloc");
     return rc;
 }
 extern __typeof__(PMPI_T_event_handle_alloc) MPI_T_event_handle_alloc __attribute__((weak, alias("PMPI_T_event_handle_alloc")));
@@ -14000,7 +14000,7 @@ int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void* 
     rc = halo_api_t_event_handle_free(event_registration, user_data, free_cb_function);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_handle_free");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_event_handle_free");
     return rc;
 }
 extern __typeof__(PMPI_T_event_handle_free) MPI_T_event_handle_free __attribute__((weak, alias("PMPI_T_event_handle_free")));
@@ -14019,7 +14019,7 @@ int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MP
     rc = halo_api_t_event_handle_get_info(event_registration, info_used);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_handle_get_info");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_event_handle_get_info");
     return rc;
 }
 extern __typeof__(PMPI_T_event_handle_get_info) MPI_T_event_handle_get_info __attribute__((weak, alias("PMPI_T_event_handle_get_info")));
@@ -14038,7 +14038,7 @@ int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MP
     rc = halo_api_t_event_handle_set_info(event_registration, info);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_handle_set_info");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_event_handle_set_info");
     return rc;
 }
 extern __typeof__(PMPI_T_event_handle_set_info) MPI_T_event_handle_set_info __attribute__((weak, alias("PMPI_T_event_handle_set_info")));
@@ -14058,7 +14058,7 @@ int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, vo
     rc = halo_api_t_event_read(event_instance, element_index, buffer);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_read");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_event_read");
     return rc;
 }
 extern __typeof__(PMPI_T_event_read) MPI_T_event_read __attribute__((weak, alias("PMPI_T_event_read")));
@@ -14080,7 +14080,7 @@ int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, 
     rc = halo_api_t_event_register_callback(event_registration, cb_safety, info, user_data, event_cb_function);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_register_callback");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_event_register_callback");
     return rc;
 }
 extern __typeof__(PMPI_T_event_register_callback) MPI_T_event_register_callback __attribute__((weak, alias("PMPI_T_event_register_callback")));
@@ -14099,7 +14099,7 @@ int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration
     rc = halo_api_t_event_set_dropped_handler(event_registration, dropped_cb_function);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_event_set_dropped_handler");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_event_set_dropped_handler");
     return rc;
 }
 extern __typeof__(PMPI_T_event_set_dropped_handler) MPI_T_event_set_dropped_handler __attribute__((weak, alias("PMPI_T_event_set_dropped_handler")));
@@ -14116,7 +14116,7 @@ int PMPI_T_finalize(void)
     rc = halo_api_t_finalize();
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_finalize");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_finalize");
     return rc;
 }
 extern __typeof__(PMPI_T_finalize) MPI_T_finalize __attribute__((weak, alias("PMPI_T_finalize")));
@@ -14135,7 +14135,7 @@ int PMPI_T_init_thread(int required, int* provided)
     rc = halo_api_t_init_thread(required, provided);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_init_thread");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_init_thread");
     return rc;
 }
 extern __typeof__(PMPI_T_init_thread) MPI_T_init_thread __attribute__((weak, alias("PMPI_T_init_thread")));
@@ -14155,7 +14155,7 @@ int PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index)
     rc = halo_api_t_pvar_get_index(name, var_class, pvar_index);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_get_index");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_pvar_get_index");
     return rc;
 }
 extern __typeof__(PMPI_T_pvar_get_index) MPI_T_pvar_get_index __attribute__((weak, alias("PMPI_T_pvar_get_index")));
@@ -14185,7 +14185,7 @@ int PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosi
     rc = halo_api_t_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_get_info");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_pvar_get_info");
     return rc;
 }
 extern __typeof__(PMPI_T_pvar_get_info) MPI_T_pvar_get_info __attribute__((weak, alias("PMPI_T_pvar_get_info")));
@@ -14203,7 +14203,7 @@ int PMPI_T_pvar_get_num(int* num_pvar)
     rc = halo_api_t_pvar_get_num(num_pvar);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_get_num");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_pvar_get_num");
     return rc;
 }
 extern __typeof__(PMPI_T_pvar_get_num) MPI_T_pvar_get_num __attribute__((weak, alias("PMPI_T_pvar_get_num")));
@@ -14225,7 +14225,7 @@ int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void
     rc = halo_api_t_pvar_handle_alloc(pe_session, pvar_index, obj_handle, handle, count);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_handle_alloc");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_pvar_handle_alloc");
     return rc;
 }
 extern __typeof__(PMPI_T_pvar_handle_alloc) MPI_T_pvar_handle_alloc __attribute__((weak, alias("PMPI_T_pvar_handle_alloc")));
@@ -14244,7 +14244,7 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* ha
     rc = halo_api_t_pvar_handle_free(pe_session, handle);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_handle_free");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_pvar_handle_free");
     return rc;
 }
 extern __typeof__(PMPI_T_pvar_handle_free) MPI_T_pvar_handle_free __attribute__((weak, alias("PMPI_T_pvar_handle_free")));
@@ -14264,7 +14264,7 @@ int PMPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, vo
     rc = halo_api_t_pvar_read(pe_session, handle, buf);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_read");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_pvar_read");
     return rc;
 }
 extern __typeof__(PMPI_T_pvar_read) MPI_T_pvar_read __attribute__((weak, alias("PMPI_T_pvar_read")));
@@ -14284,7 +14284,7 @@ int PMPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handl
     rc = halo_api_t_pvar_readreset(pe_session, handle, buf);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_readreset");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_pvar_readreset");
     return rc;
 }
 extern __typeof__(PMPI_T_pvar_readreset) MPI_T_pvar_readreset __attribute__((weak, alias("PMPI_T_pvar_readreset")));
@@ -14303,7 +14303,7 @@ int PMPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
     rc = halo_api_t_pvar_reset(pe_session, handle);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_reset");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_pvar_reset");
     return rc;
 }
 extern __typeof__(PMPI_T_pvar_reset) MPI_T_pvar_reset __attribute__((weak, alias("PMPI_T_pvar_reset")));
@@ -14321,7 +14321,7 @@ int PMPI_T_pvar_session_create(MPI_T_pvar_session* pe_session)
     rc = halo_api_t_pvar_session_create(pe_session);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_session_create");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_pvar_session_create");
     return rc;
 }
 extern __typeof__(PMPI_T_pvar_session_create) MPI_T_pvar_session_create __attribute__((weak, alias("PMPI_T_pvar_session_create")));
@@ -14339,7 +14339,7 @@ int PMPI_T_pvar_session_free(MPI_T_pvar_session* pe_session)
     rc = halo_api_t_pvar_session_free(pe_session);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_session_free");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_pvar_session_free");
     return rc;
 }
 extern __typeof__(PMPI_T_pvar_session_free) MPI_T_pvar_session_free __attribute__((weak, alias("PMPI_T_pvar_session_free")));
@@ -14358,7 +14358,7 @@ int PMPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
     rc = halo_api_t_pvar_start(pe_session, handle);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_start");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_pvar_start");
     return rc;
 }
 extern __typeof__(PMPI_T_pvar_start) MPI_T_pvar_start __attribute__((weak, alias("PMPI_T_pvar_start")));
@@ -14377,7 +14377,7 @@ int PMPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
     rc = halo_api_t_pvar_stop(pe_session, handle);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_stop");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_pvar_stop");
     return rc;
 }
 extern __typeof__(PMPI_T_pvar_stop) MPI_T_pvar_stop __attribute__((weak, alias("PMPI_T_pvar_stop")));
@@ -14397,7 +14397,7 @@ int PMPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, c
     rc = halo_api_t_pvar_write(pe_session, handle, buf);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_pvar_write");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_pvar_write");
     return rc;
 }
 extern __typeof__(PMPI_T_pvar_write) MPI_T_pvar_write __attribute__((weak, alias("PMPI_T_pvar_write")));
@@ -14423,7 +14423,7 @@ int PMPI_T_source_get_info(int source_index, char* name, int* name_len, char* de
     rc = halo_api_t_source_get_info(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_source_get_info");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_source_get_info");
     return rc;
 }
 extern __typeof__(PMPI_T_source_get_info) MPI_T_source_get_info __attribute__((weak, alias("PMPI_T_source_get_info")));
@@ -14441,7 +14441,7 @@ int PMPI_T_source_get_num(int* num_sources)
     rc = halo_api_t_source_get_num(num_sources);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_source_get_num");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_source_get_num");
     return rc;
 }
 extern __typeof__(PMPI_T_source_get_num) MPI_T_source_get_num __attribute__((weak, alias("PMPI_T_source_get_num")));
@@ -14460,7 +14460,7 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp)
     rc = halo_api_t_source_get_timestamp(source_index, timestamp);
     HALO_UNLOCK();
     if (HALO_UNLIKELY(rc != MPI_SUCCESS))
-        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "MPI_T_source_get_timestamp");
+        rc = halo_err_dispatch(HALO_EOBJ_RETURN, NULL, rc, "MPI_T_source_get_timestamp");
     return rc;
 }
 extern __typeof__(PMPI_T_source_get_timestamp) MPI_T_source_get_timestamp __attribute__((weak, alias("PMPI_T_source_get_timestamp")));

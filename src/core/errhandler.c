@@ -99,6 +99,9 @@ int halo_errhandler_invoke(halo_errhandler_t *e, int objkind, void *handle, int 
     return code;
 }
 
+/* Whether the user has set MPI_COMM_SELF's error handler (halo_err_dispatch). */
+static bool self_errh_set;
+
 int halo_err_dispatch(int objkind, void *handle, int code, const char *fname)
 {
     halo_err_set_fname(code, fname);
@@ -108,6 +111,17 @@ int halo_err_dispatch(int objkind, void *handle, int code, const char *fname)
         redirect_comm = NULL;
     }
     halo_errhandler_t *e = NULL;
+    if (objkind == HALO_EOBJ_RETURN)
+        return code;
+    if (objkind == HALO_EOBJ_COMM_INIT) {
+        /* Raised on the handler meant for the new communicator, when it is
+         * one that communicators take; else as if the call had none. */
+        halo_errhandler_t *eh = halo_obj_lookup(HALO_KIND_ERRHANDLER, handle);
+        if (eh && (eh->builtin || eh->objkind == HALO_EOBJ_COMM))
+            return halo_errhandler_invoke(eh, HALO_EOBJ_COMM, MPI_COMM_NULL, code);
+        objkind = HALO_EOBJ_NONE;
+        handle = NULL;
+    }
     if (atomic_load(&halo_state) != HALO_STATE_RUNNING) {
         /* Outside MPI_Init .. MPI_Finalize and with no session open there is
          * no object to ask: the initial handler is MPI_ERRORS_RETURN for the
@@ -139,13 +153,25 @@ int halo_err_dispatch(int objkind, void *handle, int code, const char *fname)
         }
     }
     if (!e) {
-        if (objkind != HALO_EOBJ_COMM) {
+        if (objkind != HALO_EOBJ_COMM && objkind != HALO_EOBJ_NONE) {
             /* Windows, files: not implemented yet; their calls return the
              * code. */
             return code;
         }
-        e = halo_comm_self.errh;
-        handle = MPI_COMM_SELF;
+        objkind = HALO_EOBJ_COMM;
+        /* No object (or an invalid handle): MPI_COMM_SELF's handler, as
+         * MPI 4.0 says. Before 4.0 it was MPI_COMM_WORLD's, and programs of
+         * that time set only that one to MPI_ERRORS_RETURN before testing
+         * bad handles: while nobody has set MPI_COMM_SELF's handler, the
+         * one of MPI_COMM_WORLD applies (both start as
+         * MPI_ERRORS_ARE_FATAL; MPICH does the same). */
+        if (self_errh_set) {
+            e = halo_comm_self.errh;
+            handle = MPI_COMM_SELF;
+        } else {
+            e = halo_comm_world.errh;
+            handle = MPI_COMM_WORLD;
+        }
     }
     return halo_errhandler_invoke(e, objkind, handle, code);
 }
@@ -225,6 +251,8 @@ int halo_api_comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     halo_obj_ref(e);
     halo_errhandler_release(c->errh);
     c->errh = e;
+    if (c == &halo_comm_self)
+        self_errh_set = true;
     return MPI_SUCCESS;
 }
 

@@ -108,7 +108,11 @@ int halo_api_session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session 
     }
     int required = MPI_THREAD_SINGLE;
     const char *v = in ? halo_info_lookup(in, "thread_level") : NULL;
-    if (v && level_of(v) >= 0)
+    if (v && level_of(v) < 0)
+        return halo_err(MPI_ERR_INFO_VALUE, "(info): \"thread_level\" is \"%.64s\", not one of "
+                        "MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED, "
+                        "MPI_THREAD_MULTIPLE", v);
+    if (v)
         required = level_of(v);
     int provided;
     int rc = halo_lib_session_open(required, &provided);

@@ -1,32 +1,58 @@
 /* Matching queues (rules in match.h) and the table of contexts. */
 #include "pt2pt/match.h"
 
-#define MATCH_BUCKETS 256
-
-static halo_match_t *buckets[MATCH_BUCKETS];
+/* The table of contexts: chained buckets, a power of two of them, doubled
+ * whenever the entries outnumber the buckets, so that a lookup (every
+ * receive start and every arriving packet makes one) stays short however
+ * many communicators the application holds (three contexts each). */
+static halo_match_t **buckets;
+static unsigned nbuckets_log2, nentries;
 
 static inline unsigned bucket_of(uint32_t ctx)
 {
-    return (ctx * 2654435761u) >> 24;
+    return (ctx * 2654435761u) >> (32 - nbuckets_log2);
 }
 
 halo_match_t *halo_match_find(uint32_t ctx)
 {
+    if (!buckets)
+        return NULL;
     for (halo_match_t *m = buckets[bucket_of(ctx)]; m; m = m->hnext)
         if (m->ctx == ctx)
             return m;
     return NULL;
 }
 
+static void table_grow(void)
+{
+    halo_match_t **old = buckets;
+    unsigned nold = old ? 1u << nbuckets_log2 : 0;
+    nbuckets_log2 = old ? nbuckets_log2 + 1 : 8;
+    buckets = halo_calloc((size_t)1 << nbuckets_log2, sizeof *buckets);
+    for (unsigned i = 0; i < nold; i++) {
+        while (old[i]) {
+            halo_match_t *m = old[i];
+            old[i] = m->hnext;
+            unsigned b = bucket_of(m->ctx);
+            m->hnext = buckets[b];
+            buckets[b] = m;
+        }
+    }
+    free(old);
+}
+
 halo_match_t *halo_match_get(uint32_t ctx, int nsrc)
 {
     halo_match_t *m = halo_match_find(ctx);
     if (!m) {
+        if (!buckets || nentries >= 1u << nbuckets_log2)
+            table_grow();
         m = halo_calloc(1, sizeof *m);
         m->ctx = ctx;
         unsigned b = bucket_of(ctx);
         m->hnext = buckets[b];
         buckets[b] = m;
+        nentries++;
     }
     if (nsrc > m->nsrc) {
         m->by_src = halo_realloc(m->by_src, (size_t)nsrc * sizeof *m->by_src);
@@ -47,6 +73,7 @@ void halo_match_release(uint32_t ctx)
     while (*pp != m)
         pp = &(*pp)->hnext;
     *pp = m->hnext;
+    nentries--;
     while (m->uq_head) {
         halo_unexp_t *u = m->uq_head;
         m->uq_head = u->next;

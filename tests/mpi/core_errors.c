@@ -5,6 +5,8 @@
  * - MPI_ERRORS_ARE_FATAL is the default; under MPI_ERRORS_RETURN calls give
  *   back codes of the right class whose string names the call and argument;
  * - user handlers get the communicator and the code, and the call returns;
+ * - errors with no communicator go to MPI_COMM_WORLD's handler until
+ *   MPI_COMM_SELF's is set, then to MPI_COMM_SELF's;
  * - MPI_Comm_call_errhandler, MPI_Comm_get_errhandler, MPI_Errhandler_free
  *   (a freed handler stays in use by the communicators that have it). */
 #include "mpitest.h"
@@ -164,6 +166,55 @@ static void expect_class(int rc, int cls, const char *what)
     CHECK(rc != MPI_SUCCESS, "%s succeeded, want class %d", what, cls);
     MPI_OK(MPI_Error_class(rc, &got));
     CHECK(got == cls, "%s: class %d, want %d", what, got, cls);
+}
+
+/* Before anyone sets MPI_COMM_SELF's handler, errors with no object and
+ * errors on handles that are not communicators go to MPI_COMM_WORLD's (as
+ * before MPI 4.0, and as MPICH does); once it is set, to MPI_COMM_SELF's.
+ * Runs first: it needs MPI_COMM_SELF untouched. Leaves both handlers at
+ * MPI_ERRORS_ARE_FATAL. */
+static void test_world_fallback(void)
+{
+    MPI_Errhandler mine;
+    MPI_Comm dup, stale;
+    MPI_Datatype t;
+    int buf[2] = {0, 0};
+    MPI_OK(MPI_Comm_create_errhandler(record_handler, &mine));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, mine));
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    stale = dup;
+    MPI_OK(MPI_Comm_free(&dup));
+
+    eh_calls = 0;
+    int rc = MPI_Barrier(stale);
+    expect_class(rc, MPI_ERR_COMM, "MPI_Barrier(freed communicator)");
+    CHECK(eh_calls == 1 && eh_comm == MPI_COMM_WORLD,
+          "a freed communicator's error: world's handler ran %d times (comm %p)", eh_calls,
+          (void *)eh_comm);
+    rc = MPI_Allgather(buf, 1, MPI_INT, buf + 1, 1, MPI_INT, MPI_COMM_NULL);
+    expect_class(rc, MPI_ERR_COMM, "MPI_Allgather(MPI_COMM_NULL)");
+    rc = MPI_Type_contiguous(-1, MPI_INT, &t);
+    expect_class(rc, MPI_ERR_COUNT, "MPI_Type_contiguous(count=-1)");
+    CHECK(eh_calls == 3, "errors with no communicator reached world's handler %d times, want 3",
+          eh_calls);
+
+    /* Once MPI_COMM_SELF has a handler set, it takes over. */
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    eh_calls = 0;
+    rc = MPI_Barrier(stale);
+    expect_class(rc, MPI_ERR_COMM, "MPI_Barrier(freed communicator), self set");
+    rc = MPI_Type_contiguous(-1, MPI_INT, &t);
+    expect_class(rc, MPI_ERR_COUNT, "MPI_Type_contiguous(count=-1), self set");
+    CHECK(eh_calls == 0, "with MPI_COMM_SELF's handler set, world's still ran %d times", eh_calls);
+    /* Errors on a valid communicator stay on it. */
+    rc = MPI_Send(buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+    expect_class(rc, MPI_ERR_COUNT, "MPI_Send(count=-1) on world");
+    CHECK(eh_calls == 1 && eh_comm == MPI_COMM_WORLD, "world's own error: handler ran %d times",
+          eh_calls);
+
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    MPI_OK(MPI_Errhandler_free(&mine));
 }
 
 static void test_default_and_return(void)
@@ -435,15 +486,17 @@ static int parts_known(const char *only, const char *const *parts, int n)
 int main(int argc, char **argv)
 {
     const char *only = argc > 1 ? argv[1] : NULL;
-    static const char *const parts[] = {"defaults", "classes", "codes", "handlers"};
+    static const char *const parts[] = {"world", "defaults", "classes", "codes", "handlers"};
     if (!parts_known(only, parts, (int)(sizeof parts / sizeof parts[0]))) {
-        fprintf(stderr, "usage: core_errors [part,...] with parts defaults classes codes handlers\n");
+        fprintf(stderr, "usage: core_errors [part,...] with parts world defaults classes codes handlers\n");
         return 2;
     }
 #define RUN(part) run_part(only, part)
     MPI_OK(MPI_Init(&argc, &argv));
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    if (RUN("world"))
+        test_world_fallback();
     if (RUN("defaults")) {
         test_default_and_return();   /* ends with MPI_ERRORS_RETURN on world and self */
     } else {

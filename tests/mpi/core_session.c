@@ -231,8 +231,20 @@ static void part_errors(void)
     MPI_OK(MPI_Errhandler_free(&eh));
     CHECK(eh == MPI_ERRHANDLER_NULL, "handle not reset");
 
+    /* A thread level that is none: refused, on the handler given. */
+    MPI_Info bad;
+    MPI_Session none = MPI_SESSION_NULL;
+    MPI_OK(MPI_Info_create(&bad));
+    MPI_OK(MPI_Info_set(bad, "thread_level", "THIS_IS_NOT_A_LEVEL"));
+    int rc = MPI_Session_init(bad, MPI_ERRORS_RETURN, &none);
+    int bad_cls = -1;
+    MPI_Error_class(rc, &bad_cls);
+    CHECK(rc != MPI_SUCCESS && bad_cls == MPI_ERR_INFO_VALUE && none == MPI_SESSION_NULL,
+          "MPI_Session_init with thread_level THIS_IS_NOT_A_LEVEL: rc %d class %d", rc, bad_cls);
+    MPI_OK(MPI_Info_free(&bad));
+
     int len = 0;
-    int rc = MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 99, &len, NULL);
+    rc = MPI_Session_get_nth_pset(s, MPI_INFO_NULL, 99, &len, NULL);
     CHECK_INT(eh_calls, 1);
     CHECK_INT(eh_last_class, MPI_ERR_ARG);
     int cls;

@@ -361,6 +361,12 @@ def err_object(f):
     if f.cname == "MPI_Session_init":
         # No session yet: the handler given as an argument.
         return "SESSION_INIT", "errhandler"
+    if f.cname in ("MPI_Comm_create_from_group", "MPI_Intercomm_create_from_groups"):
+        # No communicator yet: the handler given for the new one (MPI 4.0).
+        return "COMM_INIT", "errhandler"
+    if f.cname.startswith("MPI_T_"):
+        # The tools interface returns its codes and raises nothing.
+        return "RETURN", None
     for kind, tag in (("COMMUNICATOR", "COMM"), ("WINDOW", "WIN"), ("FILE", "FILE"),
                       ("SESSION", "SESSION")):
         for p in f.params:
@@ -587,8 +593,8 @@ def gen_entry(f):
         if lock:
             text += "    HALO_UNLOCK();\n"
         text += "    if (HALO_UNLIKELY(rc != MPI_SUCCESS))\n"
-        if objkind == "NONE":
-            text += f'        rc = halo_err_dispatch(HALO_EOBJ_NONE, NULL, rc, "{name}");\n'
+        if objexpr is None:
+            text += f'        rc = halo_err_dispatch(HALO_EOBJ_{objkind}, NULL, rc, "{name}");\n'
         else:
             text += f'        rc = halo_err_dispatch(HALO_EOBJ_{objkind}, (void *)({objexpr}), rc, "{name}");\n'
         text += "    return rc;\n}\n"
