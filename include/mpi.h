@@ -1851,6 +1851,43 @@ int PMPI_Win_wait(MPI_Win win);
 double PMPI_Wtick(void);
 double PMPI_Wtime(void);
 
+/* Functions that MPI-3.0 removed from the standard, kept for programs
+ * written before it. They are not part of the standard ABI; each does what
+ * its replacement does (MPI_Get_address, MPI_Comm_create_errhandler,
+ * MPI_Comm_get_errhandler, MPI_Comm_set_errhandler, MPI_Type_get_extent,
+ * MPI_Type_create_hindexed, MPI_Type_create_hvector, MPI_Type_create_struct),
+ * and so are the datatypes MPI_LB and MPI_UB.
+ * Define HALO_NO_REMOVED_API before including mpi.h to leave them out. */
+#if !defined(HALO_NO_REMOVED_API)
+typedef void MPI_Handler_function(MPI_Comm *, int *, ...);
+/* The bound markers: in MPI_Type_struct (or MPI_Type_create_struct) an
+ * entry of MPI_LB (MPI_UB) at a displacement sets the type's lower (upper)
+ * bound there, as MPI_Type_create_resized does now. Handles above the
+ * standard's predefined range. */
+#define MPI_LB ((MPI_Datatype)0x00000ff0)
+#define MPI_UB ((MPI_Datatype)0x00000ff1)
+int MPI_Address(void *location, MPI_Aint *address);
+int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+int MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+int PMPI_Address(void *location, MPI_Aint *address);
+int PMPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype);
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+#endif
+
 #if defined(__cplusplus)
 }
 #endif

@@ -83,12 +83,10 @@ static void dt_done(halo_dtype_t *t, halo_dt_build_t *b, int32_t root, const bnd
 {
     t->size = root >= 0 ? hb_node(b, root)->size : 0;
     hb_finish(b, root, &t->prog);
+    /* A bound that nothing sets is 0: only a map of markers alone has one
+     * side unset ({(lb, 10)} has extent -10, as in MPICH). */
     t->lb = bd->lo_set ? bd->lo : 0;
     t->ub = bd->hi_set ? bd->hi : 0;
-    if (!bd->lo_set && bd->hi_set)
-        t->lb = t->ub;
-    if (bd->lo_set && !bd->hi_set)
-        t->ub = t->lb;
     t->extent = t->ub - t->lb;
     t->flags |= markers;
     if (t->size > 0)

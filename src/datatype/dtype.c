@@ -95,6 +95,10 @@ static const predef_desc_t predefs[] = {
     {F(MPI_REAL16, 16, 16)},
     {F(MPI_COMPLEX16, 16, 8)},
     {F(MPI_COMPLEX32, 32, 16)},
+    /* The bound markers MPI-3.0 removed (declared at the end of mpi.h): no
+     * data, extent 0, only a marked lower or upper bound. */
+    {(uintptr_t)MPI_LB, "MPI_LB", 0, 0, 1, 0, 0, HALO_DT_LB_MARKED},
+    {(uintptr_t)MPI_UB, "MPI_UB", 0, 0, 1, 0, 0, HALO_DT_UB_MARKED},
 };
 
 static halo_dtype_t predef_objs[HALO_ARRAY_LEN(predefs)];
@@ -117,7 +121,7 @@ void halo_dtype_init(void)
         t->true_ub = (d->extra_flags & HALO_DT_PAIR) ? d->run2_off + d->run2_len : d->size;
         t->basic = (MPI_Datatype)d->handle;
         t->basic_count = 1;
-        t->nelem = (d->extra_flags & HALO_DT_PAIR) ? 2 : 1;
+        t->nelem = d->size == 0 ? 0 : (d->extra_flags & HALO_DT_PAIR) ? 2 : 1;
         t->align = d->align;
         halo_dt_build_t b;
         hb_init(&b);
@@ -130,6 +134,10 @@ void halo_dtype_init(void)
             t->blocks = pair_blocks[i];
             int32_t parts[2] = {hb_run(&b, 0, first), hb_run(&b, d->run2_off, d->run2_len)};
             root = hb_list(&b, parts, 2);
+        } else if (d->size == 0) {
+            t->basic = MPI_DATATYPE_NULL;
+            t->basic_count = 0;
+            root = -1;
         } else {
             t->nblocks = 1;
             t->one_block = (halo_dt_block_t){0, d->size, 0};

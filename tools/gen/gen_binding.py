@@ -254,6 +254,50 @@ HEADER_EXTRA = """
 """
 
 
+# Functions MPI-3.0 removed, declared for programs written before it
+# (src/binding/removed.c implements them; they are not in the standard ABI).
+REMOVED_FUNCS = (
+    ("MPI_Address", "void *location, MPI_Aint *address"),
+    ("MPI_Errhandler_create", "MPI_Handler_function *function, MPI_Errhandler *errhandler"),
+    ("MPI_Errhandler_get", "MPI_Comm comm, MPI_Errhandler *errhandler"),
+    ("MPI_Errhandler_set", "MPI_Comm comm, MPI_Errhandler errhandler"),
+    ("MPI_Type_extent", "MPI_Datatype datatype, MPI_Aint *extent"),
+    ("MPI_Type_hindexed", "int count, int array_of_blocklengths[], "
+     "MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype"),
+    ("MPI_Type_hvector", "int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, "
+     "MPI_Datatype *newtype"),
+    ("MPI_Type_lb", "MPI_Datatype datatype, MPI_Aint *displacement"),
+    ("MPI_Type_struct", "int count, int array_of_blocklengths[], "
+     "MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype"),
+    ("MPI_Type_ub", "MPI_Datatype datatype, MPI_Aint *displacement"),
+)
+
+
+def removed_block():
+    out = ["""
+/* Functions that MPI-3.0 removed from the standard, kept for programs
+ * written before it. They are not part of the standard ABI; each does what
+ * its replacement does (MPI_Get_address, MPI_Comm_create_errhandler,
+ * MPI_Comm_get_errhandler, MPI_Comm_set_errhandler, MPI_Type_get_extent,
+ * MPI_Type_create_hindexed, MPI_Type_create_hvector, MPI_Type_create_struct),
+ * and so are the datatypes MPI_LB and MPI_UB.
+ * Define HALO_NO_REMOVED_API before including mpi.h to leave them out. */
+#if !defined(HALO_NO_REMOVED_API)
+typedef void MPI_Handler_function(MPI_Comm *, int *, ...);
+/* The bound markers: in MPI_Type_struct (or MPI_Type_create_struct) an
+ * entry of MPI_LB (MPI_UB) at a displacement sets the type's lower (upper)
+ * bound there, as MPI_Type_create_resized does now. Handles above the
+ * standard's predefined range. */
+#define MPI_LB ((MPI_Datatype)0x00000ff0)
+#define MPI_UB ((MPI_Datatype)0x00000ff1)
+"""]
+    for prefix in ("", "P"):
+        for name, params in REMOVED_FUNCS:
+            out.append(f"int {prefix}{name}({params});\n")
+    out.append("#endif\n")
+    return "".join(out)
+
+
 def c_value(kind, value):
     if kind.startswith("handle:"):
         t = kind.split(":", 1)[1]
@@ -299,6 +343,7 @@ def gen_header(funcs, callbacks, consts):
     out.append("\n")
     for f in funcs:
         out.append(f.proto("P" + f.cname) + ";\n")
+    out.append(removed_block())
     out.append("""
 #if defined(__cplusplus)
 }
