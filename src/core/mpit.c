@@ -1,19 +1,22 @@
-/* The tools information interface (MPI 5.0 chapter 15), with nothing to
- * show yet: Halo exports no control or performance variables, categories,
- * events or event sources, which the standard allows. Tools can start the
- * interface (before MPI_Init, after MPI_Finalize, nested), read the counts
- * (all zero), open and free performance-variable sessions and act on all
- * of a session's (no) handles, and finalize; every index, name, handle or
- * session they pass that cannot exist is refused with the MPI_T error
+/* The tools information interface (MPI 5.0 chapter 15). Every HALO_*
+ * setting (core/config.h, `halo_info --all`) is a control variable, named
+ * as its environment variable, in the order of the declaration section;
+ * its value is the one the process started with, so each is read-only
+ * (MPI_T_SCOPE_READONLY: a write is MPI_T_ERR_CVAR_SET_NEVER); integers are
+ * MPI_COUNT, strings MPI_CHAR. No performance variables, categories,
+ * events or event sources are exported, which the standard allows. Tools
+ * can start the interface (before MPI_Init, after MPI_Finalize, nested),
+ * read the counts, open and free performance-variable sessions and act on
+ * all of a session's (no) handles, and finalize; every index, name, handle
+ * or session they pass that cannot exist is refused with the MPI_T error
  * code the standard gives for it. Errors of this interface are returned,
- * never raised on a handler (the bindings dispatch them with no object).
- *
- * The HALO_* settings (halo_info --all) are the natural control variables
- * to export here; they are not, yet. */
+ * never raised on a handler. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "binding/api_gen.h"
 #include "binding/binding.h"
+#include "core/config.h"
 
 static int t_refs;   /* MPI_T_init_thread calls not yet matched by MPI_T_finalize */
 
@@ -34,6 +37,50 @@ static t_session_t *t_sessions;
         if (!(p))                                                                                        \
             return MPI_T_ERR_INVALID;                                                                    \
     } while (0)
+
+/* Control-variable handles: a list of live ones, as for sessions. */
+typedef struct t_cvh {
+    struct t_cvh *next;
+    halo_cfg_t *var;
+    int count;
+} t_cvh_t;
+static t_cvh_t *t_cvhs;
+
+static int cvar_num(void)
+{
+    return (int)(halo_cfg_end() - halo_cfg_begin());
+}
+
+static halo_cfg_t *cvar_at(int index)
+{
+    return index >= 0 && index < cvar_num() ? halo_cfg_begin()[index] : NULL;
+}
+
+static t_cvh_t *cvh_live(MPI_T_cvar_handle h)
+{
+    for (t_cvh_t *t = t_cvhs; t; t = t->next)
+        if ((MPI_T_cvar_handle)t == h)
+            return t;
+    return NULL;
+}
+
+/* The standard's way of returning a string into (out, *len): with no
+ * buffer or a length of 0, only the length it needs (terminator
+ * included); else as much as fits, terminated, and the length written. */
+static void t_string(const char *str, char *out, int *len)
+{
+    if (!len)
+        return;
+    int need = (int)strlen(str) + 1;
+    if (!out || *len <= 0) {
+        *len = need;
+        return;
+    }
+    int n = need < *len ? need : *len;
+    memcpy(out, str, (size_t)n - 1);
+    out[n - 1] = '\0';
+    *len = n;
+}
 
 static bool session_live(MPI_T_pvar_session s)
 {
@@ -59,6 +106,11 @@ int halo_api_t_finalize(void)
 {
     NEED_INIT();
     if (--t_refs == 0) {
+        while (t_cvhs) {
+            t_cvh_t *t = t_cvhs;
+            t_cvhs = t->next;
+            free(t);
+        }
         while (t_sessions) {
             t_session_t *t = t_sessions;
             t_sessions = t->next;
@@ -68,7 +120,16 @@ int halo_api_t_finalize(void)
     return MPI_SUCCESS;
 }
 
-/* ---------------------------------------------------------------- counts: none */
+/* ---------------------------------------------------------------- counts */
+
+int halo_api_t_cvar_get_num(int *num_cvar)
+{
+    NEED_INIT();
+    NEED_PTR(num_cvar);
+    *num_cvar = cvar_num();
+    return MPI_SUCCESS;
+}
+
 
 #define ZERO_COUNT(fn, arg)                                                                              \
     int fn(int *arg)                                                                                     \
@@ -78,7 +139,6 @@ int halo_api_t_finalize(void)
         *arg = 0;                                                                                        \
         return MPI_SUCCESS;                                                                              \
     }
-ZERO_COUNT(halo_api_t_cvar_get_num, num_cvar)
 ZERO_COUNT(halo_api_t_pvar_get_num, num_pvar)
 ZERO_COUNT(halo_api_t_category_get_num, num_cat)
 ZERO_COUNT(halo_api_t_event_get_num, num_events)
@@ -89,56 +149,111 @@ int halo_api_t_category_changed(int *update_number)
 {
     NEED_INIT();
     NEED_PTR(update_number);
-    *update_number = 0;   /* the (empty) set of variables never changes */
+    *update_number = 0;   /* the set of variables never changes */
     return MPI_SUCCESS;
 }
 
-/* ---------------------------------------------------------------- indices and names: none valid */
+/* ---------------------------------------------------------------- control variables */
 
 int halo_api_t_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype,
                              MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
 {
-    (void)cvar_index, (void)name, (void)name_len, (void)verbosity, (void)datatype, (void)enumtype;
-    (void)desc, (void)desc_len, (void)bind, (void)scope;
     NEED_INIT();
-    return MPI_T_ERR_INVALID_INDEX;
+    halo_cfg_t *v = cvar_at(cvar_index);
+    if (!v)
+        return MPI_T_ERR_INVALID_INDEX;
+    t_string(v->name, name, name_len);
+    t_string(v->help, desc, desc_len);
+    if (verbosity)
+        *verbosity = MPI_T_VERBOSITY_TUNER_BASIC;
+    if (datatype)
+        *datatype = v->type == HALO_CFG_T_INT ? MPI_COUNT : MPI_CHAR;
+    if (enumtype)
+        *enumtype = MPI_T_ENUM_NULL;
+    if (bind)
+        *bind = MPI_T_BIND_NO_OBJECT;
+    if (scope)
+        *scope = MPI_T_SCOPE_READONLY;
+    return MPI_SUCCESS;
 }
 
 int halo_api_t_cvar_get_index(const char *name, int *cvar_index)
 {
-    (void)cvar_index;
     NEED_INIT();
     NEED_PTR(name);
+    NEED_PTR(cvar_index);
+    for (int i = 0; i < cvar_num(); i++)
+        if (!strcmp(halo_cfg_begin()[i]->name, name)) {
+            *cvar_index = i;
+            return MPI_SUCCESS;
+        }
     return MPI_T_ERR_INVALID_NAME;
 }
 
 int halo_api_t_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
 {
-    (void)cvar_index, (void)obj_handle, (void)handle, (void)count;
+    (void)obj_handle;   /* bound to no object */
     NEED_INIT();
-    return MPI_T_ERR_INVALID_INDEX;
+    halo_cfg_t *v = cvar_at(cvar_index);
+    if (!v)
+        return MPI_T_ERR_INVALID_INDEX;
+    NEED_PTR(handle);
+    NEED_PTR(count);
+    t_cvh_t *t = malloc(sizeof *t);
+    if (!t)
+        return MPI_T_ERR_MEMORY;
+    t->var = v;
+    /* A string's count is the room its (fixed) value takes. */
+    t->count = v->type == HALO_CFG_T_INT ? 1 : (int)strlen(halo_cfg_get_str(v)) + 1;
+    t->next = t_cvhs;
+    t_cvhs = t;
+    *handle = (MPI_T_cvar_handle)t;
+    *count = t->count;
+    return MPI_SUCCESS;
 }
 
 int halo_api_t_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
-    (void)handle;
     NEED_INIT();
+    NEED_PTR(handle);
+    for (t_cvh_t **p = &t_cvhs; *p; p = &(*p)->next)
+        if ((MPI_T_cvar_handle)*p == *handle) {
+            t_cvh_t *t = *p;
+            *p = t->next;
+            free(t);
+            *handle = MPI_T_CVAR_HANDLE_NULL;
+            return MPI_SUCCESS;
+        }
     return MPI_T_ERR_INVALID_HANDLE;
 }
 
 int halo_api_t_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
-    (void)handle, (void)buf;
     NEED_INIT();
-    return MPI_T_ERR_INVALID_HANDLE;
+    t_cvh_t *t = cvh_live(handle);
+    if (!t)
+        return MPI_T_ERR_INVALID_HANDLE;
+    NEED_PTR(buf);
+    if (t->var->type == HALO_CFG_T_INT) {
+        MPI_Count v = (MPI_Count)halo_cfg_get(t->var);
+        memcpy(buf, &v, sizeof v);
+    } else {
+        int len = t->count;
+        t_string(halo_cfg_get_str(t->var), buf, &len);
+    }
+    return MPI_SUCCESS;
 }
 
 int halo_api_t_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
-    (void)handle, (void)buf;
+    (void)buf;
     NEED_INIT();
-    return MPI_T_ERR_INVALID_HANDLE;
+    if (!cvh_live(handle))
+        return MPI_T_ERR_INVALID_HANDLE;
+    return MPI_T_ERR_CVAR_SET_NEVER;   /* every variable is read-only */
 }
+
+/* ------------------------------------- performance variables, categories, enumerations: none */
 
 int halo_api_t_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
                              MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind,

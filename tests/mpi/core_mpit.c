@@ -1,13 +1,21 @@
-/* The tools information interface (src/core/mpit.c), which exports no
- * variables, categories, events or sources:
+/* The tools information interface (src/core/mpit.c), which exports the
+ * HALO_* settings as control variables and no performance variables,
+ * categories, events or sources:
  * - before MPI_T_init_thread every call says MPI_T_ERR_NOT_INITIALIZED;
  * - init is nested and counts: the thread level granted follows the one
  *   asked for; after as many finalizes as inits the interface is closed
  *   again, and it opens again after that (before MPI_Init, during, and
  *   after MPI_Finalize);
- * - every count is zero; every index, name or handle is refused with the
- *   code the standard gives, returned (not raised: MPI_COMM_WORLD keeps
- *   MPI_ERRORS_ARE_FATAL while these fail);
+ * - control variables: each has a HALO_ name, a description, a type of
+ *   MPI_COUNT or MPI_CHAR, no binding, read-only scope, and its index back
+ *   from MPI_T_cvar_get_index; strings come back by the standard's rules
+ *   (length only, truncated, whole); a handle reads the value the process
+ *   started with (the testlist sets HALO_SHM_EAGER_MAX=12288 and
+ *   HALO_WAIT_POLICY=auto; others read their defaults), refuses writes
+ *   with MPI_T_ERR_CVAR_SET_NEVER, and is invalid once freed;
+ * - the other counts are zero; every index, name or handle that cannot
+ *   exist is refused with the code the standard gives, returned (not
+ *   raised: MPI_COMM_WORLD keeps MPI_ERRORS_ARE_FATAL while these fail);
  * - performance-variable sessions are created distinct and freed (the
  *   handle becomes MPI_T_PVAR_SESSION_NULL, a freed one is invalid);
  *   start, stop and reset of MPI_T_PVAR_ALL_HANDLES succeed, reading it
@@ -30,6 +38,76 @@ static void closed(void)
     CHECK(n == -1, "a refused MPI_T_cvar_get_num wrote %d", n);
 }
 
+/* Every control variable, and the values of three of them. */
+static void check_cvars(int n)
+{
+    int found = 0;
+    for (int i = 0; i < n; i++) {
+        char name[128], desc[512];
+        int nlen = sizeof name, dlen = sizeof desc, verb = -1, bind = -1, scope = -1, idx = -1;
+        MPI_Datatype dt = MPI_DATATYPE_NULL;
+        MPI_T_enum en;
+        MPI_OK(MPI_T_cvar_get_info(i, name, &nlen, &verb, &dt, &en, desc, &dlen, &bind, &scope));
+        CHECK(!strncmp(name, "HALO_", 5) && nlen == (int)strlen(name) + 1, "cvar %d: name \"%s\" (%d)",
+              i, name, nlen);
+        CHECK(dlen > 1 && dlen == (int)strlen(desc) + 1, "cvar %s: description of %d", name, dlen);
+        CHECK(dt == MPI_COUNT || dt == MPI_CHAR, "cvar %s: datatype %p", name, (void *)dt);
+        CHECK(en == MPI_T_ENUM_NULL && bind == MPI_T_BIND_NO_OBJECT && scope == MPI_T_SCOPE_READONLY &&
+                  verb >= MPI_T_VERBOSITY_USER_BASIC && verb <= MPI_T_VERBOSITY_MPIDEV_ALL,
+              "cvar %s: enum %p bind %d scope %d verbosity %d", name, (void *)en, bind, scope, verb);
+        MPI_OK(MPI_T_cvar_get_index(name, &idx));
+        CHECK(idx == i, "MPI_T_cvar_get_index(%s) = %d, want %d", name, idx, i);
+
+        /* The length alone, then a buffer too short by 2 (of names longer than 3). */
+        int need = 0;
+        MPI_OK(MPI_T_cvar_get_info(i, NULL, &need, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+        CHECK(need == nlen, "cvar %s: length alone %d, want %d", name, need, nlen);
+        char shortbuf[128];
+        int slen = nlen - 2;
+        memset(shortbuf, 'x', sizeof shortbuf);
+        MPI_OK(MPI_T_cvar_get_info(i, shortbuf, &slen, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+        CHECK(slen == nlen - 2 && shortbuf[slen - 1] == '\0' && !strncmp(shortbuf, name, (size_t)slen - 1),
+              "cvar %s: into %d bytes got \"%s\" (%d)", name, nlen - 2, shortbuf, slen);
+
+        MPI_T_cvar_handle h = MPI_T_CVAR_HANDLE_NULL;
+        int count = -1;
+        MPI_OK(MPI_T_cvar_handle_alloc(i, NULL, &h, &count));
+        CHECK(h != MPI_T_CVAR_HANDLE_NULL && count >= 1, "cvar %s: handle %p count %d", name, (void *)h, count);
+        if (dt == MPI_COUNT) {
+            CHECK(count == 1, "cvar %s: count %d", name, count);
+            MPI_Count v = -12345;
+            MPI_OK(MPI_T_cvar_read(h, &v));
+            if (!strcmp(name, "HALO_SHM_EAGER_MAX")) {
+                CHECK(v == 12288, "HALO_SHM_EAGER_MAX reads %lld, want 12288", (long long)v);
+                found++;
+            }
+            if (!strcmp(name, "HALO_ERROR_CHECKING")) {
+                CHECK(v == 1, "HALO_ERROR_CHECKING reads %lld, want its default 1", (long long)v);
+                found++;
+            }
+            EXPECT(MPI_T_cvar_write(h, &v), MPI_T_ERR_CVAR_SET_NEVER);
+        } else {
+            char val[256];
+            CHECK(count <= (int)sizeof val, "cvar %s: count %d", name, count);
+            memset(val, 'x', sizeof val);
+            MPI_OK(MPI_T_cvar_read(h, val));
+            CHECK((int)strlen(val) == count - 1, "cvar %s: value \"%s\", count %d", name, val, count);
+            if (!strcmp(name, "HALO_WAIT_POLICY")) {
+                CHECK(!strcmp(val, "auto"), "HALO_WAIT_POLICY reads \"%s\"", val);
+                found++;
+            }
+            EXPECT(MPI_T_cvar_write(h, "spin"), MPI_T_ERR_CVAR_SET_NEVER);
+        }
+        MPI_T_cvar_handle stale = h;
+        MPI_OK(MPI_T_cvar_handle_free(&h));
+        CHECK(h == MPI_T_CVAR_HANDLE_NULL, "a freed cvar handle is %p", (void *)h);
+        MPI_Count junk;
+        EXPECT(MPI_T_cvar_read(stale, &junk), MPI_T_ERR_INVALID_HANDLE);
+        EXPECT(MPI_T_cvar_handle_free(&stale), MPI_T_ERR_INVALID_HANDLE);
+    }
+    CHECK(found == 3, "found %d of HALO_SHM_EAGER_MAX, HALO_ERROR_CHECKING, HALO_WAIT_POLICY", found);
+}
+
 static void open_and_use(void)
 {
     int prov = -1, prov2 = -1, n;
@@ -40,7 +118,8 @@ static void open_and_use(void)
 
     n = -1;
     MPI_OK(MPI_T_cvar_get_num(&n));
-    CHECK(n == 0, "cvars: %d", n);
+    CHECK(n >= 10, "cvars: %d", n);
+    check_cvars(n);
     n = -1;
     MPI_OK(MPI_T_pvar_get_num(&n));
     CHECK(n == 0, "pvars: %d", n);
@@ -63,7 +142,9 @@ static void open_and_use(void)
     MPI_Datatype dt;
     MPI_T_enum en;
     MPI_T_cvar_handle ch;
-    EXPECT(MPI_T_cvar_get_info(0, name, &len, &verb, &dt, &en, NULL, NULL, &bind, &scope),
+    int ncvar = -1;
+    MPI_OK(MPI_T_cvar_get_num(&ncvar));
+    EXPECT(MPI_T_cvar_get_info(ncvar, name, &len, &verb, &dt, &en, NULL, NULL, &bind, &scope),
            MPI_T_ERR_INVALID_INDEX);
     EXPECT(MPI_T_cvar_get_info(-1, name, &len, &verb, &dt, &en, NULL, NULL, &bind, &scope),
            MPI_T_ERR_INVALID_INDEX);
@@ -72,7 +153,7 @@ static void open_and_use(void)
     EXPECT(MPI_T_category_get_index("HALO_NO_SUCH_CATEGORY", &idx), MPI_T_ERR_INVALID_NAME);
     EXPECT(MPI_T_event_get_index("HALO_NO_SUCH_EVENT", &idx), MPI_T_ERR_INVALID_NAME);
     CHECK(idx == -1, "a refused lookup wrote index %d", idx);
-    EXPECT(MPI_T_cvar_handle_alloc(0, NULL, &ch, &count), MPI_T_ERR_INVALID_INDEX);
+    EXPECT(MPI_T_cvar_handle_alloc(ncvar, NULL, &ch, &count), MPI_T_ERR_INVALID_INDEX);
     EXPECT(MPI_T_category_get_info(0, name, &len, NULL, NULL, &n, &n, &n), MPI_T_ERR_INVALID_INDEX);
     EXPECT(MPI_T_source_get_timestamp(0, NULL), MPI_T_ERR_INVALID_INDEX);
 
@@ -100,7 +181,7 @@ static void open_and_use(void)
     MPI_OK(MPI_T_finalize());
     n = -1;
     MPI_OK(MPI_T_cvar_get_num(&n));
-    CHECK(n == 0, "after one of two finalizes: %d", n);
+    CHECK(n == ncvar, "after one of two finalizes: %d", n);
     MPI_OK(MPI_T_finalize());
     closed();
 }
