@@ -11,6 +11,8 @@
  * or session they pass that cannot exist is refused with the MPI_T error
  * code the standard gives for it. Errors of this interface are returned,
  * never raised on a handler. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +20,11 @@
 #include "binding/binding.h"
 #include "core/config.h"
 
-static int t_refs;   /* MPI_T_init_thread calls not yet matched by MPI_T_finalize */
+static _Atomic int t_refs;   /* MPI_T_init_thread calls not yet matched by MPI_T_finalize */
+/* The interface may be used from several threads at once (it grants
+ * MPI_THREAD_MULTIPLE): the lists of live handles and sessions, and the
+ * count above when it opens or closes, change under this lock. */
+static pthread_mutex_t t_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Performance-variable sessions: a list of live ones, to tell a session
  * from a stale or made-up handle. */
@@ -58,10 +64,13 @@ static halo_cfg_t *cvar_at(int index)
 
 static t_cvh_t *cvh_live(MPI_T_cvar_handle h)
 {
-    for (t_cvh_t *t = t_cvhs; t; t = t->next)
+    t_cvh_t *found = NULL;
+    pthread_mutex_lock(&t_lock);
+    for (t_cvh_t *t = t_cvhs; t && !found; t = t->next)
         if ((MPI_T_cvar_handle)t == h)
-            return t;
-    return NULL;
+            found = t;
+    pthread_mutex_unlock(&t_lock);
+    return found;
 }
 
 /* The standard's way of returning a string into (out, *len): with no
@@ -84,10 +93,12 @@ static void t_string(const char *str, char *out, int *len)
 
 static bool session_live(MPI_T_pvar_session s)
 {
-    for (t_session_t *t = t_sessions; t; t = t->next)
-        if ((MPI_T_pvar_session)t == s)
-            return true;
-    return false;
+    bool found = false;
+    pthread_mutex_lock(&t_lock);
+    for (t_session_t *t = t_sessions; t && !found; t = t->next)
+        found = (MPI_T_pvar_session)t == s;
+    pthread_mutex_unlock(&t_lock);
+    return found;
 }
 
 /* ---------------------------------------------------------------- setup */
@@ -98,13 +109,19 @@ int halo_api_t_init_thread(int required, int *provided)
     *provided = required >= MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                 : required <= MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
                                                 : required;
+    pthread_mutex_lock(&t_lock);
     t_refs++;
+    pthread_mutex_unlock(&t_lock);
     return MPI_SUCCESS;
 }
 
 int halo_api_t_finalize(void)
 {
-    NEED_INIT();
+    pthread_mutex_lock(&t_lock);
+    if (t_refs == 0) {
+        pthread_mutex_unlock(&t_lock);
+        return MPI_T_ERR_NOT_INITIALIZED;
+    }
     if (--t_refs == 0) {
         while (t_cvhs) {
             t_cvh_t *t = t_cvhs;
@@ -117,6 +134,7 @@ int halo_api_t_finalize(void)
             free(t);
         }
     }
+    pthread_mutex_unlock(&t_lock);
     return MPI_SUCCESS;
 }
 
@@ -205,8 +223,10 @@ int halo_api_t_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_ha
     t->var = v;
     /* A string's count is the room its (fixed) value takes. */
     t->count = v->type == HALO_CFG_T_INT ? 1 : (int)strlen(halo_cfg_get_str(v)) + 1;
+    pthread_mutex_lock(&t_lock);
     t->next = t_cvhs;
     t_cvhs = t;
+    pthread_mutex_unlock(&t_lock);
     *handle = (MPI_T_cvar_handle)t;
     *count = t->count;
     return MPI_SUCCESS;
@@ -216,15 +236,20 @@ int halo_api_t_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
     NEED_INIT();
     NEED_PTR(handle);
+    t_cvh_t *gone = NULL;
+    pthread_mutex_lock(&t_lock);
     for (t_cvh_t **p = &t_cvhs; *p; p = &(*p)->next)
         if ((MPI_T_cvar_handle)*p == *handle) {
-            t_cvh_t *t = *p;
-            *p = t->next;
-            free(t);
-            *handle = MPI_T_CVAR_HANDLE_NULL;
-            return MPI_SUCCESS;
+            gone = *p;
+            *p = gone->next;
+            break;
         }
-    return MPI_T_ERR_INVALID_HANDLE;
+    pthread_mutex_unlock(&t_lock);
+    if (!gone)
+        return MPI_T_ERR_INVALID_HANDLE;
+    free(gone);
+    *handle = MPI_T_CVAR_HANDLE_NULL;
+    return MPI_SUCCESS;
 }
 
 int halo_api_t_cvar_read(MPI_T_cvar_handle handle, void *buf)
@@ -463,8 +488,10 @@ int halo_api_t_pvar_session_create(MPI_T_pvar_session *pe_session)
     t_session_t *t = malloc(sizeof *t);
     if (!t)
         return MPI_T_ERR_MEMORY;
+    pthread_mutex_lock(&t_lock);
     t->next = t_sessions;
     t_sessions = t;
+    pthread_mutex_unlock(&t_lock);
     *pe_session = (MPI_T_pvar_session)t;
     return MPI_SUCCESS;
 }
@@ -473,15 +500,20 @@ int halo_api_t_pvar_session_free(MPI_T_pvar_session *pe_session)
 {
     NEED_INIT();
     NEED_PTR(pe_session);
+    t_session_t *gone = NULL;
+    pthread_mutex_lock(&t_lock);
     for (t_session_t **p = &t_sessions; *p; p = &(*p)->next)
         if ((MPI_T_pvar_session)*p == *pe_session) {
-            t_session_t *t = *p;
-            *p = t->next;
-            free(t);
-            *pe_session = MPI_T_PVAR_SESSION_NULL;
-            return MPI_SUCCESS;
+            gone = *p;
+            *p = gone->next;
+            break;
         }
-    return MPI_T_ERR_INVALID_SESSION;
+    pthread_mutex_unlock(&t_lock);
+    if (!gone)
+        return MPI_T_ERR_INVALID_SESSION;
+    free(gone);
+    *pe_session = MPI_T_PVAR_SESSION_NULL;
+    return MPI_SUCCESS;
 }
 
 int halo_api_t_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void *obj_handle,
