@@ -1,6 +1,7 @@
 #!/bin/bash
 # --bind-to: by default rank i runs on the i-th CPU mpiexec may use, when
-# the ranks fit; no binding beyond that or with --bind-to none.
+# the ranks fit; no binding beyond that or with --bind-to none; an explicit
+# --bind-to core with more ranks than CPUs binds round robin.
 . "$(dirname "$0")/common.sh"
 
 # expand "0-2,5" into "0 1 2 5"
@@ -37,6 +38,12 @@ expect_count out "^rank [0-9]+: cpus $allowed\$" "$n" "--bind-to none leaves eve
 run -n $((n + 1)) "$HELPER" affinity
 expect_count out "^rank [0-9]+: cpus $allowed\$" $((n + 1)) "more ranks than CPUs: no binding"
 expect_no_grep err '.' "and nothing printed about it"
+
+run --bind-to core -n $((2 * n + 1)) "$HELPER" affinity
+expect_rc 0 "--bind-to core, more ranks than CPUs"
+for ((r = 0; r < 2 * n + 1; r++)); do
+    expect_grep out "^rank $r: cpus ${cpus[$((r % n))]}\$" "--bind-to core overloaded: rank $r on CPU ${cpus[$((r % n))]}"
+done
 
 run --bind-to socket -n 1 true
 expect_rc 2 "an unknown binding is a usage error"

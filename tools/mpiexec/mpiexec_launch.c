@@ -406,10 +406,13 @@ static int launch_rank(mpiexec_job_t *job, mpiexec_rank_t *r, const launch_env_t
     child.cpu = -1;
     child.nofile_soft = job->orig_nofile_soft;
     child.parent = getpid();
-    /* Bind only when every rank of the node can have a CPU of its own;
-     * otherwise sharing is better left to the kernel. */
-    if (job->opts->bind != MPIEXEC_BIND_NONE && r->local_size <= job->ncpus) {
-        child.cpu = job->cpus[r->local_rank];
+    /* By default bind only when every rank of the node can have a CPU of
+     * its own (otherwise sharing is left to the kernel); an explicit
+     * --bind-to core binds round robin, several ranks to a CPU, as the
+     * other MPIs do when told to overload cores. */
+    if (job->ncpus > 0 && (job->opts->bind == MPIEXEC_BIND_CORE ||
+                           (job->opts->bind == MPIEXEC_BIND_AUTO && r->local_size <= job->ncpus))) {
+        child.cpu = job->cpus[r->local_rank % job->ncpus];
     }
 
     what = "fork";
