@@ -412,25 +412,14 @@ int halo_api_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info in
         color = (v && !strcmp(v, "mpi_shared_memory")) ? halo_world.node : MPI_UNDEFINED;
         break;
     }
-    case MPI_COMM_TYPE_HW_UNGUIDED: {
+    case MPI_COMM_TYPE_HW_UNGUIDED:
         /* A strictly smaller communicator than the parent if the node level
-         * gives one, else MPI_COMM_NULL. An intercommunicator's processes
-         * are all known here: no agreement is needed. */
-        if (c->is_inter) {
-            color = comm_one_node(c) ? MPI_UNDEFINED : halo_world.node;
-            break;
-        }
-        int n = 0;
-        for (int i = 0; i < c->size; i++)
-            if (halo_world.procs[c->world[i]].node == halo_world.node)
-                n++;
-        int smaller = n < c->size, all_smaller;
-        int rc = halo_coll_allreduce(&smaller, &all_smaller, 1, MPI_INT, MPI_LAND, c);
-        if (rc)
-            return rc;
-        color = all_smaller ? halo_world.node : MPI_UNDEFINED;
+         * gives one (the processes span several nodes), else
+         * MPI_COMM_NULL. Every process knows every node, so no agreement
+         * is needed, and none may run: members that pass MPI_UNDEFINED go
+         * straight to the split's own collective. */
+        color = comm_one_node(c) ? MPI_UNDEFINED : halo_world.node;
         break;
-    }
     default:
         return halo_err(MPI_ERR_ARG, "(split_type=%d): not a split type of the standard", split_type);
     }

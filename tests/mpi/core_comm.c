@@ -347,6 +347,16 @@ static void test_split(void)
     expect_comm(c, rank % 2 ? 0 : nev, want, "split_type(SHARED or UNDEFINED)");
     if (c != MPI_COMM_NULL)
         MPI_OK(MPI_Comm_free(&c));
+    /* HW_UNGUIDED on one node has nothing strictly smaller to give:
+     * MPI_COMM_NULL everywhere, also where others pass MPI_UNDEFINED (a
+     * split collective must not run an extra step on some ranks only). */
+    c = MPI_COMM_WORLD;
+    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, rank % 3 == 2 ? MPI_UNDEFINED : MPI_COMM_TYPE_HW_UNGUIDED,
+                               0, MPI_INFO_NULL, &c));
+    CHECK(c == MPI_COMM_NULL, "split_type(HW_UNGUIDED or UNDEFINED) on one node gave a communicator");
+    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c));
+    expect_comm(c, size, world_members, "split_type(SHARED) after HW_UNGUIDED");
+    MPI_OK(MPI_Comm_free(&c));
 }
 
 /* ---------------------------------------------------------------- create */
