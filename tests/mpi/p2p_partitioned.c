@@ -20,7 +20,8 @@
  * errors: wrong calls get their classes (MPI_ERRORS_RETURN): Pready on an
  *         inactive, receiving or plain request, a partition out of range or
  *         ready twice, a bad range or list, Parrived on a send, a wildcard
- *         source, no partitions, and total sizes that differ. */
+ *         source, no partitions, and total sizes that differ; Parrived on
+ *         MPI_REQUEST_NULL sets the flag, as on an inactive request. */
 #include "mpitest.h"
 
 static int rank, size;
@@ -251,7 +252,9 @@ static void part_errors(void)
     expect_class(MPI_Pready(4, s), MPI_ERR_ARG, "Pready(4) of 4 partitions");
     expect_class(MPI_Pready(-1, s), MPI_ERR_ARG, "Pready(-1)");
     expect_class(MPI_Pready(0, r), MPI_ERR_REQUEST, "Pready on a receive");
-    int flag;
+    int flag = 0;
+    MPI_OK(MPI_Parrived(MPI_REQUEST_NULL, 0, &flag));
+    CHECK(flag, "MPI_Parrived(MPI_REQUEST_NULL) gave flag 0");
     expect_class(MPI_Parrived(s, 0, &flag), MPI_ERR_REQUEST, "Parrived on a send");
     expect_class(MPI_Parrived(r, 2, &flag), MPI_ERR_ARG, "Parrived(2) of 2 partitions");
     MPI_OK(MPI_Pready(1, s));
