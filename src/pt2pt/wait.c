@@ -387,6 +387,9 @@ int halo_api_request_free(MPI_Request *request)
         *request = MPI_REQUEST_NULL;
         return rc;
     }
+    if (r->kind == HALO_REQ_PART && r->active && !halo_req_done(r))
+        return halo_err(MPI_ERR_REQUEST, ": a partitioned request that is active and not complete "
+                        "cannot be freed (erroneous in MPI 4.1); complete it first");
     if (r->persistent && r->active && !halo_req_done(r)) {
         r->persistent = 0;
         r->user_freed = 1;
@@ -407,6 +410,9 @@ int halo_api_cancel(MPI_Request *request)
         return halo_err(MPI_ERR_REQUEST, "(request=%p): not a valid request", (void *)*request);
     if (r->persistent && !r->active)
         return halo_err(MPI_ERR_REQUEST, ": cannot cancel an inactive persistent request");
+    if (r->kind == HALO_REQ_PART && !halo_req_done(r))
+        return halo_err(MPI_ERR_REQUEST, ": a partitioned request that is active and not complete "
+                        "cannot be cancelled (erroneous in MPI 4.1)");
     /* A generalized request's cancel callback runs even after completion;
      * it is told whether the request completed. */
     if (r->kind == HALO_REQ_GREQ)

@@ -20,7 +20,8 @@
  * errors: wrong calls get their classes (MPI_ERRORS_RETURN): Pready on an
  *         inactive, receiving or plain request, a partition out of range or
  *         ready twice, a bad range or list, Parrived on a send, a wildcard
- *         source, no partitions, and total sizes that differ; Parrived on
+ *         source, no partitions, and total sizes that differ; Cancel and
+ *         Request_free of an active request; Parrived on
  *         MPI_REQUEST_NULL sets the flag, as on an inactive request. */
 #include "mpitest.h"
 
@@ -252,6 +253,13 @@ static void part_errors(void)
     expect_class(MPI_Pready(4, s), MPI_ERR_ARG, "Pready(4) of 4 partitions");
     expect_class(MPI_Pready(-1, s), MPI_ERR_ARG, "Pready(-1)");
     expect_class(MPI_Pready(0, r), MPI_ERR_REQUEST, "Pready on a receive");
+    /* Active and not complete: neither cancelled nor freed. */
+    MPI_Request keep_s = s, keep_r = r;
+    expect_class(MPI_Cancel(&s), MPI_ERR_REQUEST, "Cancel of an active partitioned send");
+    expect_class(MPI_Cancel(&r), MPI_ERR_REQUEST, "Cancel of an active partitioned receive");
+    expect_class(MPI_Request_free(&s), MPI_ERR_REQUEST, "Request_free of an active partitioned send");
+    expect_class(MPI_Request_free(&r), MPI_ERR_REQUEST, "Request_free of an active partitioned receive");
+    CHECK(s == keep_s && r == keep_r, "a refused free changed the handles");
     int flag = 0;
     MPI_OK(MPI_Parrived(MPI_REQUEST_NULL, 0, &flag));
     CHECK(flag, "MPI_Parrived(MPI_REQUEST_NULL) gave flag 0");
