@@ -129,8 +129,14 @@ int halo_attr_set(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyval,
 int halo_attr_get(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyval, void *value_p,
                   int *flag_p)
 {
-    (void)obj;
     if (kind == HALO_KIND_COMM && is_predefined_comm_key(keyval)) {
+        /* A communicator of the Sessions Model has MPI_TAG_UB only; the
+         * others describe MPI_COMM_WORLD's launch (MPI 4.0, environmental
+         * inquiries), which a session does not have. */
+        if (keyval != MPI_TAG_UB && ((const halo_comm_t *)obj)->session) {
+            *flag_p = 0;
+            return MPI_SUCCESS;
+        }
         int *v = NULL;
         switch (keyval) {
         case MPI_TAG_UB: v = &attr_tag_ub; break;

@@ -6,12 +6,14 @@
  *          open at once and closed out of order; MPI_Initialized and
  *          MPI_Finalized stay 0; the process sets, their names (length
  *          queries, short buffers) and "mpi_size"; a communicator from
- *          "mpi://WORLD" and one from "mpi://SELF" carry checked data;
+ *          "mpi://WORLD" and one from "mpi://SELF" carry checked data and
+ *          have MPI_TAG_UB but none of the world's other attributes;
  *          then MPI_Init after every session is finalized.
  * world:   MPI_Init_thread first, then sessions inside the world model; a
  *          session left open across MPI_Finalize keeps its communicator
  *          working; MPI_Finalized is 1 while it is still open.
- * errors:  a session's handler (MPI_ERRORS_RETURN, a user handler that
+ * errors:  also MPI_Session_init with a thread_level that names no level;
+ *          a session's handler (MPI_ERRORS_RETURN, a user handler that
  *          counts) gets the errors of calls on it, set/get/call, and
  *          Errhandler_free with only a session open; wrong arguments get
  *          their classes (under the world model, with MPI_COMM_SELF
@@ -66,6 +68,19 @@ static MPI_Comm comm_from_pset(MPI_Session s, const char *pset, const char *tag)
     MPI_OK(MPI_Comm_rank(c, &rank));
     CHECK_INT(size, gsize);
     CHECK_INT(rank, grank);
+    /* Of the predefined attributes, a session's communicator has MPI_TAG_UB
+     * only (the others describe MPI_COMM_WORLD's launch). */
+    int *v = NULL, flag = 0;
+    MPI_OK(MPI_Comm_get_attr(c, MPI_TAG_UB, &v, &flag));
+    CHECK(flag && v && *v >= 32767, "MPI_TAG_UB on a session's communicator: flag %d", flag);
+    static const int world_only[] = {MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL, MPI_APPNUM,
+                                     MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE};
+    for (int i = 0; i < 6; i++) {
+        flag = -1;
+        MPI_OK(MPI_Comm_get_attr(c, world_only[i], &v, &flag));
+        CHECK(flag == 0, "predefined attribute %d on a session's communicator: flag %d", world_only[i],
+              flag);
+    }
     return c;
 }
 
