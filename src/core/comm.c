@@ -135,6 +135,10 @@ int halo_api_comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
+    /* Objects of two different sessions may not meet in one call (MPI 4.0,
+     * the Sessions Model). */
+    if (a->session && b->session && a->session != b->session)
+        return halo_err(MPI_ERR_COMM, ": comm1 and comm2 come from different sessions");
     if (a->is_inter != b->is_inter) {
         *result = MPI_UNEQUAL;
         return MPI_SUCCESS;

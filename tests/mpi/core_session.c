@@ -8,6 +8,7 @@
  *          queries, short buffers) and "mpi_size"; a communicator from
  *          "mpi://WORLD" and one from "mpi://SELF" carry checked data and
  *          have MPI_TAG_UB but none of the world's other attributes;
+ *          comparing communicators of two sessions is an error;
  *          then MPI_Init after every session is finalized.
  * world:   MPI_Init_thread first, then sessions inside the world model; a
  *          session left open across MPI_Finalize keeps its communicator
@@ -165,6 +166,18 @@ static void part_loop(void)
     }
     for (int i = 0; i < 3; i++)
         check_comm(c[i], 10 + i);
+    /* Communicators of two sessions may not meet in one call; of one, may. */
+    int cmp = -1;
+    int rc = MPI_Comm_compare(c[0], c[1], &cmp);
+    int cls = -1;
+    MPI_Error_class(rc, &cls);
+    CHECK(rc != MPI_SUCCESS && cls == MPI_ERR_COMM && cmp == -1,
+          "MPI_Comm_compare across sessions: rc %d class %d result %d", rc, cls, cmp);
+    MPI_Comm same;
+    MPI_OK(MPI_Comm_dup(c[0], &same));
+    MPI_OK(MPI_Comm_compare(c[0], same, &cmp));
+    CHECK(cmp == MPI_CONGRUENT, "a dup of a session's communicator compares %d", cmp);
+    MPI_OK(MPI_Comm_free(&same));
     int order[3] = {1, 2, 0};
     for (int k = 0; k < 3; k++) {
         MPI_OK(MPI_Comm_free(&c[order[k]]));
