@@ -57,10 +57,15 @@ static int keyval_create(halo_kind_t kind, void *copy, void *del, int *keyval_p,
 static int keyval_free(halo_kind_t kind, int *keyval_p)
 {
     keyval_t *k = keyval_get(*keyval_p);
-    if (!k || !k->live || k->kind != kind)
+    if (!k || k->kind != kind)
         return halo_err(MPI_ERR_KEYVAL, "(keyval=%d): not a valid keyval of this kind", *keyval_p);
-    k->live = 0;
-    keyval_unref(k);
+    /* A copy of the handle freed again while attributes still hold the
+     * keyval (a delete callback freeing "its" keyval, then the program
+     * freeing it too): nothing more to release, as in MPICH. */
+    if (k->live) {
+        k->live = 0;
+        keyval_unref(k);
+    }
     *keyval_p = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }

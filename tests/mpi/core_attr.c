@@ -3,6 +3,8 @@
  * - communicator keyvals: set / get / delete, the delete callback's
  *   arguments, and when it runs (delete, overwrite, MPI_Comm_free, and
  *   after the keyval itself was freed); a failing callback fails the call;
+ *   a keyval freed twice while an attribute holds it (no error), and not
+ *   after the last attribute is gone;
  * - the predefined attributes of MPI_COMM_WORLD (values are pointers to int);
  * - datatype keyvals: set / get / delete, copies by MPI_Type_dup, deletes by
  *   MPI_Type_free; attributes on a predefined datatype;
@@ -40,6 +42,12 @@ static int copy_fail(MPI_Comm old, int keyval, void *extra, void *in, void *out,
     (void)out;
     *flag = 0;
     return MPI_ERR_OTHER;
+}
+
+static int free_own_keyval(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm, (void)value, (void)extra;
+    return MPI_Comm_free_keyval(&keyval);
 }
 
 static void test_comm_attrs(void)
@@ -124,6 +132,30 @@ static void test_comm_attrs(void)
     MPI_OK(MPI_Comm_delete_attr(c, kf));
     MPI_OK(MPI_Comm_free(&c));
     MPI_OK(MPI_Comm_free_keyval(&kf));
+
+    /* A delete callback frees "its" keyval, and the program frees its own
+     * copies of the handle too: while an attribute still holds the keyval
+     * that is no error and releases nothing more; once the last attribute
+     * is gone, the handle is invalid. */
+    {
+        int kd, copy1, copy2;
+        MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_own_keyval, &kd, NULL));
+        copy1 = copy2 = kd;
+        MPI_Comm c1, c2;
+        MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c1));
+        MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c2));
+        MPI_OK(MPI_Comm_set_attr(c1, kd, &a));
+        MPI_OK(MPI_Comm_set_attr(c2, kd, &b));
+        MPI_OK(MPI_Comm_free(&c1));   /* the callback frees the keyval */
+        MPI_OK(MPI_Comm_free_keyval(&copy1));
+        CHECK(copy1 == MPI_KEYVAL_INVALID, "a second free did not reset the handle");
+        v = NULL;
+        flag = 0;
+        MPI_OK(MPI_Comm_get_attr(c2, kd, &v, &flag));
+        CHECK(flag && v == &b, "the attribute of a freed keyval is gone (flag %d)", flag);
+        MPI_OK(MPI_Comm_free(&c2));   /* the last attribute: the keyval goes */
+        MPI_FAILS(MPI_ERR_KEYVAL, MPI_Comm_free_keyval(&copy2));
+    }
 
     /* Invalid keyvals. */
     MPI_FAILS(MPI_ERR_KEYVAL, MPI_Comm_set_attr(MPI_COMM_WORLD, MPI_KEYVAL_INVALID, &a));
