@@ -32,13 +32,18 @@ static const predef_desc_t predefs[] = {
     {C(MPI_SHORT, short)},
     {C(MPI_INT, int)},
     {C(MPI_LONG, long)},
-    {C(MPI_LONG_LONG, long long)},
+    /* The standard's table names MPI_LONG_LONG_INT, with MPI_LONG_LONG as
+     * its synonym, and MPI_C_COMPLEX, with MPI_C_FLOAT_COMPLEX: one handle
+     * each in the ABI, named as the table does. */
+    {(uintptr_t)MPI_LONG_LONG, "MPI_LONG_LONG_INT", sizeof(long long), sizeof(long long),
+     _Alignof(long long), 0, 0, 0},
     {C(MPI_UNSIGNED_SHORT, unsigned short)},
     {C(MPI_UNSIGNED, unsigned)},
     {C(MPI_UNSIGNED_LONG, unsigned long)},
     {C(MPI_UNSIGNED_LONG_LONG, unsigned long long)},
     {C(MPI_FLOAT, float)},
-    {C(MPI_C_FLOAT_COMPLEX, float complex)},
+    {(uintptr_t)MPI_C_FLOAT_COMPLEX, "MPI_C_COMPLEX", sizeof(float complex), sizeof(float complex),
+     _Alignof(float complex), 0, 0, 0},
     {C(MPI_CXX_FLOAT_COMPLEX, float complex)},
     {C(MPI_DOUBLE, double)},
     {C(MPI_C_DOUBLE_COMPLEX, double complex)},

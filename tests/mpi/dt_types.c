@@ -246,6 +246,12 @@ static void names_attrs_addresses(void)
     int len;
     MPI_OK(MPI_Type_get_name(MPI_DOUBLE_PRECISION, name, &len));
     CHECK(strcmp(name, "MPI_DOUBLE_PRECISION") == 0 && len == (int)strlen(name), "predefined name %s", name);
+    /* Synonyms share a handle; it carries the name the standard's table
+     * lists first. */
+    MPI_OK(MPI_Type_get_name(MPI_LONG_LONG, name, &len));
+    CHECK(strcmp(name, "MPI_LONG_LONG_INT") == 0, "MPI_LONG_LONG is named %s", name);
+    MPI_OK(MPI_Type_get_name(MPI_C_FLOAT_COMPLEX, name, &len));
+    CHECK(strcmp(name, "MPI_C_COMPLEX") == 0, "MPI_C_FLOAT_COMPLEX is named %s", name);
     MPI_Datatype t, u;
     MPI_OK(MPI_Type_contiguous(2, MPI_INT, &t));
     MPI_OK(MPI_Type_get_name(t, name, &len));
