@@ -99,8 +99,9 @@ int halo_errhandler_invoke(halo_errhandler_t *e, int objkind, void *handle, int 
     return code;
 }
 
-/* Whether the user has set MPI_COMM_SELF's error handler (halo_err_dispatch). */
-static bool self_errh_set;
+/* Whether the user has set MPI_COMM_SELF's error handler (halo_err_dispatch,
+ * which runs after the bindings release the lock). */
+static _Atomic bool self_errh_set;
 
 int halo_err_dispatch(int objkind, void *handle, int code, const char *fname)
 {
