@@ -114,15 +114,6 @@ int halo_err_dispatch(int objkind, void *handle, int code, const char *fname)
     halo_errhandler_t *e = NULL;
     if (objkind == HALO_EOBJ_RETURN)
         return code;
-    if (objkind == HALO_EOBJ_COMM_INIT) {
-        /* Raised on the handler meant for the new communicator, when it is
-         * one that communicators take; else as if the call had none. */
-        halo_errhandler_t *eh = halo_obj_lookup(HALO_KIND_ERRHANDLER, handle);
-        if (eh && (eh->builtin || eh->objkind == HALO_EOBJ_COMM))
-            return halo_errhandler_invoke(eh, HALO_EOBJ_COMM, MPI_COMM_NULL, code);
-        objkind = HALO_EOBJ_NONE;
-        handle = NULL;
-    }
     if (atomic_load(&halo_state) != HALO_STATE_RUNNING) {
         /* Outside MPI_Init .. MPI_Finalize and with no session open there is
          * no object to ask: the initial handler is MPI_ERRORS_RETURN for the
@@ -130,12 +121,20 @@ int halo_err_dispatch(int objkind, void *handle, int code, const char *fname)
          * tools interface, creating a session). */
         return code;
     }
-    if (objkind == HALO_EOBJ_SESSION_INIT) {
-        /* MPI_Session_init raises on the handler it was given. */
+    if (objkind == HALO_EOBJ_SESSION_INIT || objkind == HALO_EOBJ_COMM_INIT) {
+        /* MPI_Session_init, MPI_Comm_create_from_group and
+         * MPI_Intercomm_create_from_groups raise on the handler given for
+         * the object they make, when it is one that kind of object takes;
+         * else as if the call had no object. */
+        int made = objkind == HALO_EOBJ_SESSION_INIT ? HALO_EOBJ_SESSION : HALO_EOBJ_COMM;
         halo_errhandler_t *eh = halo_obj_lookup(HALO_KIND_ERRHANDLER, handle);
-        if (eh && (eh->builtin || eh->objkind == HALO_EOBJ_SESSION))
-            return halo_errhandler_invoke(eh, HALO_EOBJ_SESSION, MPI_SESSION_NULL, code);
+        if (eh && (eh->builtin || eh->objkind == made))
+            return halo_errhandler_invoke(eh, made,
+                                          made == HALO_EOBJ_SESSION ? (void *)MPI_SESSION_NULL
+                                                                    : (void *)MPI_COMM_NULL,
+                                          code);
         objkind = HALO_EOBJ_NONE;
+        handle = NULL;
     }
     if (objkind == HALO_EOBJ_SESSION) {
         halo_session_t *s = halo_session_get((MPI_Session)handle);

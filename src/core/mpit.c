@@ -26,12 +26,48 @@ static _Atomic int t_refs;   /* MPI_T_init_thread calls not yet matched by MPI_T
  * count above when it opens or closes, change under this lock. */
 static pthread_mutex_t t_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Performance-variable sessions: a list of live ones, to tell a session
- * from a stale or made-up handle. */
-typedef struct t_session {
-    struct t_session *next;
-} t_session_t;
-static t_session_t *t_sessions;
+/* Handles the interface gave out and that are still live, one list per
+ * kind (performance-variable sessions, control-variable handles), to tell
+ * them from stale or made-up ones. A handle is the address of its node. */
+typedef struct t_link {
+    struct t_link *next;
+} t_link_t;
+
+static void link_add(t_link_t **head, t_link_t *n)
+{
+    pthread_mutex_lock(&t_lock);
+    n->next = *head;
+    *head = n;
+    pthread_mutex_unlock(&t_lock);
+}
+
+/* The node of handle h in the list, or NULL; with take, also unlinked. */
+static t_link_t *link_find(t_link_t **head, const void *h, bool take)
+{
+    t_link_t *found = NULL;
+    pthread_mutex_lock(&t_lock);
+    for (t_link_t **p = head; *p; p = &(*p)->next)
+        if ((const void *)*p == h) {
+            found = *p;
+            if (take)
+                *p = found->next;
+            break;
+        }
+    pthread_mutex_unlock(&t_lock);
+    return found;
+}
+
+/* Frees every node; the caller holds t_lock. */
+static void link_free_all(t_link_t **head)
+{
+    while (*head) {
+        t_link_t *n = *head;
+        *head = n->next;
+        free(n);
+    }
+}
+
+static t_link_t *t_sessions;   /* nodes are bare links */
 
 #define NEED_INIT()                                                                                      \
     do {                                                                                                 \
@@ -44,13 +80,12 @@ static t_session_t *t_sessions;
             return MPI_T_ERR_INVALID;                                                                    \
     } while (0)
 
-/* Control-variable handles: a list of live ones, as for sessions. */
 typedef struct t_cvh {
-    struct t_cvh *next;
+    t_link_t link;   /* first: the handle is the node's address */
     halo_cfg_t *var;
     int count;
 } t_cvh_t;
-static t_cvh_t *t_cvhs;
+static t_link_t *t_cvhs;
 
 static int cvar_num(void)
 {
@@ -64,13 +99,7 @@ static halo_cfg_t *cvar_at(int index)
 
 static t_cvh_t *cvh_live(MPI_T_cvar_handle h)
 {
-    t_cvh_t *found = NULL;
-    pthread_mutex_lock(&t_lock);
-    for (t_cvh_t *t = t_cvhs; t && !found; t = t->next)
-        if ((MPI_T_cvar_handle)t == h)
-            found = t;
-    pthread_mutex_unlock(&t_lock);
-    return found;
+    return (t_cvh_t *)link_find(&t_cvhs, h, false);
 }
 
 /* The standard's way of returning a string into (out, *len): with no
@@ -93,12 +122,7 @@ static void t_string(const char *str, char *out, int *len)
 
 static bool session_live(MPI_T_pvar_session s)
 {
-    bool found = false;
-    pthread_mutex_lock(&t_lock);
-    for (t_session_t *t = t_sessions; t && !found; t = t->next)
-        found = (MPI_T_pvar_session)t == s;
-    pthread_mutex_unlock(&t_lock);
-    return found;
+    return link_find(&t_sessions, s, false) != NULL;
 }
 
 /* ---------------------------------------------------------------- setup */
@@ -123,16 +147,8 @@ int halo_api_t_finalize(void)
         return MPI_T_ERR_NOT_INITIALIZED;
     }
     if (--t_refs == 0) {
-        while (t_cvhs) {
-            t_cvh_t *t = t_cvhs;
-            t_cvhs = t->next;
-            free(t);
-        }
-        while (t_sessions) {
-            t_session_t *t = t_sessions;
-            t_sessions = t->next;
-            free(t);
-        }
+        link_free_all(&t_cvhs);
+        link_free_all(&t_sessions);
     }
     pthread_mutex_unlock(&t_lock);
     return MPI_SUCCESS;
@@ -223,10 +239,7 @@ int halo_api_t_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_ha
     t->var = v;
     /* A string's count is the room its (fixed) value takes. */
     t->count = v->type == HALO_CFG_T_INT ? 1 : (int)strlen(halo_cfg_get_str(v)) + 1;
-    pthread_mutex_lock(&t_lock);
-    t->next = t_cvhs;
-    t_cvhs = t;
-    pthread_mutex_unlock(&t_lock);
+    link_add(&t_cvhs, &t->link);
     *handle = (MPI_T_cvar_handle)t;
     *count = t->count;
     return MPI_SUCCESS;
@@ -236,15 +249,7 @@ int halo_api_t_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
     NEED_INIT();
     NEED_PTR(handle);
-    t_cvh_t *gone = NULL;
-    pthread_mutex_lock(&t_lock);
-    for (t_cvh_t **p = &t_cvhs; *p; p = &(*p)->next)
-        if ((MPI_T_cvar_handle)*p == *handle) {
-            gone = *p;
-            *p = gone->next;
-            break;
-        }
-    pthread_mutex_unlock(&t_lock);
+    t_link_t *gone = link_find(&t_cvhs, *handle, true);
     if (!gone)
         return MPI_T_ERR_INVALID_HANDLE;
     free(gone);
@@ -485,13 +490,10 @@ int halo_api_t_pvar_session_create(MPI_T_pvar_session *pe_session)
 {
     NEED_INIT();
     NEED_PTR(pe_session);
-    t_session_t *t = malloc(sizeof *t);
+    t_link_t *t = malloc(sizeof *t);
     if (!t)
         return MPI_T_ERR_MEMORY;
-    pthread_mutex_lock(&t_lock);
-    t->next = t_sessions;
-    t_sessions = t;
-    pthread_mutex_unlock(&t_lock);
+    link_add(&t_sessions, t);
     *pe_session = (MPI_T_pvar_session)t;
     return MPI_SUCCESS;
 }
@@ -500,15 +502,7 @@ int halo_api_t_pvar_session_free(MPI_T_pvar_session *pe_session)
 {
     NEED_INIT();
     NEED_PTR(pe_session);
-    t_session_t *gone = NULL;
-    pthread_mutex_lock(&t_lock);
-    for (t_session_t **p = &t_sessions; *p; p = &(*p)->next)
-        if ((MPI_T_pvar_session)*p == *pe_session) {
-            gone = *p;
-            *p = gone->next;
-            break;
-        }
-    pthread_mutex_unlock(&t_lock);
+    t_link_t *gone = link_find(&t_sessions, *pe_session, true);
     if (!gone)
         return MPI_T_ERR_INVALID_SESSION;
     free(gone);
