@@ -7,23 +7,12 @@
 
 #define HALO_SLAB_CHUNK (64 * 1024)
 
-typedef struct halo_slab {
-    size_t objsize;      /* a power of two: validating a handle is a mask, not a division */
-    unsigned shift;
-    size_t clear;        /* bytes a new object starts zeroed (the struct's size) */
-    size_t reserved;     /* bytes of virtual range */
-    size_t committed;    /* bytes readable and writable */
-    size_t used;         /* bytes handed out at least once (bump pointer) */
-    char *base;
-    void *free_list;     /* freed objects, linked through their bodies */
-} halo_slab_t;
-
-static halo_slab_t slabs[HALO_KIND_COUNT];
+halo_slab_t halo_slabs[HALO_KIND_COUNT];
 halo_obj_t *halo_obj_predef_table[HALO_PREDEF_LIMIT];
 
 void halo_obj_kind_setup(halo_kind_t kind, size_t objsize, size_t max_objects)
 {
-    halo_slab_t *s = &slabs[kind];
+    halo_slab_t *s = &halo_slabs[kind];
     if (s->base)
         return;
     size_t size = 32;
@@ -45,7 +34,7 @@ void halo_obj_kind_setup(halo_kind_t kind, size_t objsize, size_t max_objects)
 
 void *halo_obj_alloc(halo_kind_t kind)
 {
-    halo_slab_t *s = &slabs[kind];
+    halo_slab_t *s = &halo_slabs[kind];
     halo_obj_t *o;
     if (s->free_list) {
         o = s->free_list;
@@ -74,7 +63,7 @@ void halo_obj_free(void *obj)
     halo_obj_t *o = obj;
     if (o->flags & HALO_OBJ_PREDEFINED)
         return;
-    halo_slab_t *s = &slabs[o->kind];
+    halo_slab_t *s = &halo_slabs[o->kind];
     o->flags = 0;
     *(void **)(o + 1) = s->free_list;
     s->free_list = o;
@@ -89,26 +78,6 @@ void halo_obj_predef(halo_kind_t kind, uintptr_t handle, halo_obj_t *obj)
     halo_obj_predef_table[handle] = obj;
 }
 
-void *halo_obj_lookup(halo_kind_t kind, const void *handle)
-{
-    uintptr_t v = (uintptr_t)handle;
-    halo_obj_t *o;
-    if (v < HALO_PREDEF_LIMIT) {
-        o = halo_obj_predef_table[v];
-    } else {
-        halo_slab_t *s = &slabs[kind];
-        char *p = (char *)handle;
-        if (!s->base || p < s->base || p >= s->base + s->used)
-            return NULL;
-        if (((size_t)(p - s->base) & (s->objsize - 1)) != 0)
-            return NULL;
-        o = (halo_obj_t *)p;
-    }
-    if (!o || o->kind != kind || !(o->flags & HALO_OBJ_LIVE) || (o->flags & HALO_OBJ_USER_FREED))
-        return NULL;
-    return o;
-}
-
 void *halo_obj_from_id(halo_kind_t kind, int id)
 {
     if (id >= 0 && id < HALO_PREDEF_LIMIT) {
@@ -117,7 +86,7 @@ void *halo_obj_from_id(halo_kind_t kind, int id)
     }
     if (id < HALO_ID_BASE)
         return NULL;
-    halo_slab_t *s = &slabs[kind];
+    halo_slab_t *s = &halo_slabs[kind];
     size_t off = (size_t)(id - HALO_ID_BASE) << s->shift;
     if (!s->base || off >= s->used)
         return NULL;

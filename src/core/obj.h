@@ -50,23 +50,73 @@ typedef struct halo_obj {
  * before the first halo_obj_alloc of that kind. */
 void halo_obj_kind_setup(halo_kind_t kind, size_t objsize, size_t max_objects);
 
+/* One kind's slab (obj.c); here so that the hot paths below inline. */
+typedef struct halo_slab {
+    size_t objsize;      /* a power of two: validating a handle is a mask, not a division */
+    unsigned shift;
+    size_t clear;        /* bytes a new object starts zeroed (the struct's size) */
+    size_t reserved;     /* bytes of virtual range */
+    size_t committed;    /* bytes readable and writable */
+    size_t used;         /* bytes handed out at least once (bump pointer) */
+    char *base;
+    void *free_list;     /* freed objects, linked through their bodies */
+} halo_slab_t;
+extern halo_slab_t halo_slabs[HALO_KIND_COUNT];
+
 /* A zeroed object with its header filled in (ref = 1, live), or NULL when
  * the slab is exhausted. */
 void *halo_obj_alloc(halo_kind_t kind);
+
+/* The same for a kind whose objects are `size` bytes (a constant at the
+ * call, so the clearing compiles to a few stores): an object of the free
+ * list without a call, the slab's bump pointer through halo_obj_alloc. */
+static inline void *halo_obj_alloc_sized(halo_kind_t kind, size_t size)
+{
+    halo_slab_t *s = &halo_slabs[kind];
+    halo_obj_t *o = s->free_list;
+    if (!o)
+        return halo_obj_alloc(kind);
+    s->free_list = *(void **)(o + 1);
+    memset(o, 0, size);
+    o->kind = (uint16_t)kind;
+    o->flags = HALO_OBJ_LIVE;
+    o->id = HALO_ID_BASE + (int32_t)(((size_t)((char *)o - s->base)) >> s->shift);
+    atomic_store_explicit(&o->ref, 1, memory_order_relaxed);
+    return o;
+}
 /* Returns an object's memory to its slab; no destructor runs here. */
 void halo_obj_free(void *obj);
 
 /* Registers a static predefined object behind a handle value. */
 void halo_obj_predef(halo_kind_t kind, uintptr_t handle, halo_obj_t *obj);
 
+extern halo_obj_t *halo_obj_predef_table[HALO_PREDEF_LIMIT];
+
 /* The live object behind a handle of the given kind, or NULL. */
-void *halo_obj_lookup(halo_kind_t kind, const void *handle);
+static inline void *halo_obj_lookup(halo_kind_t kind, const void *handle)
+{
+    uintptr_t v = (uintptr_t)handle;
+    halo_obj_t *o;
+    if (v < HALO_PREDEF_LIMIT) {
+        o = halo_obj_predef_table[v];
+    } else {
+        const halo_slab_t *s = &halo_slabs[kind];
+        const char *p = (const char *)handle;
+        if (!s->base || p < s->base || p >= s->base + s->used)
+            return NULL;
+        if (((size_t)(p - s->base) & (s->objsize - 1)) != 0)
+            return NULL;
+        o = (halo_obj_t *)(uintptr_t)p;
+    }
+    if (!o || o->kind != kind || !(o->flags & HALO_OBJ_LIVE) || (o->flags & HALO_OBJ_USER_FREED))
+        return NULL;
+    return o;
+}
 /* Object behind an integer id (MPI_X_fromint); NULL when there is none. */
 void *halo_obj_from_id(halo_kind_t kind, int id);
 
 /* Predefined handle value -> object, no checks (for hot paths whose
  * handle was checked in the binding layer). */
-extern halo_obj_t *halo_obj_predef_table[HALO_PREDEF_LIMIT];
 
 static inline void *halo_obj_fast(const void *handle)
 {

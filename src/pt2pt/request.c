@@ -97,7 +97,7 @@ halo_request_t *halo_req_get(MPI_Request r)
 
 halo_request_t *halo_req_alloc(halo_req_kind_t kind, halo_comm_t *comm)
 {
-    halo_request_t *r = halo_obj_alloc(HALO_KIND_REQUEST);
+    halo_request_t *r = halo_obj_alloc_sized(HALO_KIND_REQUEST, sizeof *r);
     if (!r)
         halo_fatal("out of request objects");
     r->kind = (uint8_t)kind;

@@ -73,6 +73,7 @@ typedef struct multi {
     int count;
     MPI_Request *reqs;
     int need;     /* completions wanted: 1 (any/some) or all active */
+    int next;     /* need == 0: requests before it are done or inactive */
 } multi_t;
 
 static int count_done(const multi_t *m, int *nactive_p)
@@ -90,14 +91,28 @@ static int count_done(const multi_t *m, int *nactive_p)
     return done;
 }
 
+/* Called on every poll of a wait. A request stays done until the caller
+ * finishes it, so "all" resumes where the last call stopped (a window of
+ * 64 receives used to be walked whole after each arrival), and "any"
+ * stops at the first completion. */
 static bool multi_ready(void *arg)
 {
     multi_t *m = arg;
-    int active;
-    int done = count_done(m, &active);
-    if (active == 0)
-        return true;
-    return m->need == 0 ? done == active : done >= 1;
+    if (m->need == 0) {
+        while (m->next < m->count &&
+               (req_inactive(m->reqs[m->next]) || halo_req_done(halo_req_ptr(m->reqs[m->next]))))
+            m->next++;
+        return m->next == m->count;
+    }
+    bool active = false;
+    for (int i = 0; i < m->count; i++) {
+        if (req_inactive(m->reqs[i]))
+            continue;
+        if (halo_req_done(halo_req_ptr(m->reqs[i])))
+            return true;
+        active = true;
+    }
+    return !active;
 }
 
 int halo_api_waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
@@ -105,7 +120,7 @@ int halo_api_waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     int rc = check_reqs(count, reqs);
     if (rc)
         return rc;
-    multi_t m = {count, reqs, 0};
+    multi_t m = {count, reqs, 0, 0};
     halo_progress_wait(multi_ready, &m);
     int errors = 0;
     MPI_Status st;
@@ -135,7 +150,7 @@ int halo_api_testall(int count, MPI_Request reqs[], int *flag, MPI_Status status
     int rc = check_reqs(count, reqs);
     if (rc)
         return rc;
-    multi_t m = {count, reqs, 0};
+    multi_t m = {count, reqs, 0, 0};
     if (!multi_ready(&m)) {
         halo_progress_poll();
         if (!multi_ready(&m)) {
@@ -160,7 +175,7 @@ int halo_api_waitany(int count, MPI_Request reqs[], int *index, MPI_Status *stat
     int rc = check_reqs(count, reqs);
     if (rc)
         return rc;
-    multi_t m = {count, reqs, 1};
+    multi_t m = {count, reqs, 1, 0};
     halo_progress_wait(multi_ready, &m);
     int i = first_done(count, reqs);
     if (i < 0) {
@@ -178,7 +193,7 @@ int halo_api_testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_S
     if (rc)
         return rc;
     int active;
-    count_done(&(multi_t){count, reqs, 1}, &active);
+    count_done(&(multi_t){count, reqs, 1, 0}, &active);
     if (active == 0) {
         *flag = 1;
         *index = MPI_UNDEFINED;
@@ -230,12 +245,12 @@ int halo_api_waitsome(int incount, MPI_Request reqs[], int *outcount, int indice
     if (rc)
         return rc;
     int active;
-    count_done(&(multi_t){incount, reqs, 1}, &active);
+    count_done(&(multi_t){incount, reqs, 1, 0}, &active);
     if (active == 0) {
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
     }
-    multi_t m = {incount, reqs, 1};
+    multi_t m = {incount, reqs, 1, 0};
     halo_progress_wait(multi_ready, &m);
     return collect_some(incount, reqs, outcount, indices, statuses);
 }
@@ -247,7 +262,7 @@ int halo_api_testsome(int incount, MPI_Request reqs[], int *outcount, int indice
     if (rc)
         return rc;
     int active;
-    int done = count_done(&(multi_t){incount, reqs, 1}, &active);
+    int done = count_done(&(multi_t){incount, reqs, 1, 0}, &active);
     if (active == 0) {
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
@@ -298,7 +313,7 @@ int halo_api_request_get_status_any(int count, const MPI_Request reqs[], int *in
     if (rc)
         return rc;
     int active;
-    count_done(&(multi_t){count, (MPI_Request *)reqs, 1}, &active);
+    count_done(&(multi_t){count, (MPI_Request *)reqs, 1, 0}, &active);
     if (active == 0) {
         *flag = 1;
         *index = MPI_UNDEFINED;
@@ -323,7 +338,7 @@ int halo_api_request_get_status_all(int count, const MPI_Request reqs[], int *fl
     int rc = check_reqs(count, reqs);
     if (rc)
         return rc;
-    multi_t m = {count, (MPI_Request *)reqs, 0};
+    multi_t m = {count, (MPI_Request *)reqs, 0, 0};
     if (!multi_ready(&m))
         halo_progress_poll();
     *flag = multi_ready(&m);
@@ -345,7 +360,7 @@ int halo_api_request_get_status_some(int incount, const MPI_Request reqs[], int 
     if (rc)
         return rc;
     int active;
-    int done = count_done(&(multi_t){incount, (MPI_Request *)reqs, 1}, &active);
+    int done = count_done(&(multi_t){incount, (MPI_Request *)reqs, 1, 0}, &active);
     if (active == 0) {
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;

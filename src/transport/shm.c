@@ -166,14 +166,15 @@ static void futex_wake_all(_Atomic uint32_t *addr)
 
 /* After publishing a packet: wake the receiver if it announced that it
  * sleeps. The fence pairs with the waiter's (progress.c): either it sees
- * our packet, or we see its flag. A full fence here even where lighter
- * ones are allowed (transport.h): a point-to-point sender waits for the
- * reply next anyway, and 8-byte ping-pong measured no better without it
- * (0.15-0.19 us against 0.13-0.16, four alternations). */
+ * our packet, or we see its flag. It is the publisher's fence of
+ * transport.h, only a compiler barrier where membarrier allows: a full
+ * fence waits for the record's line to reach this core before the next
+ * send may start, which serialises a window of small sends on the line's
+ * trip between the cores. */
 static inline void ring_doorbell(int peer)
 {
     shm_rank_t *r = &shm.ranks[peer];
-    atomic_thread_fence(memory_order_seq_cst);
+    halo_tr_publish_fence();
     if (atomic_load_explicit(&r->sleeping, memory_order_relaxed)) {
         atomic_fetch_add(&r->doorbell, 1);
         futex_wake_all(&r->doorbell);
