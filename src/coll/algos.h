@@ -215,6 +215,8 @@ halo_coll_build_fn_t halo_scan_linear;
 halo_coll_build_fn_t halo_scan_recursive_doubling;
 halo_coll_build_fn_t halo_exscan_linear;
 halo_coll_build_fn_t halo_exscan_recursive_doubling;
+halo_coll_build_fn_t halo_scan_pipeline;
+halo_coll_build_fn_t halo_exscan_pipeline;
 
 /* Neighborhood collectives (neighbor_linear.c): every receive and send at
  * once. */

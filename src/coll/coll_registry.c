@@ -69,6 +69,8 @@ const halo_coll_algo_t halo_coll_algos[] = {
     ALG(SCAN, "linear", halo_scan_linear, 0, "(p-1) (a + n b + n g)"),
     ALG(EXSCAN, "recursive_doubling", halo_exscan_recursive_doubling, 0, "lg p (a + n b + 2n g)"),
     ALG(EXSCAN, "linear", halo_exscan_linear, 0, "(p-1) (a + n b + n g)"),
+    ALG(SCAN, "pipeline", halo_scan_pipeline, 0, "(p + s) (a + n/s (b + g)), s segments"),
+    ALG(EXSCAN, "pipeline", halo_exscan_pipeline, 0, "(p + s) (a + n/s (b + g)), s segments"),
 
     /* Neighborhood collectives: d_in receives and d_out sends, of n bytes. */
 #define NEIGHBOR_COST "max(d_in, d_out) a + (d_in + d_out) n b, all at once"

@@ -23,14 +23,13 @@ int halo_exscan_linear(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t *
         halo_sched_recv(s_p, 0, rb, count, type, me - 1);
         return MPI_SUCCESS;
     }
-    /* next = result op input, built before the result lands in rb (which
-     * may hold the input). */
-    halo_bref_t tmp = halo_sched_span(s_p, count, type);
+    /* next = result op input: the input is copied first (round 0 has no
+     * messages), so the partial result can land straight in rb, which
+     * may hold the input. */
     halo_bref_t next = halo_sched_span(s_p, count, type);
-    halo_sched_recv(s_p, 0, tmp, count, type, me - 1);
     halo_sched_copy(s_p, 0, halo_addr(in), count, type, next, count, type);
-    halo_sched_reduce(s_p, 0, tmp, next, count, type, a->op);
-    halo_sched_copy(s_p, 0, tmp, count, type, rb, count, type);
-    halo_sched_send(s_p, 1, next, count, type, me + 1);
+    halo_sched_recv(s_p, 1, rb, count, type, me - 1);
+    halo_sched_reduce(s_p, 1, rb, next, count, type, a->op);
+    halo_sched_send(s_p, 2, next, count, type, me + 1);
     return MPI_SUCCESS;
 }

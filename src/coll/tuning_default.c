@@ -37,6 +37,10 @@
  * at 64K), exscan there up to 4K (at 64K one message wins, 6 against 11);
  * from 5 ranks up to 64K (8 ranks, 8 B: 7.4-8.4 against 12.7-16); at 3
  * and 4 ranks the chain stays below 32K (4 ranks, 8 B: 3.7 against 4.2).
+ * Above those sizes the pipelined chain from 5 ranks, and from 2 MiB at 3
+ * and 4 (six alternations against the chain; 8 ranks, 256 KiB to 4 MiB:
+ * Scan 0.62-0.95 of its time, Exscan 0.59-0.85; 4 ranks: Scan 0.91 at
+ * 1 MiB and 0.67 at 4 MiB, Exscan 1.07 and 0.74).
  * Scatter through the slots only up to 4K and 4 ranks: from 32K the
  * receivers reading their blocks from the root (CMA) are 2-3x faster
  * (three alternations at 2, 4 and 8 ranks, 64 KiB: 5-16 us against
@@ -154,6 +158,8 @@ const char halo_coll_tuning_default[] =
     "    {\"comm_size_min\": 5, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_min\": 32768, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_max\": 2, \"algorithm\": \"linear\"},\n"
+    "    {\"comm_size_min\": 5, \"msg_size_min\": 65537, \"algorithm\": \"pipeline\"},\n"
+    "    {\"comm_size_min\": 3, \"msg_size_min\": 2097152, \"algorithm\": \"pipeline\"},\n"
     "    {\"ppn_min\": 2, \"comm_size_max\": 16, \"algorithm\": \"linear\"},\n"
     "    {\"algorithm\": \"recursive_doubling\"}\n"
     "  ],\n"
@@ -162,6 +168,8 @@ const char halo_coll_tuning_default[] =
     "    {\"comm_size_min\": 5, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_min\": 32768, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_max\": 2, \"algorithm\": \"linear\"},\n"
+    "    {\"comm_size_min\": 5, \"msg_size_min\": 65537, \"algorithm\": \"pipeline\"},\n"
+    "    {\"comm_size_min\": 3, \"msg_size_min\": 2097152, \"algorithm\": \"pipeline\"},\n"
     "    {\"ppn_min\": 2, \"comm_size_max\": 16, \"algorithm\": \"linear\"},\n"
     "    {\"algorithm\": \"recursive_doubling\"}\n"
     "  ],\n"
