@@ -112,20 +112,27 @@ static inline void nt_copy(void *dst, const void *src, size_t n)
 #undef MOVEK
 #undef PF_RW
 
-/* Whether packing NT_MIN bytes or more streams its stores: only where the
- * source is read in long runs or is nearly dense. Measured on the AMD EPYC
- * host (halo-bench pack_vector, pack_subarray2d/3d at 16 and 64 MiB):
- * vectors of 256-byte to 4 KiB blocks at twice the block's stride pack
- * 10-25% faster with ordinary stores (256 B at 64 MiB: 6.2-6.4 GB/s against
- * 4.9-5.5 streaming, five runs alternated; the strided reads and their
- * prefetches compete with the write-combining buffers);
- * a 2-D subarray (runs of 16-32 KiB) 117-127% streaming against 100-103%,
- * a 3-D interior (98% dense) 131-148% against 88-131%. Unpacking streams
- * for every shape (its stores are the scattered side). */
+/* Whether packing NT_MIN bytes or more streams its stores: where the
+ * source is read in long runs, is nearly dense, or comes in runs of 64 to
+ * 1024 bytes, whole lines, which the walk prefetches in software
+ * (walk.h). Measured on the AMD EPYC host (halo-bench pack_vector,
+ * pack_subarray2d/3d at 16 and 64 MiB, three to four runs alternated with
+ * the build before): 256-byte blocks at twice the block's stride
+ * 9.4-10.7 GB/s with both against 6.4-7.0 with neither (78-84% of
+ * memcpy at 64 MiB, from 49-56%) and 7.1-9.1 prefetching with ordinary
+ * stores; 1 KiB blocks 6.2-6.8 against 4.4-5.7; 4 KiB blocks, not
+ * prefetched, 10.5-11.5 with ordinary stores against 7.7-8.4 streaming
+ * (the strided reads and the hardware's prefetches compete with the
+ * write-combining buffers); a 2-D subarray (runs of 16-32 KiB) 117-127%
+ * streaming against 100-103%, a 3-D interior (98% dense) 131-148% against
+ * 88-131%. Unpacking streams for every shape (its stores are the
+ * scattered side). */
 static inline bool pack_streams(const halo_dtype_t *dt)
 {
-    MPI_Count span = dt->true_ub - dt->true_lb;
-    return dt->nruns > 0 && (dt->size / dt->nruns >= 8192 || 10 * dt->size >= 9 * span);
+    if (dt->nruns <= 0)
+        return false;
+    MPI_Count span = dt->true_ub - dt->true_lb, run = dt->size / dt->nruns;
+    return run >= 8192 || 10 * dt->size >= 9 * span || (run >= 64 && run <= 1024 && run % 64 == 0);
 }
 
 /* Clamps [pos, pos + *len_p) to the data; false when nothing is left. */

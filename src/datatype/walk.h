@@ -14,6 +14,8 @@
  * of a 3-D array). */
 #ifndef HALO_DT_PF_AHEAD
 #define HALO_DT_PF_AHEAD 32
+#define HALO_DT_PF_AHEAD_BYTES 4096
+#define HALO_DT_PF_SPAN_MIN ((MPI_Count)1 << 20)
 #define W_RUNS_K(K)                                                                              \
     do {                                                                                         \
         if (stride >= 256 && reps >= HALO_DT_PF_AHEAD) {                                         \
@@ -70,7 +72,22 @@ static inline void W(runs)(uintptr_t a, MPI_Count len, MPI_Count reps, MPI_Count
         break;
     default:
         if (len % 64 == 0 && len <= 1024) {
-            /* mid-sized blocks: 64-byte moves inline, no call per block */
+            /* mid-sized blocks: 64-byte moves inline, no call per block;
+             * reading a span beyond the caches, the lines of the block
+             * about PF_AHEAD_BYTES on are asked for in software (in cache
+             * the prefetches only cost; when writing, they would fetch
+             * lines that streaming stores replace) */
+            MPI_Count astride = stride > 0 ? stride : -stride;
+            if (PF_RW == 0 && reps * astride >= HALO_DT_PF_SPAN_MIN) {
+                MPI_Count blocks = HALO_DT_PF_AHEAD_BYTES / astride;
+                uintptr_t ahead = (uintptr_t)((blocks > 1 ? blocks : 1) * stride);
+                for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += len)
+                    for (MPI_Count o = 0; o < len; o += 64) {
+                        __builtin_prefetch((const void *)(a + ahead + (uintptr_t)o), PF_RW, 0);
+                        MOVEK(a + (uintptr_t)o, pk + o, 64);
+                    }
+                break;
+            }
             for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += len)
                 for (MPI_Count o = 0; o < len; o += 64)
                     MOVEK(a + (uintptr_t)o, pk + o, 64);
