@@ -3,7 +3,9 @@
  *   W(name)          the name of a function for this direction,
  *   MOVE(a, pk, n)   copy n bytes between user address a and packed pk,
  *   MOVEK(a, pk, K)  the same for a constant K (a plain load and store),
- *   PF_RW            0 when user memory is read, 1 when it is written.
+ *   PF_RW            0 when user memory is read, 1 when it is written,
+ *   WHOLE_RUNS       (optional, default 0) 1: runs of whole lines are moved
+ *                    with one MOVE each rather than by 64-byte MOVEKs.
  * Node offsets are applied by the function that receives the node.
  * No include guard: this is a template. */
 
@@ -12,9 +14,16 @@
  * at page ends, so the line PF_AHEAD runs ahead is asked for in software
  * (about 10% faster for 8-byte runs 1 KiB apart, measured on the faces
  * of a 3-D array). */
+#ifndef WHOLE_RUNS
+#define WHOLE_RUNS 0
+#endif
+
 #ifndef HALO_DT_PF_AHEAD
 #define HALO_DT_PF_AHEAD 32
 #define HALO_DT_PF_AHEAD_BYTES 4096
+#ifndef HALO_DT_PF_LOC
+#define HALO_DT_PF_LOC 3
+#endif
 #define HALO_DT_PF_SPAN_MIN ((MPI_Count)1 << 20)
 #define W_RUNS_K(K)                                                                              \
     do {                                                                                         \
@@ -81,11 +90,21 @@ static inline void W(runs)(uintptr_t a, MPI_Count len, MPI_Count reps, MPI_Count
             if (PF_RW == 0 && reps * astride >= HALO_DT_PF_SPAN_MIN) {
                 MPI_Count blocks = HALO_DT_PF_AHEAD_BYTES / astride;
                 uintptr_t ahead = (uintptr_t)((blocks > 1 ? blocks : 1) * stride);
-                for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += len)
-                    for (MPI_Count o = 0; o < len; o += 64) {
-                        __builtin_prefetch((const void *)(a + ahead + (uintptr_t)o), PF_RW, 0);
-                        MOVEK(a + (uintptr_t)o, pk + o, 64);
+                for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += len) {
+                    for (MPI_Count o = 0; o < len; o += 64)
+                        __builtin_prefetch((const void *)(a + ahead + (uintptr_t)o), PF_RW, HALO_DT_PF_LOC);
+                    if (WHOLE_RUNS) {
+                        MOVE(a, pk, (size_t)len);
+                    } else {
+                        for (MPI_Count o = 0; o < len; o += 64)
+                            MOVEK(a + (uintptr_t)o, pk + o, 64);
                     }
+                }
+                break;
+            }
+            if (WHOLE_RUNS) {
+                for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += len)
+                    MOVE(a, pk, (size_t)len);
                 break;
             }
             for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += len)

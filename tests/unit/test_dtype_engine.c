@@ -881,12 +881,13 @@ static void huge_vector(void)
 
 /* Calls of 16 MiB and more stream their stores, and reading blocks of 64
  * to 1024 bytes spread beyond the caches prefetches ahead (pack.c,
- * walk.h): a vector of 320-byte blocks (five lines) at a stride of 704,
- * packed whole and from an odd position to an odd end, then unpacked into
- * a cleared copy, compared byte by byte with the blocks and the gaps. */
+ * walk.h): a vector of 320-byte blocks (five lines) at a stride of 712
+ * (so the blocks start at every offset in a line, multiple of 8), packed
+ * whole and from an odd position to an odd end, then unpacked into a
+ * cleared copy, compared byte by byte with the blocks and the gaps. */
 static void streamed_blocks(void)
 {
-    const long blk = 320, stride = 704, nblk = 60000;   /* 19.2 MB packed */
+    const long blk = 320, stride = 712, nblk = 60000;   /* 19.2 MB packed */
     MPI_Datatype v;
     UCHECK_EQ(halo_api_type_vector((int)nblk, (int)blk, (int)stride, MPI_BYTE, &v), MPI_SUCCESS);
     UCHECK_EQ(halo_api_type_commit(&v), MPI_SUCCESS);
