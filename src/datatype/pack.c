@@ -146,18 +146,20 @@ static inline void nt_copy(void *dst, const void *src, size_t n)
 #undef WHOLE_RUNS
 
 /* Whether packing NT_MIN bytes or more streams its stores: where the
- * source is read in long runs, is nearly dense, or comes in runs of 64 to
- * 1024 bytes, whole lines, which the walk prefetches in software
- * (walk.h). Measured on the AMD EPYC host (halo-bench pack_vector,
- * pack_subarray2d/3d at 16 and 64 MiB, three to four runs alternated with
- * the build before): 256-byte blocks at twice the block's stride
- * 9.4-10.7 GB/s with both against 6.4-7.0 with neither (78-84% of
- * memcpy at 64 MiB, from 49-56%) and 7.1-9.1 prefetching with ordinary
- * stores; 1 KiB blocks 6.2-6.8 against 4.4-5.7; 4 KiB blocks, not
- * prefetched, 10.5-11.5 with ordinary stores against 7.7-8.4 streaming
- * (the strided reads and the hardware's prefetches compete with the
- * write-combining buffers); a 2-D subarray (runs of 16-32 KiB) 117-127%
- * streaming against 100-103%, a 3-D interior (98% dense) 131-148% against
+ * source is nearly dense, or comes in runs of 64 to 1024 bytes, whole
+ * lines, which the walk prefetches in software (walk.h). Measured on the
+ * AMD EPYC host (halo-bench pack_vector, pack_subarray2d/3d at 16 to 64
+ * MiB, three to four runs alternated with the build before each change):
+ * 256-byte blocks at twice the block's stride 9.4-10.7 GB/s prefetched
+ * and streaming against 6.4-7.0 with neither (78-84% of memcpy at
+ * 64 MiB, from 49-56%) and 7.1-9.1 prefetched with ordinary stores; 1 KiB
+ * blocks 6.2-6.8 against 4.4-5.7; 4 KiB blocks, not prefetched,
+ * 10.5-11.5 with ordinary stores against 7.7-8.4 streaming (the strided
+ * reads and the hardware's prefetches compete with the write-combining
+ * buffers), and so do long runs: a 2-D subarray of 16 KiB rows 11.7-12.9
+ * with ordinary stores at 16 MiB against 9.8-10.3 streaming (11.3-12.1
+ * against 12.2-12.9 at 64 MiB), 8 KiB blocks 10.4-11.2 against 8.5-9.1;
+ * a 3-D interior (98% dense) 131-148% of memcpy streaming against
  * 88-131%. Unpacking streams for every shape (its stores are the
  * scattered side). */
 static inline bool pack_streams(const halo_dtype_t *dt)
@@ -165,7 +167,7 @@ static inline bool pack_streams(const halo_dtype_t *dt)
     if (dt->nruns <= 0)
         return false;
     MPI_Count span = dt->true_ub - dt->true_lb, run = dt->size / dt->nruns;
-    return run >= 8192 || 10 * dt->size >= 9 * span || (run >= 64 && run <= 1024 && run % 64 == 0);
+    return 10 * dt->size >= 9 * span || (run >= 64 && run <= 1024 && run % 64 == 0);
 }
 
 /* Clamps [pos, pos + *len_p) to the data; false when nothing is left. */
