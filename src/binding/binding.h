@@ -68,7 +68,8 @@ int halo_chk_outptr_slow(const void *ptr, const char *arg);
 
 static inline int halo_chk_comm(MPI_Comm comm, const char *arg)
 {
-    if (HALO_LIKELY(comm == MPI_COMM_WORLD))
+    if (HALO_LIKELY(comm == MPI_COMM_WORLD ||
+                    (comm != MPI_COMM_NULL && halo_obj_lookup(HALO_KIND_COMM, comm))))
         return MPI_SUCCESS;
     return halo_chk_comm_slow(comm, arg);
 }

@@ -82,11 +82,6 @@ void halo_comm_finalize(void)
     comm_destroy(&halo_comm_self);
 }
 
-halo_comm_t *halo_comm_get(MPI_Comm c)
-{
-    return halo_obj_lookup(HALO_KIND_COMM, c);
-}
-
 halo_comm_t *halo_comm_create_local(halo_group_t *group, uint32_t ctx, halo_comm_t *parent)
 {
     halo_comm_t *c = halo_obj_alloc(HALO_KIND_COMM);

@@ -62,7 +62,11 @@ static inline halo_comm_t *halo_comm_ptr(MPI_Comm c)
 {
     return (halo_comm_t *)halo_obj_fast(c);
 }
-halo_comm_t *halo_comm_get(MPI_Comm c);   /* validated, or NULL */
+/* validated, or NULL */
+static inline halo_comm_t *halo_comm_get(MPI_Comm c)
+{
+    return halo_obj_lookup(HALO_KIND_COMM, c);
+}
 
 static inline MPI_Comm halo_comm_handle(halo_comm_t *c)
 {

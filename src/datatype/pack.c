@@ -62,29 +62,6 @@ static MPI_Count find_ent(const halo_dt_ent_t *e, MPI_Count n, MPI_Count pos)
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
-/* Fewer than 64 bytes with a few overlapping fixed-size moves (a memcpy
- * whose size the compiler knows to be small can become a loop of single
- * bytes, which made unpacking into 1 KiB rows 7x slower than memcpy). */
-static inline void copy_lt64(unsigned char *d, const unsigned char *s, size_t n)
-{
-    if (n >= 32) {
-        memcpy(d, s, 32);
-        memcpy(d + n - 32, s + n - 32, 32);
-    } else if (n >= 16) {
-        memcpy(d, s, 16);
-        memcpy(d + n - 16, s + n - 16, 16);
-    } else if (n >= 8) {
-        memcpy(d, s, 8);
-        memcpy(d + n - 8, s + n - 8, 8);
-    } else if (n >= 4) {
-        memcpy(d, s, 4);
-        memcpy(d + n - 4, s + n - 4, 4);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            d[i] = s[i];
-    }
-}
-
 static inline void nt_copy(void *dst, const void *src, size_t n)
 {
     unsigned char *d = dst;
@@ -94,12 +71,12 @@ static inline void nt_copy(void *dst, const void *src, size_t n)
     size_t head = (64 - ((uintptr_t)d & 63)) & 63;
     if (n < head + 64) {
         if (n < 64)
-            copy_lt64(d, s, n);
+            halo_copy_lt64(d, s, n);
         else
             memcpy(d, s, n);
         return;
     }
-    copy_lt64(d, s, head);
+    halo_copy_lt64(d, s, head);
     d += head;
     s += head;
     n -= head;
@@ -111,7 +88,7 @@ static inline void nt_copy(void *dst, const void *src, size_t n)
         _mm_stream_si128((__m128i *)(d + 32), x2);
         _mm_stream_si128((__m128i *)(d + 48), x3);
     }
-    copy_lt64(d, s, n);
+    halo_copy_lt64(d, s, n);
 }
 #define NT_FENCE() _mm_sfence()
 #else

@@ -141,7 +141,11 @@ static inline halo_request_t *halo_req_ptr(MPI_Request r)
 {
     return (halo_request_t *)r;
 }
-halo_request_t *halo_req_get(MPI_Request r);   /* validated, or NULL */
+/* validated, or NULL */
+static inline halo_request_t *halo_req_get(MPI_Request r)
+{
+    return halo_obj_lookup(HALO_KIND_REQUEST, r);
+}
 
 /* One request object shared by every send that completed inside its
  * call (an eager send that found room): the call needs no request of its

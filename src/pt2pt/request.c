@@ -90,11 +90,6 @@ void halo_req_init(void)
     halo_status_empty(&halo_req_sent->status);
 }
 
-halo_request_t *halo_req_get(MPI_Request r)
-{
-    return halo_obj_lookup(HALO_KIND_REQUEST, r);
-}
-
 halo_request_t *halo_req_alloc(halo_req_kind_t kind, halo_comm_t *comm)
 {
     halo_request_t *r = halo_obj_alloc_sized(HALO_KIND_REQUEST, sizeof *r);

@@ -410,6 +410,8 @@ static int ring_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, s
     if (len) {
         if (fill)
             fill(arg, rec + 1, len);
+        else if (len < 64)
+            halo_copy_lt64(rec + 1, payload, len);
         else
             memcpy(rec + 1, payload, len);
     }
