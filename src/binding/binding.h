@@ -66,7 +66,7 @@ int halo_chk_rank_slow(MPI_Comm comm, int rank, const char *arg, int allow_any);
 int halo_chk_tag_slow(int tag, const char *arg, int allow_any);
 int halo_chk_outptr_slow(const void *ptr, const char *arg);
 
-static inline int halo_chk_comm(MPI_Comm comm, const char *arg)
+static HALO_ALWAYS_INLINE int halo_chk_comm(MPI_Comm comm, const char *arg)
 {
     if (HALO_LIKELY(comm == MPI_COMM_WORLD ||
                     (comm != MPI_COMM_NULL && halo_obj_lookup(HALO_KIND_COMM, comm))))
@@ -74,13 +74,13 @@ static inline int halo_chk_comm(MPI_Comm comm, const char *arg)
     return halo_chk_comm_slow(comm, arg);
 }
 
-static inline int halo_chk_nonneg(MPI_Count value, const char *arg, int errclass)
+static HALO_ALWAYS_INLINE int halo_chk_nonneg(MPI_Count value, const char *arg, int errclass)
 {
     return HALO_LIKELY(value >= 0) ? MPI_SUCCESS : halo_chk_nonneg_slow(value, arg, errclass);
 }
 
 /* Predefined datatypes are always committed. */
-static inline int halo_chk_dtype_committed(MPI_Datatype type, const char *arg)
+static HALO_ALWAYS_INLINE int halo_chk_dtype_committed(MPI_Datatype type, const char *arg)
 {
     uintptr_t v = (uintptr_t)type;
     if (HALO_LIKELY(v < 0x1000 && v > (uintptr_t)MPI_DATATYPE_NULL && halo_obj_predef_table[v]))
@@ -89,7 +89,7 @@ static inline int halo_chk_dtype_committed(MPI_Datatype type, const char *arg)
 }
 
 /* The rank is in range for a communicator the binding already validated. */
-static inline int halo_chk_rank(MPI_Comm comm, int rank, const char *arg, int allow_any)
+static HALO_ALWAYS_INLINE int halo_chk_rank(MPI_Comm comm, int rank, const char *arg, int allow_any)
 {
     const int *size = (const int *)((const char *)halo_obj_fast(comm) + halo_comm_size_offset);
     if (HALO_LIKELY((unsigned)rank < (unsigned)*size))
@@ -97,12 +97,12 @@ static inline int halo_chk_rank(MPI_Comm comm, int rank, const char *arg, int al
     return halo_chk_rank_slow(comm, rank, arg, allow_any);
 }
 
-static inline int halo_chk_tag(int tag, const char *arg, int allow_any)
+static HALO_ALWAYS_INLINE int halo_chk_tag(int tag, const char *arg, int allow_any)
 {
     return HALO_LIKELY(tag >= 0) ? MPI_SUCCESS : halo_chk_tag_slow(tag, arg, allow_any);
 }
 
-static inline int halo_chk_outptr(const void *ptr, const char *arg)
+static HALO_ALWAYS_INLINE int halo_chk_outptr(const void *ptr, const char *arg)
 {
     return HALO_LIKELY(ptr != NULL) ? MPI_SUCCESS : halo_chk_outptr_slow(ptr, arg);
 }

@@ -18,6 +18,9 @@
 
 #define HALO_LIKELY(x) __builtin_expect(!!(x), 1)
 #define HALO_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* For the argument checks every call makes: the compiler otherwise keeps
+ * some of them out of line in the large generated bindings file. */
+#define HALO_ALWAYS_INLINE inline __attribute__((always_inline))
 #define HALO_CACHELINE 64
 #define HALO_ALIGNED(n) __attribute__((aligned(n)))
 #define HALO_EXPORT __attribute__((visibility("default")))
