@@ -50,12 +50,7 @@ void *halo_obj_alloc(halo_kind_t kind)
         o = (halo_obj_t *)(s->base + s->used);
         s->used += s->objsize;
     }
-    memset(o, 0, s->clear);
-    o->kind = (uint16_t)kind;
-    o->flags = HALO_OBJ_LIVE;
-    o->id = HALO_ID_BASE + (int32_t)(((size_t)((char *)o - s->base)) >> s->shift);
-    atomic_store_explicit(&o->ref, 1, memory_order_relaxed);
-    return o;
+    return halo_obj_start(s, o, kind, s->clear);
 }
 
 void halo_obj_free(void *obj)

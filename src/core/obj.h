@@ -67,9 +67,22 @@ extern halo_slab_t halo_slabs[HALO_KIND_COUNT];
  * the slab is exhausted. */
 void *halo_obj_alloc(halo_kind_t kind);
 
-/* The same for a kind whose objects are `size` bytes (a constant at the
- * call, so the clearing compiles to a few stores): an object of the free
- * list without a call, the slab's bump pointer through halo_obj_alloc. */
+/* Zeroes a new object of slab s (`size` bytes, the kind's struct) and
+ * fills in its header. */
+static inline void *halo_obj_start(halo_slab_t *s, halo_obj_t *o, halo_kind_t kind, size_t size)
+{
+    memset(o, 0, size);
+    o->kind = (uint16_t)kind;
+    o->flags = HALO_OBJ_LIVE;
+    o->id = HALO_ID_BASE + (int32_t)(((size_t)((char *)o - s->base)) >> s->shift);
+    atomic_store_explicit(&o->ref, 1, memory_order_relaxed);
+    return o;
+}
+
+/* halo_obj_alloc for a kind whose struct is `size` bytes, a constant at
+ * the call (so the clearing compiles to a few stores): an object of the
+ * free list without a call, the slab's bump pointer through
+ * halo_obj_alloc. */
 static inline void *halo_obj_alloc_sized(halo_kind_t kind, size_t size)
 {
     halo_slab_t *s = &halo_slabs[kind];
@@ -77,12 +90,7 @@ static inline void *halo_obj_alloc_sized(halo_kind_t kind, size_t size)
     if (!o)
         return halo_obj_alloc(kind);
     s->free_list = *(void **)(o + 1);
-    memset(o, 0, size);
-    o->kind = (uint16_t)kind;
-    o->flags = HALO_OBJ_LIVE;
-    o->id = HALO_ID_BASE + (int32_t)(((size_t)((char *)o - s->base)) >> s->shift);
-    atomic_store_explicit(&o->ref, 1, memory_order_relaxed);
-    return o;
+    return halo_obj_start(s, o, kind, size);
 }
 /* Returns an object's memory to its slab; no destructor runs here. */
 void halo_obj_free(void *obj);

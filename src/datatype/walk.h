@@ -21,9 +21,7 @@
 #ifndef HALO_DT_PF_AHEAD
 #define HALO_DT_PF_AHEAD 32
 #define HALO_DT_PF_AHEAD_BYTES 4096
-#ifndef HALO_DT_PF_LOC
-#define HALO_DT_PF_LOC 3
-#endif
+#define HALO_DT_PF_LOC 3   /* into every cache level: the NTA hint slowed the unpack after a pack */
 #define HALO_DT_PF_SPAN_MIN ((MPI_Count)1 << 20)
 #define W_RUNS_K(K)                                                                              \
     do {                                                                                         \
