@@ -37,6 +37,9 @@
  * at 64K), exscan there up to 4K (at 64K one message wins, 6 against 11);
  * from 5 ranks up to 64K (8 ranks, 8 B: 7.4-8.4 against 12.7-16); at 3
  * and 4 ranks the chain stays below 32K (4 ranks, 8 B: 3.7 against 4.2).
+ * Reduce at 2 ranks: through the slots up to 16K, the single message
+ * of the binomial tree above (seven alternations, 32 KiB: 5.3 us against
+ * 6.5; 64 KiB 11.1 against 11.6; 8 KiB 1.5 against 1.2).
  * Above those sizes the pipelined chain from 5 ranks, and from 2 MiB at 3
  * and 4 (six alternations against the chain; 8 ranks, 256 KiB to 4 MiB:
  * Scan 0.62-0.95 of its time, Exscan 0.59-0.85; 4 ranks: Scan 0.91 at
@@ -120,7 +123,7 @@ const char halo_coll_tuning_default[] =
     "  ],\n"
     "  \"reduce\": [\n"
     "    {\"algorithm\": \"two_level\"},\n"
-    "    {\"comm_size_max\": 2, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_max\": 2, \"msg_size_max\": 16384, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 262144, \"algorithm\": \"shm\"},\n"
     "    {\"msg_size_max\": 4096, \"algorithm\": \"binomial\"},\n"
     "    {\"comm_size_max\": 2, \"algorithm\": \"binomial\"},\n"
