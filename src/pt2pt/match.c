@@ -13,13 +13,15 @@ static inline unsigned bucket_of(uint32_t ctx)
     return (ctx * 2654435761u) >> (32 - nbuckets_log2);
 }
 
-halo_match_t *halo_match_find(uint32_t ctx)
+halo_match_t *halo_match_last;
+
+halo_match_t *halo_match_lookup(uint32_t ctx)
 {
     if (!buckets)
         return NULL;
     for (halo_match_t *m = buckets[bucket_of(ctx)]; m; m = m->hnext)
         if (m->ctx == ctx)
-            return m;
+            return halo_match_last = m;
     return NULL;
 }
 
@@ -74,6 +76,8 @@ void halo_match_release(uint32_t ctx)
         pp = &(*pp)->hnext;
     *pp = m->hnext;
     nentries--;
+    if (halo_match_last == m)
+        halo_match_last = NULL;
     while (m->uq_head) {
         halo_unexp_t *u = m->uq_head;
         m->uq_head = u->next;

@@ -33,7 +33,16 @@ typedef struct halo_match {
     uint64_t order;
 } halo_match_t;
 
-halo_match_t *halo_match_find(uint32_t ctx);
+/* The entry of a context, or NULL. Every receive start and every arriving
+ * packet asks; the last answer is kept, since traffic mostly stays on one
+ * context for a while. */
+extern halo_match_t *halo_match_last;
+halo_match_t *halo_match_lookup(uint32_t ctx);
+static inline halo_match_t *halo_match_find(uint32_t ctx)
+{
+    halo_match_t *m = halo_match_last;
+    return m && m->ctx == ctx ? m : halo_match_lookup(ctx);
+}
 
 /* Takes the earliest posted receive matching (src, tag), or NULL. */
 halo_request_t *halo_match_posted(halo_match_t *m, int src, int tag);

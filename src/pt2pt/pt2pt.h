@@ -104,7 +104,14 @@ static inline MPI_Count halo_status_bytes(const MPI_Status *s)
 }
 static inline void halo_status_set_cancelled(MPI_Status *s, int c) { s->MPI_internal[2] = c; }
 static inline int halo_status_cancelled(const MPI_Status *s) { return s->MPI_internal[2]; }
-void halo_status_empty(MPI_Status *s);
+static inline void halo_status_empty(MPI_Status *s)
+{
+    s->MPI_SOURCE = MPI_ANY_SOURCE;
+    s->MPI_TAG = MPI_ANY_TAG;
+    s->MPI_ERROR = MPI_SUCCESS;
+    halo_status_set_bytes(s, 0);
+    halo_status_set_cancelled(s, 0);
+}
 /* The standard's empty status (what a null or inactive request completes
  * with): MPI_ERROR too is set, to MPI_SUCCESS. MPI_STATUS_IGNORE is fine. */
 static inline void halo_status_empty_out(MPI_Status *s)

@@ -7,15 +7,6 @@
 #include "core/errors.h"
 #include "progress/progress.h"
 
-void halo_status_empty(MPI_Status *s)
-{
-    s->MPI_SOURCE = MPI_ANY_SOURCE;
-    s->MPI_TAG = MPI_ANY_TAG;
-    s->MPI_ERROR = MPI_SUCCESS;
-    halo_status_set_bytes(s, 0);
-    halo_status_set_cancelled(s, 0);
-}
-
 halo_request_t *halo_req_sent;
 
 /* Packed copies of non-contiguous rendezvous sends come from a small cache
@@ -111,9 +102,12 @@ void halo_req_free(halo_request_t *r)
         halo_comm_release(r->comm);
     if (r->dtype)
         halo_dtype_release(r->dtype);
-    halo_pack_buf_put(r->pack_buf);
-    free(r->runs);
-    free(r->replace_buf);
+    if (r->pack_buf)
+        halo_pack_buf_put(r->pack_buf);
+    if (r->runs)
+        free(r->runs);
+    if (r->replace_buf)
+        free(r->replace_buf);
     if (r->sched)
         halo_sched_free(r->sched);
     if (r->priv_free)
