@@ -50,7 +50,9 @@ static struct {
     int shm;
 } tr;
 
-#define SELF_EAGER_MAX (64 * 1024)
+#define SELF_EAGER_MAX HALO_TR_SELF_EAGER_MAX
+
+size_t halo_tr_eager_other;
 
 bool halo_tr_light_fence;
 static bool membarrier_global;   /* MEMBARRIER_CMD_GLOBAL_EXPEDITED works here */
@@ -96,6 +98,7 @@ int halo_tr_init(halo_pkt_handler_fn_t *handler)
         if (halo_shm_init(handler) != 0)
             return -1;
         tr.shm = 1;
+        halo_tr_eager_other = halo_shm_eager_max();
     }
     return 0;
 }
@@ -111,13 +114,6 @@ void halo_tr_finalize(void)
     if (tr.shm)
         halo_shm_finalize();
     tr.shm = 0;
-}
-
-size_t halo_tr_eager_max(int dst_world)
-{
-    if (dst_world == halo_world.rank)
-        return SELF_EAGER_MAX;
-    return halo_shm_eager_max();
 }
 
 size_t halo_tr_chunk_max(int dst_world)

@@ -76,8 +76,14 @@ enum {
 int halo_tr_init(halo_pkt_handler_fn_t *handler);
 void halo_tr_finalize(void);
 
-/* Largest payload an eager packet to dst may carry. */
-size_t halo_tr_eager_max(int dst_world);
+/* Largest payload an eager packet to dst may carry (asked by every send:
+ * inline, from halo_tr_eager_other, which halo_tr_init sets). */
+#define HALO_TR_SELF_EAGER_MAX ((size_t)64 * 1024)
+extern size_t halo_tr_eager_other;
+static inline size_t halo_tr_eager_max(int dst_world)
+{
+    return dst_world == halo_world.rank ? HALO_TR_SELF_EAGER_MAX : halo_tr_eager_other;
+}
 /* Largest payload any packet to dst may carry (pushed chunks). */
 size_t halo_tr_chunk_max(int dst_world);
 
