@@ -22,8 +22,6 @@ void halo_shm_finalize(void);
 int halo_shm_active(void);
 size_t halo_shm_eager_max(void);
 size_t halo_shm_max_payload(void);
-int halo_shm_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
-                  halo_pkt_fill_fn_t *fill, void *arg);
 int halo_shm_poll(void);
 int halo_shm_read(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
 int halo_shm_write(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
@@ -128,38 +126,33 @@ static inline int local_of(int world)
     return halo_world.procs[world].local_rank;
 }
 
-static void check_reachable(int dst_world)
+_Noreturn void halo_tr_unreachable(int dst_world)
 {
-    if (halo_world.procs[dst_world].node != halo_world.node)
-        halo_fatal("no transport reaches rank %d on another node (the network transport is not "
-                   "built yet)", dst_world);
+    halo_fatal("no transport reaches rank %d on another node (the network transport is not "
+               "built yet)", dst_world);
 }
 
-int halo_tr_send(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
-                 halo_pkt_fill_fn_t *fill, void *fill_arg)
+int halo_tr_send_self(const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
+                      halo_pkt_fill_fn_t *fill, void *fill_arg)
 {
-    if (dst_world == halo_world.rank) {
-        self_pkt_t *p = halo_malloc(sizeof *p + len);
-        p->next = NULL;
-        p->hdr = *hdr;
-        p->len = len;
-        if (len) {
-            if (fill)
-                fill(fill_arg, p->payload, len);
-            else
-                memcpy(p->payload, payload, len);
-        }
-        if (tr.tail)
-            tr.tail->next = p;
+    self_pkt_t *p = halo_malloc(sizeof *p + len);
+    p->next = NULL;
+    p->hdr = *hdr;
+    p->len = len;
+    if (len) {
+        if (fill)
+            fill(fill_arg, p->payload, len);
         else
-            tr.head = p;
-        tr.tail = p;
-        if (halo_lock_enabled)
-            halo_tr_ring_self();
-        return HALO_TR_OK;
+            memcpy(p->payload, payload, len);
     }
-    check_reachable(dst_world);
-    return halo_shm_send(local_of(dst_world), hdr, payload, len, fill, fill_arg);
+    if (tr.tail)
+        tr.tail->next = p;
+    else
+        tr.head = p;
+    tr.tail = p;
+    if (halo_lock_enabled)
+        halo_tr_ring_self();
+    return HALO_TR_OK;
 }
 
 int halo_tr_read(int src_world, const struct iovec *local, int nlocal, uint64_t raddr, size_t len)

@@ -89,9 +89,22 @@ size_t halo_tr_chunk_max(int dst_world);
 
 /* Sends one packet; the payload is produced by fill(arg, dst, len) (or
  * copied from `payload` when fill is NULL). HALO_TR_AGAIN when there is no
- * room; nothing was sent then. */
-int halo_tr_send(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
-                 halo_pkt_fill_fn_t *fill, void *fill_arg);
+ * room; nothing was sent then. Inline down to the shared-memory transport,
+ * the path of every small message. */
+int halo_tr_send_self(const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
+                      halo_pkt_fill_fn_t *fill, void *fill_arg);
+_Noreturn void halo_tr_unreachable(int dst_world);
+int halo_shm_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
+                  halo_pkt_fill_fn_t *fill, void *arg);
+static inline int halo_tr_send(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
+                               halo_pkt_fill_fn_t *fill, void *fill_arg)
+{
+    if (dst_world == halo_world.rank)
+        return halo_tr_send_self(hdr, payload, len, fill, fill_arg);
+    if (halo_world.procs[dst_world].node != halo_world.node)
+        halo_tr_unreachable(dst_world);
+    return halo_shm_send(halo_world.procs[dst_world].local_rank, hdr, payload, len, fill, fill_arg);
+}
 
 /* Reads `len` bytes at the sender's address raddr into the local iovecs:
  * 0 on success, -1 when the sender's memory cannot be read directly (the
