@@ -11,6 +11,11 @@
 /* Where the size lives in a communicator object (the binding layer does
  * not see the communicator's definition). */
 extern const size_t halo_comm_size_offset;
+/* The last communicator handle the checks found valid (checks.c): calls
+ * on one communicator in a row skip the lookup. Core forgets it when a
+ * communicator is freed (halo_chk_comm_forget). Read and written under
+ * the library lock, like everything the bindings check. */
+extern MPI_Comm halo_comm_checked;
 
 /* Called when an MPI function that needs an initialized library runs before
  * MPI_Init or after MPI_Finalize. */
@@ -68,8 +73,7 @@ int halo_chk_outptr_slow(const void *ptr, const char *arg);
 
 static HALO_ALWAYS_INLINE int halo_chk_comm(MPI_Comm comm, const char *arg)
 {
-    if (HALO_LIKELY(comm == MPI_COMM_WORLD ||
-                    (comm != MPI_COMM_NULL && halo_obj_lookup(HALO_KIND_COMM, comm))))
+    if (HALO_LIKELY(comm == MPI_COMM_WORLD || comm == halo_comm_checked))
         return MPI_SUCCESS;
     return halo_chk_comm_slow(comm, arg);
 }

@@ -99,6 +99,7 @@ void halo_comm_release(halo_comm_t *c)
 {
     if (!halo_obj_unref(c))
         return;
+    halo_chk_comm_forget(halo_comm_handle(c));
     comm_destroy(c);
     halo_obj_free(c);
 }
@@ -533,6 +534,7 @@ int halo_api_comm_free(MPI_Comm *comm)
     if (rc != MPI_SUCCESS)
         return rc;
     c->hdr.flags |= HALO_OBJ_USER_FREED;
+    halo_chk_comm_forget(*comm);
     halo_comm_release(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;

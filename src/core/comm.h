@@ -62,6 +62,10 @@ static inline halo_comm_t *halo_comm_ptr(MPI_Comm c)
 {
     return (halo_comm_t *)halo_obj_fast(c);
 }
+/* Tells the argument checks (binding/checks.c) that a communicator
+ * handle is no longer valid. */
+void halo_chk_comm_forget(MPI_Comm c);
+
 /* validated, or NULL */
 static inline halo_comm_t *halo_comm_get(MPI_Comm c)
 {

@@ -182,6 +182,8 @@ static void test_world_fallback(void)
     MPI_OK(MPI_Comm_create_errhandler(record_handler, &mine));
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, mine));
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    /* used first, so that the argument checks have just found it valid */
+    MPI_OK(MPI_Barrier(dup));
     stale = dup;
     MPI_OK(MPI_Comm_free(&dup));
 
