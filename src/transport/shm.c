@@ -28,6 +28,7 @@ typedef struct shm_peer {
     uint32_t cnrec;           /* consumer: records consumed */
     int8_t cma;               /* 0 untried, 1 works, -1 refused */
     uint32_t nsent;           /* producer: packets sent before the ring was claimed */
+    struct shm_ring *tx;      /* producer: my ring toward the peer */
 } shm_peer_t;
 
 static struct {
@@ -310,6 +311,8 @@ int halo_shm_init(halo_pkt_handler_fn_t *handler)
     shm.ranks = (shm_rank_t *)(shm.base + shm.seg->off_ranks);
     shm.bitmaps = (_Atomic uint64_t *)(shm.base + shm.seg->off_bitmaps);
     shm.peers = halo_calloc((size_t)shm.nlocal, sizeof *shm.peers);
+    for (int i = 0; i < shm.nlocal; i++)
+        shm.peers[i].tx = ring_of(shm.me, i);
     shm.ring_senders = halo_calloc((size_t)shm.nlocal, sizeof(int));
     shm_rank_t *mine = &shm.ranks[shm.me];
     mine->pid = (int32_t)getpid();
@@ -352,11 +355,12 @@ _Atomic uint32_t *halo_shm_sleeping(void)
 
 /* ------------------------------------------------------------ send */
 
-static int ring_claim(int peer)
+/* Whether this rank sends to peer through a ring; claims one when it has
+ * sent enough packets through cells (ring_claim_new, out of line: the
+ * path of every small message only reads p->ring). */
+static __attribute__((noinline)) int ring_claim_new(int peer)
 {
     shm_peer_t *p = &shm.peers[peer];
-    if (p->ring)
-        return p->ring > 0;
     if (p->nsent < shm.ring_after) {
         p->nsent++;
         return 0;
@@ -377,11 +381,17 @@ static int ring_claim(int peer)
     return 1;
 }
 
+static inline int ring_claim(int peer)
+{
+    int8_t ring = shm.peers[peer].ring;
+    return ring ? ring > 0 : ring_claim_new(peer);
+}
+
 static int ring_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
                      halo_pkt_fill_fn_t *fill, void *arg)
 {
     shm_peer_t *p = &shm.peers[peer];
-    shm_ring_t *ring = ring_of(shm.me, peer);
+    shm_ring_t *ring = p->tx;
     const uint64_t rb = HALO_SHM_RING_BYTES;
     size_t need = REC_BYTES(len);
     uint64_t pos = p->head % rb;
@@ -425,8 +435,8 @@ static int ring_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, s
     return HALO_TR_OK;
 }
 
-static int cell_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
-                     halo_pkt_fill_fn_t *fill, void *arg)
+static __attribute__((noinline)) int cell_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload,
+                                               size_t len, halo_pkt_fill_fn_t *fill, void *arg)
 {
     shm_rank_t *mine = &shm.ranks[shm.me];
     /* Cells handed back since the last send go on top of the stack (the
