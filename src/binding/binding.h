@@ -13,9 +13,9 @@
 extern const size_t halo_comm_size_offset;
 /* The last communicator handle the checks found valid (checks.c): calls
  * on one communicator in a row skip the lookup. Core forgets it when a
- * communicator is freed (halo_chk_comm_forget). Read and written under
- * the library lock, like everything the bindings check. */
-extern MPI_Comm halo_comm_checked;
+ * communicator is freed (halo_chk_comm_forget). Relaxed atomic: the checks
+ * run under the library lock but for MPI_Abort's. */
+extern _Atomic(MPI_Comm) halo_comm_checked;
 
 /* Called when an MPI function that needs an initialized library runs before
  * MPI_Init or after MPI_Finalize. */
@@ -73,7 +73,8 @@ int halo_chk_outptr_slow(const void *ptr, const char *arg);
 
 static HALO_ALWAYS_INLINE int halo_chk_comm(MPI_Comm comm, const char *arg)
 {
-    if (HALO_LIKELY(comm == MPI_COMM_WORLD || comm == halo_comm_checked))
+    if (HALO_LIKELY(comm == MPI_COMM_WORLD ||
+                    comm == atomic_load_explicit(&halo_comm_checked, memory_order_relaxed)))
         return MPI_SUCCESS;
     return halo_chk_comm_slow(comm, arg);
 }

@@ -7,12 +7,13 @@
 #include "datatype/dtype.h"
 
 const size_t halo_comm_size_offset = offsetof(halo_comm_t, peer_size);
-MPI_Comm halo_comm_checked = MPI_COMM_WORLD;
+_Atomic(MPI_Comm) halo_comm_checked = MPI_COMM_WORLD;
 
 void halo_chk_comm_forget(MPI_Comm c)
 {
-    if (halo_comm_checked == c)
-        halo_comm_checked = MPI_COMM_WORLD;
+    MPI_Comm expected = c;
+    atomic_compare_exchange_strong_explicit(&halo_comm_checked, &expected, MPI_COMM_WORLD,
+                                            memory_order_relaxed, memory_order_relaxed);
 }
 
 int halo_chk_comm_slow(MPI_Comm comm, const char *arg)
@@ -23,7 +24,7 @@ int halo_chk_comm_slow(MPI_Comm comm, const char *arg)
         return halo_err(MPI_ERR_COMM, "(%s=MPI_COMM_NULL): a communicator is required", arg);
     if (!halo_comm_get(comm))
         return halo_err(MPI_ERR_COMM, "(%s=%p): not a valid communicator", arg, (void *)comm);
-    halo_comm_checked = comm;
+    atomic_store_explicit(&halo_comm_checked, comm, memory_order_relaxed);
     return MPI_SUCCESS;
 }
 

@@ -90,9 +90,11 @@ static int pset_arg(const char *name, int *index_p)
     return MPI_SUCCESS;
 }
 
-int halo_api_session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
+/* Session_init's arguments, checked under the library lock: other
+ * threads with sessions open may be making objects of the same kinds. */
+static int session_args(MPI_Info info, MPI_Errhandler errhandler, halo_errhandler_t **e_p,
+                        halo_info_t **in_p, int *required)
 {
-    halo_errhandler_init();
     halo_errhandler_t *e = halo_obj_lookup(HALO_KIND_ERRHANDLER, errhandler);
     if (!e)
         return halo_err(MPI_ERR_ARG, "(errhandler=%p): not a valid error handler", (void *)errhandler);
@@ -106,14 +108,28 @@ int halo_api_session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session 
         if (!in)
             return halo_err(MPI_ERR_INFO, "(info=%p): not a valid info object", (void *)info);
     }
-    int required = MPI_THREAD_SINGLE;
     const char *v = in ? halo_info_lookup(in, "thread_level") : NULL;
     if (v && level_of(v) < 0)
         return halo_err(MPI_ERR_INFO_VALUE, "(info): \"thread_level\" is \"%.64s\", not one of "
                         "MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED, "
                         "MPI_THREAD_MULTIPLE", v);
-    if (v)
-        required = level_of(v);
+    *required = v ? level_of(v) : MPI_THREAD_SINGLE;
+    *e_p = e;
+    *in_p = in;
+    return MPI_SUCCESS;
+}
+
+int halo_api_session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
+{
+    halo_errhandler_init();
+    halo_errhandler_t *e = NULL;
+    halo_info_t *in = NULL;
+    int required = MPI_THREAD_SINGLE;
+    halo_lock();
+    int arc = session_args(info, errhandler, &e, &in, &required);
+    halo_unlock();
+    if (arc != MPI_SUCCESS)
+        return arc;
     int provided;
     int rc = halo_lib_session_open(required, &provided);
     if (rc)
