@@ -169,21 +169,30 @@ int halo_api_sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
                         int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                         int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    /* Both halves on the stack (the call returns only once both have
+     * completed), and the send without a request when it leaves at once. */
     halo_comm_t *c = halo_comm_ptr(comm);
-    halo_request_t *rr, *sr;
-    int rc = halo_irecv(recvbuf, recvcount, halo_dtype_ptr(recvtype), source, recvtag, c,
-                        p2p_ctx(c), &rr);
-    if (rc != MPI_SUCCESS) {
-        halo_req_free(rr);
-        return rc;
+    halo_request_t rr;
+    halo_req_stack_init(&rr, HALO_REQ_RECV, recvbuf, recvcount, halo_dtype_ptr(recvtype), source, recvtag,
+                        c, p2p_ctx(c), HALO_MODE_STANDARD);
+    halo_req_start(&rr);
+    int src = MPI_SUCCESS;
+    halo_dtype_t *sdt = halo_dtype_ptr(sendtype);
+    if (dest != MPI_PROC_NULL && !halo_send_now(sendbuf, sendcount, sdt, dest, sendtag, c, p2p_ctx(c))) {
+        halo_request_t sr;
+        halo_req_stack_init(&sr, HALO_REQ_SEND, sendbuf, sendcount, sdt, dest, sendtag, c, p2p_ctx(c),
+                            HALO_MODE_STANDARD);
+        src = halo_req_start(&sr);
+        if (src == MPI_SUCCESS) {
+            halo_req_wait_raw(&sr);
+            src = sr.status.MPI_ERROR;
+        }
+        halo_pack_buf_put(sr.pack_buf);
+        free(sr.runs);
     }
-    rc = halo_isend(sendbuf, sendcount, halo_dtype_ptr(sendtype), dest, sendtag, c, p2p_ctx(c),
-                    HALO_MODE_STANDARD, &sr);
-    halo_req_wait_raw(sr);
-    halo_req_wait_raw(rr);
-    int src = finish_internal(sr, MPI_STATUS_IGNORE);
-    int rrc = finish_internal(rr, status);
-    return rc != MPI_SUCCESS ? rc : (src != MPI_SUCCESS ? src : rrc);
+    halo_req_wait_raw(&rr);
+    halo_status_out(status, &rr.status);
+    return src != MPI_SUCCESS ? src : rr.status.MPI_ERROR;
 }
 
 static int packed_scratch(halo_dtype_t *dt, MPI_Count count, void **buf_p)
