@@ -22,6 +22,23 @@ static int finish_internal(halo_request_t *r, MPI_Status *status)
     return rc;
 }
 
+/* A blocking send through a request on the stack: started, waited for,
+ * its packed copy and run list given back. */
+static int send_wait(const void *buf, MPI_Count count, halo_dtype_t *dt, int dest, int tag, halo_comm_t *c,
+                     int mode)
+{
+    halo_request_t sr;
+    halo_req_stack_init(&sr, HALO_REQ_SEND, buf, count, dt, dest, tag, c, p2p_ctx(c), mode);
+    int rc = halo_req_start(&sr);
+    if (rc == MPI_SUCCESS) {
+        halo_req_wait_raw(&sr);
+        rc = sr.status.MPI_ERROR;
+    }
+    halo_pack_buf_put(sr.pack_buf);
+    free(sr.runs);
+    return rc;
+}
+
 static int send_mode(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
                      MPI_Comm comm, int mode)
 {
@@ -32,24 +49,14 @@ static int send_mode(const void *buf, MPI_Count count, MPI_Datatype type, int de
     if (mode != HALO_MODE_SYNC && mode != HALO_MODE_BUFFERED &&
         halo_send_now(buf, count, dt, dest, tag, c, p2p_ctx(c)))
         return MPI_SUCCESS;
-    int rc;
     if (mode == HALO_MODE_BUFFERED) {
         MPI_Request h;
-        rc = halo_ibsend(buf, count, type, dest, tag, comm, &h);
+        int rc = halo_ibsend(buf, count, type, dest, tag, comm, &h);
         if (rc == MPI_SUCCESS)
             halo_req_free(halo_req_ptr(h));
         return rc;
     }
-    halo_request_t sr;
-    halo_req_stack_init(&sr, HALO_REQ_SEND, buf, count, dt, dest, tag, c, p2p_ctx(c), mode);
-    rc = halo_req_start(&sr);
-    if (rc == MPI_SUCCESS) {
-        halo_req_wait_raw(&sr);
-        rc = sr.status.MPI_ERROR;
-    }
-    halo_pack_buf_put(sr.pack_buf);
-    free(sr.runs);
-    return rc;
+    return send_wait(buf, count, dt, dest, tag, c, mode);
 }
 
 static int isend_mode(const void *buf, MPI_Count count, MPI_Datatype type, int dest, int tag,
@@ -178,18 +185,8 @@ int halo_api_sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
     halo_req_start(&rr);
     int src = MPI_SUCCESS;
     halo_dtype_t *sdt = halo_dtype_ptr(sendtype);
-    if (dest != MPI_PROC_NULL && !halo_send_now(sendbuf, sendcount, sdt, dest, sendtag, c, p2p_ctx(c))) {
-        halo_request_t sr;
-        halo_req_stack_init(&sr, HALO_REQ_SEND, sendbuf, sendcount, sdt, dest, sendtag, c, p2p_ctx(c),
-                            HALO_MODE_STANDARD);
-        src = halo_req_start(&sr);
-        if (src == MPI_SUCCESS) {
-            halo_req_wait_raw(&sr);
-            src = sr.status.MPI_ERROR;
-        }
-        halo_pack_buf_put(sr.pack_buf);
-        free(sr.runs);
-    }
+    if (dest != MPI_PROC_NULL && !halo_send_now(sendbuf, sendcount, sdt, dest, sendtag, c, p2p_ctx(c)))
+        src = send_wait(sendbuf, sendcount, sdt, dest, sendtag, c, HALO_MODE_STANDARD);
     halo_req_wait_raw(&rr);
     halo_status_out(status, &rr.status);
     return src != MPI_SUCCESS ? src : rr.status.MPI_ERROR;

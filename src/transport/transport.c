@@ -48,8 +48,6 @@ static struct {
     int shm;
 } tr;
 
-#define SELF_EAGER_MAX HALO_TR_SELF_EAGER_MAX
-
 size_t halo_tr_eager_other;
 
 bool halo_tr_light_fence;
@@ -117,7 +115,7 @@ void halo_tr_finalize(void)
 size_t halo_tr_chunk_max(int dst_world)
 {
     if (dst_world == halo_world.rank)
-        return SELF_EAGER_MAX;
+        return HALO_TR_SELF_EAGER_MAX;
     return halo_shm_max_payload();
 }
 
