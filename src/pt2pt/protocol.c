@@ -107,13 +107,23 @@ static void fill_from_request(void *arg, void *dst, size_t len)
     halo_dt_pack(r->buf, r->count, r->dtype, 0, dst, (MPI_Count)len);
 }
 
+/* Pushes alternate in direction (see HALO_PKT_CTS below): flipped at each. */
+static uint8_t push_turn;
+
+/* Packed position of the next chunk of len bytes that r pushes. */
+static MPI_Count push_pos(const halo_request_t *r, size_t len)
+{
+    return r->push_back ? r->push_limit - r->pushed - (MPI_Count)len : r->pushed;
+}
+
 static void fill_push(void *arg, void *dst, size_t len)
 {
     halo_request_t *r = arg;
+    MPI_Count pos = push_pos(r, len);
     if (r->pack_buf)
-        memcpy(dst, (char *)r->pack_buf + r->pushed, len);
+        memcpy(dst, (char *)r->pack_buf + pos, len);
     else
-        halo_dt_pack(r->buf, r->count, r->dtype, r->pushed, dst, (MPI_Count)len);
+        halo_dt_pack(r->buf, r->count, r->dtype, pos, dst, (MPI_Count)len);
 }
 
 static void send_ctrl_payload(int dst, int type, uint64_t sreq, uint64_t aux, uint64_t bytes,
@@ -163,7 +173,7 @@ static bool push_some(halo_request_t *r, int *moved_p)
         size_t n = (size_t)(r->push_limit - r->pushed);
         if (n > chunk)
             n = chunk;
-        halo_pkt_hdr_t h = {.type = HALO_PKT_DATA, .sreq = (uint64_t)r->pushed,
+        halo_pkt_hdr_t h = {.type = HALO_PKT_DATA, .sreq = (uint64_t)push_pos(r, n),
                             .aux = r->push_token, .bytes = (uint64_t)r->push_limit};
         if (halo_tr_send(r->peer_world, &h, NULL, n, fill_push, r) != HALO_TR_OK)
             return false;
@@ -683,6 +693,11 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
         r->push_token = h->aux;
         r->push_limit = (MPI_Count)h->bytes;
         r->pushed = 0;
+        /* Every other push runs from its last chunk to its first: a halo
+         * exchange sends faces that share cache lines with the ghosts it
+         * receives and with the next face, and the lines the last push
+         * touched are the ones still in cache. */
+        r->push_back = push_turn ^= 1;
         if (pend_count[r->peer_world] == 0 && push_some(r, NULL))
             return;
         pend_add(r->peer_world, PEND_PUSH, NULL, r);
@@ -704,6 +719,7 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
         r->send_state = HALO_SEND_PUSHING;
         r->push_token = sp.rtoken;
         r->pushed = (MPI_Count)sp.off;
+        r->push_back = 0;
         r->push_limit = (MPI_Count)sp.end;
         if (pend_count[r->peer_world] == 0 && push_some(r, NULL))
             return;

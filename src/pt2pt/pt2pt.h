@@ -57,6 +57,7 @@ struct halo_request {
     uint8_t send_state;
     uint8_t cancelled;
     uint8_t rdv_counted;   /* send: counted in its peer's outstanding rendezvous sends */
+    uint8_t push_back;     /* send: pushing its chunks from the last to the first */
     _Atomic int cc;        /* completions still to come; 0 = complete */
     MPI_Status status;
     halo_comm_t *comm;

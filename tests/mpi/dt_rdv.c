@@ -1,5 +1,7 @@
 /* Rendezvous of non-contiguous send types in every form the sender can
- * choose (pt2pt/protocol.c, rdv_shape): short runs pushed chunk by chunk,
+ * choose (pt2pt/protocol.c, rdv_shape): short runs pushed chunk by chunk
+ * (every other push from its last chunk to its first; one size ends in a
+ * short chunk),
  * medium runs pushed (up to 256 KiB) or packed and read (above), long runs
  * read in place from their list (including a tiny run among long ones).
  * Each goes into a contiguous receive, a receive type of short runs (read
@@ -223,6 +225,7 @@ int main(int argc, char **argv)
     shape_t shapes[] = {
         {"8-byte runs, 64 KiB (pushed)", vec_layout(8192, 8, 24)},
         {"1 KiB runs, 128 KiB (pushed)", vec_layout(128, 1024, 1040)},
+        {"8-byte runs, 100 KiB + 8 (pushed, short last chunk)", vec_layout(12801, 8, 24)},
         {"1 KiB runs, 512 KiB (packed, read)", vec_layout(512, 1024, 2048)},
         {"16 KiB runs, 512 KiB (runs read in place)", vec_layout(32, 16384, 20000)},
         {"mixed long and tiny runs (runs read in place)", list_layout(5, mixed, 100)},
