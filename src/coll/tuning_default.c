@@ -25,9 +25,12 @@
  * once from its owner (4 ranks, 1 MiB blocks: 555 us against 796 for
  * the ring); at 2 ranks from 64K (64 KiB: 9.7-11.6 us against 11.8-15.3
  * through the slots). Allreduce through the slots (reduce-scatter,
- * allgather) up to 1M from 3 ranks and 4M from 8 (1 MiB, two alternations:
- * 4 ranks 462-1184 us against 523-1411 for recursive doubling and
- * 576-1465 for Rabenseifner; 8 ranks 1231-1239 against 1272-2537). Alltoall above 8K: linear at every size with several
+ * allgather) up to 512K from 3 ranks, 1M from 5 and 4M from 8 (8 ranks,
+ * 1 MiB: 1231-1239 us against 1272-2537 for Rabenseifner); at 3 and 4
+ * ranks Rabenseifner up to 1M, then the ring (five alternations of the
+ * two tables, 768K and 1M: 4 ranks 312-549 us against 364-782 through the
+ * slots, 3 ranks 240-403 against 247-512; forced, 2 MiB at 4 ranks: ring
+ * 779-1205, slots 1111-1879). Alltoall above 8K: linear at every size with several
  * ranks per node (4 MiB blocks at 4 ranks 5628 us, pairwise 6316; at 8
  * ranks 21520 against 29062). Scan and Exscan: the chain up to 16 ranks
  * of a node (8 ranks, 1 MiB: 1164 us against 2691 for recursive doubling,
@@ -134,7 +137,8 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"two_level\"},\n"
     "    {\"msg_size_max\": 1024, \"algorithm\": \"shm\"},\n"
     "    {\"msg_size_max\": 262144, \"algorithm\": \"shm_rsag\"},\n"
-    "    {\"comm_size_min\": 3, \"msg_size_max\": 1048576, \"algorithm\": \"shm_rsag\"},\n"
+    "    {\"comm_size_min\": 3, \"msg_size_max\": 524288, \"algorithm\": \"shm_rsag\"},\n"
+    "    {\"comm_size_min\": 5, \"msg_size_max\": 1048576, \"algorithm\": \"shm_rsag\"},\n"
     "    {\"comm_size_min\": 8, \"msg_size_max\": 4194304, \"algorithm\": \"shm_rsag\"},\n"
     "    {\"msg_size_max\": 4096, \"algorithm\": \"recursive_doubling\"},\n"
     "    {\"comm_size_max\": 2, \"algorithm\": \"recursive_doubling\"},\n"

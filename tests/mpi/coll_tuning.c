@@ -130,7 +130,10 @@ int main(int argc, char **argv)
         expect("allreduce", 4, 100, 1, "shm");
         expect("allreduce", 4, 100000, 0, "shm_rsag");
         expect("allreduce", 8, 1 << 22, 1, "shm_rsag");
-        expect("allreduce", 4, 1 << 20, 0, "shm_rsag");
+        expect("allreduce", 4, 1 << 19, 0, "shm_rsag");
+        expect("allreduce", 4, 1 << 20, 0, "rabenseifner");    /* 3 and 4 ranks from 512K */
+        expect("allreduce", 4, 1 << 21, 1, "ring");
+        expect("allreduce", 5, 1 << 20, 1, "shm_rsag");
         expect("allreduce", 8, 1 << 23, 1, "ring");
         expect("allreduce", 8, 1 << 23, 0, "rabenseifner");
         expect("bcast", 8, 8, 1, "shm");
