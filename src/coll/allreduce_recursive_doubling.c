@@ -18,14 +18,20 @@ int halo_allreduce_recursive_doubling(const halo_coll_args_t *a, halo_comm_t *c,
     MPI_Count count = a->count;
     MPI_Datatype type = a->type;
     MPI_Op op = a->op;
-    int round = 0;
-    if (a->sbuf != MPI_IN_PLACE)
-        halo_sched_copy(s_p, round++, halo_addr(a->sbuf), count, type, halo_addr(a->rbuf), count, type);
-    if (p == 1 || count == 0)
-        return MPI_SUCCESS;
-    /* Partner data lands in scratch laid out like the user's buffer. */
-    halo_bref_t tbuf = halo_sched_span(s_p, count, type);
+    bool commute = halo_op_commutes(op);
     halo_bref_t rb = halo_addr(a->rbuf);
+    /* Our contribution stays in the send buffer until the first reduction
+     * (or a copy) puts a partial result in rb. */
+    halo_bref_t own = a->sbuf == MPI_IN_PLACE ? rb : halo_addr(a->sbuf);
+    bool in_rb = a->sbuf == MPI_IN_PLACE;
+    int round = 0;
+    if (p == 1 || count == 0) {
+        if (!in_rb)
+            halo_sched_copy(s_p, round, own, count, type, rb, count, type);
+        return MPI_SUCCESS;
+    }
+    halo_bref_t tbuf = {0};
+    bool have_tbuf = false;
 
     int pof2 = 1;
     while (pof2 * 2 <= p)
@@ -34,11 +40,22 @@ int halo_allreduce_recursive_doubling(const halo_coll_args_t *a, halo_comm_t *c,
     int newrank;
     if (me < 2 * rem) {
         if (me % 2 == 0) {
-            halo_sched_send(s_p, round++, rb, count, type, me + 1);
+            halo_sched_send(s_p, round++, own, count, type, me + 1);
             newrank = -1;
         } else {
-            halo_sched_recv(s_p, round, tbuf, count, type, me - 1);
-            halo_sched_reduce(s_p, round++, tbuf, rb, count, type, op);
+            if (!in_rb && commute) {
+                /* the partner's vector straight into rb, ours reduced in */
+                halo_sched_recv(s_p, round, rb, count, type, me - 1);
+                halo_sched_reduce(s_p, round++, own, rb, count, type, op);
+            } else {
+                if (!in_rb)
+                    halo_sched_copy(s_p, round++, own, count, type, rb, count, type);
+                tbuf = halo_sched_span(s_p, count, type);
+                have_tbuf = true;
+                halo_sched_recv(s_p, round, tbuf, count, type, me - 1);
+                halo_sched_reduce(s_p, round++, tbuf, rb, count, type, op);
+            }
+            in_rb = true;
             newrank = me / 2;
         }
     } else {
@@ -48,9 +65,27 @@ int halo_allreduce_recursive_doubling(const halo_coll_args_t *a, halo_comm_t *c,
         for (int mask = 1; mask < pof2; mask <<= 1) {
             int newdst = newrank ^ mask;
             int dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
+            if (!in_rb && (commute || dst > me)) {
+                /* first exchange, ours on the left: the partner's vector
+                 * lands in rb and ours is reduced into it, no copy first */
+                halo_sched_send(s_p, round, own, count, type, dst);
+                halo_sched_recv(s_p, round, rb, count, type, dst);
+                halo_sched_reduce(s_p, round++, own, rb, count, type, op);
+                in_rb = true;
+                continue;
+            }
+            if (!in_rb) {
+                halo_sched_copy(s_p, round++, own, count, type, rb, count, type);
+                in_rb = true;
+            }
+            if (!have_tbuf) {
+                /* partner data lands in scratch laid out like the user's buffer */
+                tbuf = halo_sched_span(s_p, count, type);
+                have_tbuf = true;
+            }
             halo_sched_send(s_p, round, rb, count, type, dst);
             halo_sched_recv(s_p, round, tbuf, count, type, dst);
-            if (dst < me || halo_op_commutes(op)) {
+            if (dst < me || commute) {
                 halo_sched_reduce(s_p, round++, tbuf, rb, count, type, op);
             } else {
                 /* rb = rb op tbuf: reduce into the scratch, then copy back. */

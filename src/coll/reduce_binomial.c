@@ -37,17 +37,28 @@ int halo_reduce_binomial(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t
     halo_bref_t acc = halo_addr(in);
     int round = 0;
     if (children) {
-        if (is_root) {
-            acc = rb;
-            if (a->sbuf != MPI_IN_PLACE)
-                halo_sched_copy(s_p, 0, halo_addr(a->sbuf), count, type, rb, count, type);
-        } else {
-            acc = halo_sched_span(s_p, count, type);
-            halo_sched_copy(s_p, 0, halo_addr(in), count, type, acc, count, type);
-        }
+        int mask = 1;
         round = 1;
-        halo_bref_t tmp = halo_sched_span(s_p, count, type);
-        for (int mask = 1; mask < low && v + mask < p; mask <<= 1, round++) {
+        if (is_root && a->sbuf == MPI_IN_PLACE) {
+            acc = rb;
+        } else {
+            /* The first child's result lands in the accumulator and our
+             * own data is reduced into it from the left (inout = in op
+             * inout keeps rank order for any operation), which saves
+             * copying our data there first. */
+            acc = is_root ? rb : halo_sched_span(s_p, count, type);
+            halo_sched_recv(s_p, round, acc, count, type, (v + mask + top) % p);
+            halo_sched_reduce(s_p, round, halo_addr(in), acc, count, type, op);
+            mask <<= 1;
+            round++;
+        }
+        halo_bref_t tmp = {0};
+        bool have_tmp = false;
+        for (; mask < low && v + mask < p; mask <<= 1, round++) {
+            if (!have_tmp) {
+                tmp = halo_sched_span(s_p, count, type);
+                have_tmp = true;
+            }
             halo_sched_recv(s_p, round, tmp, count, type, (v + mask + top) % p);
             if (commute) {
                 halo_sched_reduce(s_p, round, tmp, acc, count, type, op);

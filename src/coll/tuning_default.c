@@ -30,7 +30,10 @@
  * ranks Rabenseifner up to 1M, then the ring (five alternations of the
  * two tables, 768K and 1M: 4 ranks 312-549 us against 364-782 through the
  * slots, 3 ranks 240-403 against 247-512; forced, 2 MiB at 4 ranks: ring
- * 779-1205, slots 1111-1879). Alltoall above 8K: linear at every size with several
+ * 779-1205, slots 1111-1879). At 2 ranks above 16K recursive doubling,
+ * one exchange whose received vector lands in the result (four
+ * alternations: 64 KiB 8.0-8.5 us against 10.9-20.7 through the slots,
+ * 256 KiB 27-32 against 45-56). Alltoall above 8K: linear at every size with several
  * ranks per node (4 MiB blocks at 4 ranks 5628 us, pairwise 6316; at 8
  * ranks 21520 against 29062). Scan and Exscan: the chain up to 16 ranks
  * of a node (8 ranks, 1 MiB: 1164 us against 2691 for recursive doubling,
@@ -136,6 +139,7 @@ const char halo_coll_tuning_default[] =
     "  \"allreduce\": [\n"
     "    {\"algorithm\": \"two_level\"},\n"
     "    {\"msg_size_max\": 1024, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_max\": 2, \"msg_size_min\": 16385, \"algorithm\": \"recursive_doubling\"},\n"
     "    {\"msg_size_max\": 262144, \"algorithm\": \"shm_rsag\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 524288, \"algorithm\": \"shm_rsag\"},\n"
     "    {\"comm_size_min\": 5, \"msg_size_max\": 1048576, \"algorithm\": \"shm_rsag\"},\n"

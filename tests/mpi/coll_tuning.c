@@ -129,6 +129,8 @@ int main(int argc, char **argv)
         /* syntax, missing: the built-in tables everywhere. */
         expect("allreduce", 4, 100, 1, "shm");
         expect("allreduce", 4, 100000, 0, "shm_rsag");
+        expect("allreduce", 2, 16384, 1, "shm_rsag");
+        expect("allreduce", 2, 16385, 1, "recursive_doubling");   /* 2 ranks above 16K */
         expect("allreduce", 8, 1 << 22, 1, "shm_rsag");
         expect("allreduce", 4, 1 << 19, 0, "shm_rsag");
         expect("allreduce", 4, 1 << 20, 0, "rabenseifner");    /* 3 and 4 ranks from 512K */
