@@ -175,8 +175,13 @@ static inline MPI_Count halo_rab_elem(const halo_rab_t *r, MPI_Count count, int 
 {
     return halo_block_start(count, r->pof2, j);
 }
-void halo_rab_reduce_scatter(halo_sched_t **s_p, halo_comm_t *c, halo_bref_t acc, halo_bref_t tmp,
-                             MPI_Count count, MPI_Datatype type, MPI_Op op, int round, halo_rab_t *r);
+/* The reduce-scatter phase into acc (count elements; tmp: scratch of the
+ * same size). Our contribution is read from own; when own is not acc,
+ * acc need not hold anything yet: each half we keep is received there and
+ * ours reduced into it, so the caller does not copy its vector first. */
+void halo_rab_reduce_scatter(halo_sched_t **s_p, halo_comm_t *c, halo_bref_t own, halo_bref_t acc,
+                             halo_bref_t tmp, MPI_Count count, MPI_Datatype type, MPI_Op op, int round,
+                             halo_rab_t *r);
 
 /* ---------------------------------------------------------------- algorithms */
 

@@ -20,12 +20,15 @@ static halo_bref_t at_elem(halo_bref_t b, MPI_Count e, MPI_Aint ext)
     return halo_bref_add(b, (int64_t)(e * ext));
 }
 
-void halo_rab_reduce_scatter(halo_sched_t **s_p, halo_comm_t *c, halo_bref_t acc, halo_bref_t tmp,
-                             MPI_Count count, MPI_Datatype type, MPI_Op op, int round, halo_rab_t *r)
+void halo_rab_reduce_scatter(halo_sched_t **s_p, halo_comm_t *c, halo_bref_t own, halo_bref_t acc,
+                             halo_bref_t tmp, MPI_Count count, MPI_Datatype type, MPI_Op op, int round,
+                             halo_rab_t *r)
 {
     int p = c->size, me = c->rank;
     MPI_Aint ext = halo_type_extent(type);
     bool commute = halo_op_commutes(op);
+    /* acc holds our data (or a partial result over it) */
+    bool ready = own.scratch == acc.scratch && own.owner == acc.owner && own.at == acc.at;
     r->pof2 = halo_pof2_floor(p);
     r->rem = p - r->pof2;
     r->nsteps = 0;
@@ -33,13 +36,22 @@ void halo_rab_reduce_scatter(halo_sched_t **s_p, halo_comm_t *c, halo_bref_t acc
         r->nsteps++;
     if (me < 2 * r->rem) {
         if (me % 2 == 0) {
-            halo_sched_send(s_p, round++, acc, count, type, me + 1);
+            halo_sched_send(s_p, round++, own, count, type, me + 1);
             r->newrank = -1;
             r->round = round;
             return;
         }
-        halo_sched_recv(s_p, round, tmp, count, type, me - 1);
-        halo_sched_reduce(s_p, round++, tmp, acc, count, type, op);
+        if (!ready && commute) {
+            halo_sched_recv(s_p, round, acc, count, type, me - 1);
+            halo_sched_reduce(s_p, round++, own, acc, count, type, op);
+        } else {
+            /* the lower partner goes on the left: tmp op ours */
+            halo_sched_recv(s_p, round, tmp, count, type, me - 1);
+            if (!ready)
+                halo_sched_copy(s_p, round, own, count, type, acc, count, type);
+            halo_sched_reduce(s_p, round++, tmp, acc, count, type, op);
+        }
+        ready = true;
         r->newrank = me / 2;
     } else {
         r->newrank = me - r->rem;
@@ -57,14 +69,23 @@ void halo_rab_reduce_scatter(halo_sched_t **s_p, halo_comm_t *c, halo_bref_t acc
         MPI_Count ks = halo_rab_elem(r, count, klo), kn = halo_rab_elem(r, count, khi) - ks;
         MPI_Count ss = halo_rab_elem(r, count, slo), sn = halo_rab_elem(r, count, shi) - ss;
         int peer = halo_rab_real(r, partner);
-        halo_sched_send(s_p, round, at_elem(acc, ss, ext), sn, type, peer);
-        halo_sched_recv(s_p, round, at_elem(tmp, ks, ext), kn, type, peer);
-        if (partner < r->newrank || commute) {
-            halo_sched_reduce(s_p, round, at_elem(tmp, ks, ext), at_elem(acc, ks, ext), kn, type, op);
+        halo_bref_t kacc = at_elem(acc, ks, ext), ktmp = at_elem(tmp, ks, ext);
+        halo_sched_send(s_p, round, at_elem(ready ? acc : own, ss, ext), sn, type, peer);
+        if (!ready && (commute || partner > r->newrank)) {
+            /* ours on the left: the partner's half lands in acc */
+            halo_sched_recv(s_p, round, kacc, kn, type, peer);
+            halo_sched_reduce(s_p, round, at_elem(own, ks, ext), kacc, kn, type, op);
+        } else if (partner < r->newrank || commute) {
+            halo_sched_recv(s_p, round, ktmp, kn, type, peer);
+            if (!ready)
+                halo_sched_copy(s_p, round, at_elem(own, ks, ext), kn, type, kacc, kn, type);
+            halo_sched_reduce(s_p, round, ktmp, kacc, kn, type, op);
         } else {
-            halo_sched_reduce(s_p, round, at_elem(acc, ks, ext), at_elem(tmp, ks, ext), kn, type, op);
-            halo_sched_copy(s_p, round, at_elem(tmp, ks, ext), kn, type, at_elem(acc, ks, ext), kn, type);
+            halo_sched_recv(s_p, round, ktmp, kn, type, peer);
+            halo_sched_reduce(s_p, round, kacc, ktmp, kn, type, op);
+            halo_sched_copy(s_p, round, ktmp, kn, type, kacc, kn, type);
         }
+        ready = true;
         r->lo[i] = lo = klo;
         r->hi[i] = hi = khi;
     }
@@ -78,13 +99,15 @@ int halo_allreduce_rabenseifner(const halo_coll_args_t *a, halo_comm_t *c, halo_
     MPI_Datatype type = a->type;
     MPI_Aint ext = halo_type_extent(type);
     halo_bref_t acc = halo_addr(a->rbuf);
-    if (a->sbuf != MPI_IN_PLACE)
-        halo_sched_copy(s_p, 0, halo_addr(a->sbuf), count, type, acc, count, type);
-    if (c->size == 1 || count == 0)
+    halo_bref_t own = a->sbuf == MPI_IN_PLACE ? acc : halo_addr(a->sbuf);
+    if (c->size == 1 || count == 0) {
+        if (a->sbuf != MPI_IN_PLACE)
+            halo_sched_copy(s_p, 0, own, count, type, acc, count, type);
         return MPI_SUCCESS;
+    }
     halo_bref_t tmp = halo_sched_span(s_p, count, type);
     halo_rab_t r;
-    halo_rab_reduce_scatter(s_p, c, acc, tmp, count, type, a->op, 1, &r);
+    halo_rab_reduce_scatter(s_p, c, own, acc, tmp, count, type, a->op, 1, &r);
     int round = r.round;
     if (r.newrank >= 0) {
         for (int i = r.nsteps - 1; i >= 0; i--, round++) {

@@ -21,20 +21,18 @@ int halo_reduce_rabenseifner(const halo_coll_args_t *a, halo_comm_t *c, halo_sch
     MPI_Datatype type = a->type;
     MPI_Aint ext = halo_type_extent(type);
     bool is_root = me == root;
-    halo_bref_t acc;
-    if (is_root) {
-        acc = halo_addr(a->rbuf);
-        if (a->sbuf != MPI_IN_PLACE)
-            halo_sched_copy(s_p, 0, halo_addr(a->sbuf), count, type, acc, count, type);
-    } else {
-        acc = halo_sched_span(s_p, count, type);
-        halo_sched_copy(s_p, 0, halo_addr(a->sbuf), count, type, acc, count, type);
-    }
-    if (p == 1 || count == 0)
+    halo_bref_t acc = halo_addr(a->rbuf);
+    halo_bref_t own = is_root && a->sbuf == MPI_IN_PLACE ? acc : halo_addr(a->sbuf);
+    if (p == 1 || count == 0) {
+        if (is_root && a->sbuf != MPI_IN_PLACE)
+            halo_sched_copy(s_p, 0, own, count, type, acc, count, type);
         return MPI_SUCCESS;
+    }
+    if (!is_root)
+        acc = halo_sched_span(s_p, count, type);
     halo_bref_t tmp = halo_sched_span(s_p, count, type);
     halo_rab_t r;
-    halo_rab_reduce_scatter(s_p, c, acc, tmp, count, type, a->op, 1, &r);
+    halo_rab_reduce_scatter(s_p, c, own, acc, tmp, count, type, a->op, 1, &r);
     int round = r.round;
     /* The gather's target: the root's new rank, or its odd partner's. */
     bool folded_root = root < 2 * r.rem && root % 2 == 0;
