@@ -13,17 +13,27 @@ int halo_scan_linear(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s
     MPI_Count count = a->count;
     MPI_Datatype type = a->type;
     halo_bref_t rb = halo_addr(a->rbuf);
-    int round = 0;
-    if (me > 0) {
+    bool in_place = a->sbuf == MPI_IN_PLACE;
+    if (me == 0) {
+        /* the input is the result: it leaves from where it is */
+        if (p > 1)
+            halo_sched_send(s_p, 0, in_place ? rb : halo_addr(a->sbuf), count, type, 1);
+        if (!in_place)
+            halo_sched_copy(s_p, 0, halo_addr(a->sbuf), count, type, rb, count, type);
+        return MPI_SUCCESS;
+    }
+    if (!in_place && halo_op_commutes(a->op)) {
+        /* the left result lands in rb and our input is reduced into it */
+        halo_sched_recv(s_p, 0, rb, count, type, me - 1);
+        halo_sched_reduce(s_p, 0, halo_addr(a->sbuf), rb, count, type, a->op);
+    } else {
         halo_bref_t tmp = halo_sched_span(s_p, count, type);
-        halo_sched_recv(s_p, round, tmp, count, type, me - 1);
-        if (a->sbuf != MPI_IN_PLACE)
-            halo_sched_copy(s_p, round, halo_addr(a->sbuf), count, type, rb, count, type);
-        halo_sched_reduce(s_p, round++, tmp, rb, count, type, a->op);
-    } else if (a->sbuf != MPI_IN_PLACE) {
-        halo_sched_copy(s_p, round++, halo_addr(a->sbuf), count, type, rb, count, type);
+        halo_sched_recv(s_p, 0, tmp, count, type, me - 1);
+        if (!in_place)
+            halo_sched_copy(s_p, 0, halo_addr(a->sbuf), count, type, rb, count, type);
+        halo_sched_reduce(s_p, 0, tmp, rb, count, type, a->op);
     }
     if (me < p - 1)
-        halo_sched_send(s_p, round, rb, count, type, me + 1);
+        halo_sched_send(s_p, 1, rb, count, type, me + 1);
     return MPI_SUCCESS;
 }
