@@ -6,6 +6,8 @@
  * ..., 0, then p - 1, p - 2, ..., me + 1: each of the two runs is
  * accumulated with the new (lower) contribution on the left, and the two
  * are combined at the end, so the result is in rank order.
+ * A commutative operation, not in place, accumulates straight in the
+ * receive buffer instead.
  * Cost: (p - 1) * alpha + n (p-1)/p * (beta + gamma). Any p, any operation
  * (non-commutative too), any counts; in place or not. Bandwidth-friendly
  * (one message each way per step): the choice for large vectors and for
@@ -28,6 +30,23 @@ int halo_reduce_scatter_pairwise(const halo_coll_args_t *a, halo_comm_t *c, halo
     if (p == 1) {
         if (a->sbuf != MPI_IN_PLACE)
             halo_sched_copy(s_p, 0, ib, mine, type, rb, mine, type);
+        free(disp);
+        return MPI_SUCCESS;
+    }
+    if (a->sbuf != MPI_IN_PLACE && halo_op_commutes(op)) {
+        /* Order does not matter: the first contribution lands in rb, ours
+         * and the later ones are reduced into it. */
+        halo_bref_t tmp = {0};
+        if (p > 2)
+            tmp = halo_sched_span(s_p, mine, type);
+        for (int k = 1; k < p; k++) {
+            int dst = (me + k) % p, src = (me - k + p) % p;
+            halo_sched_send(s_p, k, halo_bref_add(ib, (int64_t)(disp[dst] * ext)), halo_rs_count(a, dst),
+                            type, dst);
+            halo_sched_recv(s_p, k, k == 1 ? rb : tmp, mine, type, src);
+            halo_sched_reduce(s_p, k, k == 1 ? halo_bref_add(ib, (int64_t)(disp[me] * ext)) : tmp, rb, mine,
+                              type, op);
+        }
         free(disp);
         return MPI_SUCCESS;
     }
