@@ -532,6 +532,11 @@ static int drain_ring(int peer, uint32_t stop_seq, int bounded)
         }
         if (rec->seq != p->recv_seq)
             break;
+        /* The payload's lines beyond the first come from the sender's
+         * cache: ask for them now, so that they cross while the packet
+         * is matched. */
+        for (size_t o = HALO_CACHELINE; o < sizeof *rec + rec->len; o += HALO_CACHELINE)
+            __builtin_prefetch((const char *)rec + o, 0, 3);
         p->recv_seq++;
         shm.handler(halo_world.local_ranks[peer], &rec->hdr, rec + 1, rec->len);
         p->ctail += REC_BYTES(rec->len);
