@@ -28,7 +28,7 @@ void halo_rab_reduce_scatter(halo_sched_t **s_p, halo_comm_t *c, halo_bref_t own
     MPI_Aint ext = halo_type_extent(type);
     bool commute = halo_op_commutes(op);
     /* acc holds our data (or a partial result over it) */
-    bool ready = own.scratch == acc.scratch && own.owner == acc.owner && own.at == acc.at;
+    bool ready = halo_bref_same(own, acc);
     r->pof2 = halo_pof2_floor(p);
     r->rem = p - r->pof2;
     r->nsteps = 0;

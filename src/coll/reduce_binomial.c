@@ -14,11 +14,6 @@
  * vectors. */
 #include "coll/algos.h"
 
-static bool same_ref(halo_bref_t x, halo_bref_t y)
-{
-    return x.scratch == y.scratch && x.owner == y.owner && x.at == y.at;
-}
-
 int halo_reduce_binomial(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
 {
     int p = c->size, me = c->rank, root = a->root;
@@ -78,7 +73,7 @@ int halo_reduce_binomial(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t
             halo_sched_send(s_p, round, acc, count, type, root);
         else if (is_root)
             halo_sched_recv(s_p, round, rb, count, type, top);
-    } else if (is_root && !same_ref(acc, rb)) {
+    } else if (is_root && !halo_bref_same(acc, rb)) {
         halo_sched_copy(s_p, round, acc, count, type, rb, count, type);
     }
     return MPI_SUCCESS;

@@ -33,35 +33,30 @@ int halo_reduce_scatter_pairwise(const halo_coll_args_t *a, halo_comm_t *c, halo
         free(disp);
         return MPI_SUCCESS;
     }
-    if (a->sbuf != MPI_IN_PLACE && halo_op_commutes(op)) {
-        /* Order does not matter: the first contribution lands in rb, ours
-         * and the later ones are reduced into it. */
-        halo_bref_t tmp = {0};
-        if (p > 2)
-            tmp = halo_sched_span(s_p, mine, type);
-        for (int k = 1; k < p; k++) {
-            int dst = (me + k) % p, src = (me - k + p) % p;
-            halo_sched_send(s_p, k, halo_bref_add(ib, (int64_t)(disp[dst] * ext)), halo_rs_count(a, dst),
-                            type, dst);
-            halo_sched_recv(s_p, k, k == 1 ? rb : tmp, mine, type, src);
-            halo_sched_reduce(s_p, k, k == 1 ? halo_bref_add(ib, (int64_t)(disp[me] * ext)) : tmp, rb, mine,
-                              type, op);
-        }
-        free(disp);
-        return MPI_SUCCESS;
+    halo_bref_t own = halo_bref_add(ib, (int64_t)(disp[me] * ext));
+    /* A commutative operation, not in place, accumulates in rb: the first
+     * contribution lands there and ours and the later ones are reduced into
+     * it. Otherwise lo holds ranks src .. me and hi ranks src .. p-1 once
+     * the sources wrap. */
+    bool direct = a->sbuf != MPI_IN_PLACE && halo_op_commutes(op);
+    halo_bref_t lo = {0}, hi = {0}, tmp = {0};
+    if (!direct) {
+        lo = halo_sched_span(s_p, mine, type);
+        hi = halo_sched_span(s_p, mine, type);
+        halo_sched_copy(s_p, 0, own, mine, type, lo, mine, type);
     }
-    /* lo: ranks src .. me; hi: ranks src .. p-1 once the sources wrap. */
-    halo_bref_t lo = halo_sched_span(s_p, mine, type);
-    halo_bref_t hi = halo_sched_span(s_p, mine, type);
-    halo_bref_t tmp = halo_sched_span(s_p, mine, type);
-    halo_sched_copy(s_p, 0, halo_bref_add(ib, (int64_t)(disp[me] * ext)), mine, type, lo, mine, type);
+    if (!direct || p > 2)
+        tmp = halo_sched_span(s_p, mine, type);
     bool have_hi = false;
     int round = 1;
     for (int k = 1; k < p; k++, round++) {
         int dst = (me + k) % p, src = (me - k + p) % p;
         halo_sched_send(s_p, round, halo_bref_add(ib, (int64_t)(disp[dst] * ext)), halo_rs_count(a, dst),
                         type, dst);
-        if (src < me) {
+        if (direct) {
+            halo_sched_recv(s_p, round, k == 1 ? rb : tmp, mine, type, src);
+            halo_sched_reduce(s_p, round, k == 1 ? own : tmp, rb, mine, type, op);
+        } else if (src < me) {
             halo_sched_recv(s_p, round, tmp, mine, type, src);
             halo_sched_reduce(s_p, round, tmp, lo, mine, type, op);
         } else if (!have_hi) {
@@ -75,7 +70,7 @@ int halo_reduce_scatter_pairwise(const halo_coll_args_t *a, halo_comm_t *c, halo
     if (have_hi) {
         halo_sched_reduce(s_p, round, lo, hi, mine, type, op);
         halo_sched_copy(s_p, round, hi, mine, type, rb, mine, type);
-    } else {
+    } else if (!direct) {
         halo_sched_copy(s_p, round, lo, mine, type, rb, mine, type);
     }
     free(disp);

@@ -180,6 +180,10 @@ static inline halo_bref_t halo_bref_add(halo_bref_t b, int64_t bytes)
     b.at += bytes;
     return b;
 }
+static inline bool halo_bref_same(halo_bref_t x, halo_bref_t y)
+{
+    return x.scratch == y.scratch && x.owner == y.owner && x.at == y.at;
+}
 
 /* Failure of a collective on one rank reaches the others: a schedule that
  * fails here (a message in error, an operation that fails) tells every

@@ -110,6 +110,15 @@ static inline void halo_copy_lt64(void *dst, const void *src, size_t n)
     }
 }
 
+/* Copies n bytes: short ones inline (halo_copy_lt64), the rest by memcpy. */
+static inline void halo_copy(void *dst, const void *src, size_t n)
+{
+    if (n < 64)
+        halo_copy_lt64(dst, src, n);
+    else
+        memcpy(dst, src, n);
+}
+
 static inline double halo_now(void)
 {
     struct timespec ts;

@@ -70,10 +70,7 @@ static inline void nt_copy(void *dst, const void *src, size_t n)
      * partly by them is flushed piecemeal, far slower than caching it. */
     size_t head = (64 - ((uintptr_t)d & 63)) & 63;
     if (n < head + 64) {
-        if (n < 64)
-            halo_copy_lt64(d, s, n);
-        else
-            memcpy(d, s, n);
+        halo_copy(d, s, n);
         return;
     }
     halo_copy_lt64(d, s, head);

@@ -416,10 +416,8 @@ static void recv_deliver(halo_request_t *r, int src_world, int type, int flags, 
             (unsigned long long)bytes, src, tag, (long long)r->count, (long long)r->bytes,
             (long long)n);
     if (type == HALO_PKT_EAGER) {
-        if (n && halo_dt_contig(r->dtype) && n < 64)
-            halo_copy_lt64(r->buf, payload, (size_t)n);
-        else if (n && halo_dt_contig(r->dtype))
-            memcpy(r->buf, payload, (size_t)n);
+        if (n && halo_dt_contig(r->dtype))
+            halo_copy(r->buf, payload, (size_t)n);
         else if (n)
             halo_dt_unpack(r->buf, r->count, r->dtype, 0, payload, n);
         if (flags & HALO_PKT_F_SYNC)

@@ -420,10 +420,8 @@ static int ring_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, s
     if (len) {
         if (fill)
             fill(arg, rec + 1, len);
-        else if (len < 64)
-            halo_copy_lt64(rec + 1, payload, len);
         else
-            memcpy(rec + 1, payload, len);
+            halo_copy(rec + 1, payload, len);
     }
     /* Clear the record number of the next slot before publishing this one:
      * stale bytes of an earlier lap there could otherwise look like a record
