@@ -107,9 +107,13 @@ static HALO_ALWAYS_INLINE int halo_chk_tag(int tag, const char *arg, int allow_a
     return HALO_LIKELY(tag >= 0) ? MPI_SUCCESS : halo_chk_tag_slow(tag, arg, allow_any);
 }
 
+/* Output arguments: no address in the first page is one (NULL, or a
+ * handle constant such as MPI_GROUP_NULL passed instead of a pointer to a
+ * handle: the standard ABI's constants are small integers). */
+#define HALO_FIRST_PAGE 4096
 static HALO_ALWAYS_INLINE int halo_chk_outptr(const void *ptr, const char *arg)
 {
-    return HALO_LIKELY(ptr != NULL) ? MPI_SUCCESS : halo_chk_outptr_slow(ptr, arg);
+    return HALO_LIKELY((uintptr_t)ptr >= HALO_FIRST_PAGE) ? MPI_SUCCESS : halo_chk_outptr_slow(ptr, arg);
 }
 
 typedef struct halo_api_entry {

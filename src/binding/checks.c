@@ -92,5 +92,8 @@ int halo_chk_outptr_slow(const void *ptr, const char *arg)
 {
     if (HALO_UNLIKELY(ptr == NULL))
         return halo_err(MPI_ERR_ARG, "(%s=NULL): an output argument is required", arg);
+    if (HALO_UNLIKELY((uintptr_t)ptr < HALO_FIRST_PAGE))
+        return halo_err(MPI_ERR_ARG, "(%s=%p): not the address of a variable (a handle constant "
+                        "where a pointer to a handle belongs?)", arg, ptr);
     return MPI_SUCCESS;
 }

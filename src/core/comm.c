@@ -481,8 +481,7 @@ int halo_api_comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm
 }
 
 /* From groups (core/intercomm.c). */
-int32_t halo_stringtag_tag(const char *stringtag);
-void halo_group_tmp_comm(halo_comm_t *tmp, halo_group_t *g, int32_t tag);
+void halo_group_tmp_comm(halo_comm_t *tmp, halo_group_t *g, const char *stringtag);
 int halo_errhandler_arg(MPI_Errhandler errhandler, struct halo_errhandler **e_p);
 
 /* MPI_Comm_create_from_group, with a group of world ranks (from a session's
@@ -508,7 +507,7 @@ int halo_api_comm_create_from_group(MPI_Group group, const char *stringtag, MPI_
     if (rc || (rc = halo_errhandler_arg(errhandler, &e)))
         return rc;
     halo_comm_t tmp;
-    halo_group_tmp_comm(&tmp, g, halo_stringtag_tag(stringtag));
+    halo_group_tmp_comm(&tmp, g, stringtag);
     uint32_t ctx;
     rc = halo_context_alloc(&tmp, &ctx);
     if (rc)

@@ -470,23 +470,34 @@ int halo_intercomm_create_sub(halo_comm_t *c, halo_group_t *g, MPI_Comm *newcomm
 
 /* ---------------------------------------------------------------- from groups */
 
-/* The tag of the exchanges that create a communicator from groups with a
- * given stringtag: a 30-bit FNV-1a hash of it, with bit 30 set, so that it
- * stays above MPI_COMM_WORLD's collective sequence numbers (on the
- * collective sub-context) and below the fixed tags 0x7fffff00 and up.
- * Concurrent creations must use stringtags whose tags differ; the same
- * stringtag may be reused once a creation has returned. */
-int32_t halo_stringtag_tag(const char *stringtag)
+/* The tags of the exchanges that create a communicator from groups with a
+ * given stringtag: 30-bit FNV-1a hashes with bit 30 set, so that they stay
+ * above MPI_COMM_WORLD's collective sequence numbers (on the collective
+ * sub-context) and below the fixed tags 0x7fffff00 and up. Concurrent
+ * creations over one group must use stringtags whose tags differ; the
+ * same stringtag may be reused once a creation has returned. */
+static uint32_t fnv_bytes(uint32_t h, const void *p, size_t n)
 {
-    uint32_t h = 2166136261u;
-    for (const unsigned char *s = (const unsigned char *)stringtag; *s; s++) {
-        h ^= *s;
+    for (const unsigned char *b = p; n--; b++) {
+        h ^= *b;
         h *= 16777619u;
     }
+    return h;
+}
+
+static int32_t reserved_tag(uint32_t h)
+{
     h &= 0x3fffffffu;
     if (h >= 0x3fffff00u)
         h -= 0x100u;
     return (int32_t)(0x40000000u | h);
+}
+
+/* The tag of the leaders' exchange of MPI_Intercomm_create_from_groups
+ * (world ranks on MPI_COMM_WORLD's collective sub-context). */
+static int32_t stringtag_tag(const char *stringtag)
+{
+    return reserved_tag(fnv_bytes(2166136261u, stringtag, strlen(stringtag)));
 }
 
 /* A temporary intracommunicator over a group g of MPI_COMM_WORLD (which
@@ -494,14 +505,24 @@ int32_t halo_stringtag_tag(const char *stringtag)
  * functions: on MPI_COMM_WORLD's group sub-context, with one tag for all
  * its collectives. Not in the slab, so never a valid user handle. The
  * matching state of that sub-context is kept from the first use on: an
- * early message of the next creation must not be dropped with it. */
-void halo_group_tmp_comm(halo_comm_t *tmp, halo_group_t *g, int32_t tag)
+ * early message of the next creation must not be dropped with it.
+ *
+ * Packets carry the sender's rank in the group, and every such agreement
+ * shares the sub-context, so the tag also hashes the group's members:
+ * a process in two groups created with one stringtag (a node's group,
+ * then the group of the nodes' roots) must not take a message of the
+ * second agreement, sent by its rank 1 there, for one of the first from
+ * its rank 1 here. Both ends of an agreement name the same group, hence
+ * the same tag. */
+void halo_group_tmp_comm(halo_comm_t *tmp, halo_group_t *g, const char *stringtag)
 {
     static bool held;
     if (!held) {
         halo_match_get(halo_comm_world.ctx | HALO_CTX_GROUP, halo_comm_world.size);
         held = true;
     }
+    uint32_t h = fnv_bytes(2166136261u, stringtag, strlen(stringtag) + 1);
+    h = fnv_bytes(h, g->world, (size_t)g->size * sizeof *g->world);
     memset(tmp, 0, sizeof *tmp);
     tmp->hdr.kind = HALO_KIND_COMM;
     tmp->hdr.flags = HALO_OBJ_LIVE;
@@ -513,7 +534,7 @@ void halo_group_tmp_comm(halo_comm_t *tmp, halo_group_t *g, int32_t tag)
     tmp->peer_size = g->size;
     tmp->rank = g->rank;
     tmp->coll_sub = HALO_CTX_GROUP;
-    tmp->coll_seq = (uint64_t)tag;
+    tmp->coll_seq = (uint64_t)reserved_tag(h);
     tmp->coll_tag_fixed = 1;
     tmp->errh = halo_comm_world.errh;
     tmp->session = g->session;
@@ -566,9 +587,9 @@ int halo_api_intercomm_create_from_groups(MPI_Group local_group, int local_leade
         if (halo_group_rank_of(lg, rg->world[i]) != MPI_UNDEFINED)
             return halo_err(MPI_ERR_GROUP, ": the local and remote groups overlap (world rank %d is in both)",
                             rg->world[i]);
-    int32_t tag = halo_stringtag_tag(stringtag);
+    int32_t tag = stringtag_tag(stringtag);
     halo_comm_t tmp;
-    halo_group_tmp_comm(&tmp, lg, tag);
+    halo_group_tmp_comm(&tmp, lg, stringtag);
     uint32_t ctx;
     rc = agree_ctx_two_sides(&tmp, local_leader, &halo_comm_world, halo_comm_world.ctx | HALO_CTX_COLL,
                              rg->world[remote_leader], tag, &ctx);

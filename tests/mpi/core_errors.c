@@ -359,6 +359,12 @@ static void test_default_and_return(void)
     expect_class(rc, MPI_ERR_ARG, "MPI_Group_translate_ranks(ranks2=NULL)");
     rc = MPI_Group_translate_ranks(wg, 1, NULL, wg, &r1);
     expect_class(rc, MPI_ERR_ARG, "MPI_Group_translate_ranks(ranks1=NULL)");
+    /* A handle constant where a pointer to a handle belongs (the standard
+     * ABI's constants are small integers, no address to write to). */
+    rc = MPI_Comm_group(MPI_COMM_WORLD, (MPI_Group *)MPI_GROUP_NULL);
+    expect_class(rc, MPI_ERR_ARG, "MPI_Comm_group(group=MPI_GROUP_NULL)");
+    rc = MPI_Comm_dup(MPI_COMM_WORLD, (MPI_Comm *)MPI_COMM_NULL);
+    expect_class(rc, MPI_ERR_ARG, "MPI_Comm_dup(newcomm=MPI_COMM_NULL)");
     MPI_OK(MPI_Group_free(&wg));
 
     /* A Cartesian grid larger than the communicator: an error, and no

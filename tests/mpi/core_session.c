@@ -24,9 +24,16 @@
  *          a communicator of their own at the same time.
  * bsend:   buffered sends through a buffer attached to the session (and
  *          MPI_BUFFER_AUTOMATIC), flush, iflush, detach.
+ * groups:  (4 or more ranks) one stringtag for several groups: pairs of
+ *          ranks make a communicator each, then the first of every pair
+ *          one of all the firsts, and the second rank of the first pair
+ *          arrives late, so that the firsts' agreement reaches rank 0
+ *          while its pair's has not ended; the same with intercommunicators
+ *          between neighbouring pairs. Sums over each check the members.
  * Each part ends the process in a different state (the world model used or
  * not), so a run takes exactly one part. */
 #include <pthread.h>
+#include <unistd.h>
 
 #include "mpitest.h"
 
@@ -440,6 +447,79 @@ static void part_bsend(void)
     printf("core_session.bsend: ok\n");
 }
 
+/* The group of world ranks lo, lo + step, ... below hi. */
+static MPI_Group range_group(MPI_Group world, int lo, int hi, int step)
+{
+    int ranks[3][3] = {{lo, hi - 1, step}};
+    MPI_Group g;
+    MPI_OK(MPI_Group_range_incl(world, 1, ranks, &g));
+    return g;
+}
+
+static void part_groups(void)
+{
+    MPI_Session s;
+    MPI_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
+    MPI_Group world;
+    MPI_OK(MPI_Group_from_session_pset(s, "mpi://WORLD", &world));
+    int rank, size;
+    MPI_OK(MPI_Group_rank(world, &rank));
+    MPI_OK(MPI_Group_size(world, &size));
+    CHECK(size >= 4, "the groups part needs 4 or more ranks, not %d", size);
+    int npairs = size / 2, pair = rank / 2;
+    if (pair >= npairs)   /* odd size: the last rank joins the last pair */
+        pair = npairs - 1;
+    int lo = 2 * pair, hi = pair == npairs - 1 ? size : lo + 2;
+    for (int round = 0; round < 2; round++) {
+        const char *tag = round ? "groups-again" : "groups";
+        if (rank == 1)
+            usleep(200 * 1000);
+        MPI_Group pg = range_group(world, lo, hi, 1);
+        MPI_Comm pc;
+        MPI_OK(MPI_Comm_create_from_group(pg, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &pc));
+        MPI_OK(MPI_Group_free(&pg));
+        int sum = -1;
+        MPI_OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, pc));
+        CHECK_INT(sum, (hi - 1) * hi / 2 - (lo - 1) * lo / 2);
+        check_comm(pc, 70 + round);
+        if (rank == lo) {
+            MPI_Group fg = range_group(world, 0, 2 * npairs, 2);
+            MPI_Comm fc;
+            MPI_OK(MPI_Comm_create_from_group(fg, tag, MPI_INFO_NULL, MPI_ERRORS_RETURN, &fc));
+            MPI_OK(MPI_Group_free(&fg));
+            MPI_OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, fc));
+            CHECK_INT(sum, npairs * (npairs - 1));
+            check_comm(fc, 80 + round);
+            MPI_OK(MPI_Comm_free(&fc));
+        }
+        MPI_OK(MPI_Comm_free(&pc));
+    }
+    /* Intercommunicators between pairs 2k and 2k + 1, all under one tag,
+     * after the pairs' own communicators above (same tag as round 0). */
+    int other = pair ^ 1;
+    if (other < npairs) {
+        int olo = 2 * other, ohi = other == npairs - 1 ? size : olo + 2;
+        if (rank == 1)
+            usleep(200 * 1000);
+        MPI_Group lg = range_group(world, lo, hi, 1), rg = range_group(world, olo, ohi, 1);
+        MPI_Comm ic;
+        MPI_OK(MPI_Intercomm_create_from_groups(lg, 0, rg, 0, "groups", MPI_INFO_NULL, MPI_ERRORS_RETURN,
+                                                &ic));
+        MPI_OK(MPI_Group_free(&lg));
+        MPI_OK(MPI_Group_free(&rg));
+        int rsize = -1, sum = -1;
+        MPI_OK(MPI_Comm_remote_size(ic, &rsize));
+        CHECK_INT(rsize, ohi - olo);
+        MPI_OK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, ic));
+        CHECK_INT(sum, (ohi - 1) * ohi / 2 - (olo - 1) * olo / 2);
+        MPI_OK(MPI_Comm_free(&ic));
+    }
+    MPI_OK(MPI_Group_free(&world));
+    MPI_OK(MPI_Session_finalize(&s));
+    if (rank == 0)
+        printf("core_session.groups: ok\n");
+}
+
 int main(int argc, char **argv)
 {
     const char *part = argc > 1 ? argv[1] : "loop";
@@ -453,6 +533,8 @@ int main(int argc, char **argv)
         part_threads();
     else if (!strcmp(part, "bsend"))
         part_bsend();
+    else if (!strcmp(part, "groups"))
+        part_groups();
     else {
         fprintf(stderr, "core_session: unknown part %s\n", part);
         return 2;
