@@ -233,6 +233,7 @@ static inline bool halo_coll_is_neighbor(halo_coll_kind_t k)
 
 /* Shared memory, one node (shm_*.c; building blocks in coll/shm.h). */
 halo_coll_build_fn_t halo_barrier_shm;
+halo_coll_build_fn_t halo_barrier_shm_fan;
 halo_coll_build_fn_t halo_bcast_shm;
 halo_coll_build_fn_t halo_reduce_shm;
 halo_coll_build_fn_t halo_allreduce_shm;

@@ -82,7 +82,8 @@ const halo_coll_algo_t halo_coll_algos[] = {
 #undef NEIGHBOR_COST
 
     /* Shared memory: flags and data in the node group's region, no messages. */
-    ALG(BARRIER, "shm", halo_barrier_shm, HALO_ALG_ONE_NODE, "2 flag transfers"),
+    ALG(BARRIER, "shm", halo_barrier_shm, HALO_ALG_ONE_NODE, "1 flag transfer, L (L-1) lines"),
+    ALG(BARRIER, "shm_fan", halo_barrier_shm_fan, HALO_ALG_ONE_NODE, "2 flag transfers, 2 (L-1) lines"),
     ALG(BCAST, "shm", halo_bcast_shm, HALO_ALG_ONE_NODE,
         "per 32K chunk: 2 flag transfers + copy in, copy out"),
     ALG(REDUCE, "shm", halo_reduce_shm, HALO_ALG_ONE_NODE | HALO_ALG_SHM_TYPE,
