@@ -25,7 +25,7 @@
 #define PUSH_MAX (256 * 1024)
 #define RDV_IOV 256
 
-HALO_CFG_INT(cfg_split_min, "HALO_SPLIT_MIN", 65536,
+HALO_CFG_INT(cfg_split_min, "HALO_SPLIT_MIN", 16384,
              "rendezvous messages at least this large are copied by both sides at once (the "
              "receiver reads the first half, the sender writes the second); 0 disables");
 
@@ -473,9 +473,11 @@ static void recv_deliver(halo_request_t *r, int src_world, int type, int flags, 
          * memory). When, see rdv_split. */
         MPI_Count limit = n;
         long split_min = halo_cfg_get(&cfg_split_min);
-        if (split_min > 0 && n >= split_min && !rs.v && halo_dt_contig(r->dtype) && rdv_split(src_world) &&
-            halo_tr_single_copy_ok(src_world)) {
-            MPI_Count off = (n / 2 + 4095) & ~(MPI_Count)4095;
+        /* The halves meet on a page boundary (a message too short to have
+         * one past its middle is not split, whatever HALO_SPLIT_MIN says). */
+        MPI_Count off = (n / 2 + 4095) & ~(MPI_Count)4095;
+        if (split_min > 0 && n >= split_min && off < n && !rs.v && halo_dt_contig(r->dtype) &&
+            rdv_split(src_world) && halo_tr_single_copy_ok(src_world)) {
             halo_split_t sp = {(uint64_t)(uintptr_t)((char *)r->buf + off), (uint64_t)off, (uint64_t)n,
                                (uint64_t)(uintptr_t)r};
             atomic_fetch_add(&r->cc, 1);
