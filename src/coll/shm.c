@@ -139,11 +139,8 @@ static void region_name(halo_comm_t *c, halo_coll_state_t *st, int64_t own, char
 {
     /* FNV-1a over the members' world ranks: a later communicator that
      * reuses the context id on other ranks gets another name. */
-    uint64_t h = 1469598103934665603ull;
-    for (int i = 0; i < st->topo.nlocal; i++) {
-        h ^= (uint64_t)(uint32_t)st->local_world[i];
-        h *= 1099511628211ull;
-    }
+    uint64_t h = halo_fnv1a(HALO_FNV_BASIS, st->local_world,
+                            (size_t)st->topo.nlocal * sizeof *st->local_world);
     char suffix[96], which[32] = "";
     if (own >= 0)
         snprintf(which, sizeof which, "-p%llx", (unsigned long long)own);

@@ -119,6 +119,19 @@ static inline void halo_copy(void *dst, const void *src, size_t n)
         memcpy(dst, src, n);
 }
 
+/* FNV-1a (64-bit) over n bytes, continuing from h (HALO_FNV_BASIS to
+ * start): names and tags that the ranks of a job derive alike from what
+ * they all know. */
+#define HALO_FNV_BASIS 14695981039346656037ull
+static inline uint64_t halo_fnv1a(uint64_t h, const void *p, size_t n)
+{
+    for (const unsigned char *b = p; n--; b++) {
+        h ^= *b;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
 static inline double halo_now(void)
 {
     struct timespec ts;

@@ -471,23 +471,14 @@ int halo_intercomm_create_sub(halo_comm_t *c, halo_group_t *g, MPI_Comm *newcomm
 /* ---------------------------------------------------------------- from groups */
 
 /* The tags of the exchanges that create a communicator from groups with a
- * given stringtag: 30-bit FNV-1a hashes with bit 30 set, so that they stay
- * above MPI_COMM_WORLD's collective sequence numbers (on the collective
- * sub-context) and below the fixed tags 0x7fffff00 and up. Concurrent
+ * given stringtag: FNV-1a hashes folded to 30 bits, with bit 30 set, so
+ * that they stay above MPI_COMM_WORLD's collective sequence numbers (on
+ * the collective sub-context) and below the fixed tags 0x7fffff00 and up. Concurrent
  * creations over one group must use stringtags whose tags differ; the
  * same stringtag may be reused once a creation has returned. */
-static uint32_t fnv_bytes(uint32_t h, const void *p, size_t n)
+static int32_t reserved_tag(uint64_t h64)
 {
-    for (const unsigned char *b = p; n--; b++) {
-        h ^= *b;
-        h *= 16777619u;
-    }
-    return h;
-}
-
-static int32_t reserved_tag(uint32_t h)
-{
-    h &= 0x3fffffffu;
+    uint32_t h = (uint32_t)(h64 ^ (h64 >> 32)) & 0x3fffffffu;
     if (h >= 0x3fffff00u)
         h -= 0x100u;
     return (int32_t)(0x40000000u | h);
@@ -497,7 +488,7 @@ static int32_t reserved_tag(uint32_t h)
  * (world ranks on MPI_COMM_WORLD's collective sub-context). */
 static int32_t stringtag_tag(const char *stringtag)
 {
-    return reserved_tag(fnv_bytes(2166136261u, stringtag, strlen(stringtag)));
+    return reserved_tag(halo_fnv1a(HALO_FNV_BASIS, stringtag, strlen(stringtag)));
 }
 
 /* A temporary intracommunicator over a group g of MPI_COMM_WORLD (which
@@ -521,8 +512,8 @@ void halo_group_tmp_comm(halo_comm_t *tmp, halo_group_t *g, const char *stringta
         halo_match_get(halo_comm_world.ctx | HALO_CTX_GROUP, halo_comm_world.size);
         held = true;
     }
-    uint32_t h = fnv_bytes(2166136261u, stringtag, strlen(stringtag) + 1);
-    h = fnv_bytes(h, g->world, (size_t)g->size * sizeof *g->world);
+    uint64_t h = halo_fnv1a(HALO_FNV_BASIS, stringtag, strlen(stringtag) + 1);
+    h = halo_fnv1a(h, g->world, (size_t)g->size * sizeof *g->world);
     memset(tmp, 0, sizeof *tmp);
     tmp->hdr.kind = HALO_KIND_COMM;
     tmp->hdr.flags = HALO_OBJ_LIVE;
