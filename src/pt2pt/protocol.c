@@ -415,6 +415,12 @@ static void recv_deliver(halo_request_t *r, int src_world, int type, int flags, 
             "(count=%lld, %lld bytes); %lld bytes were received",
             (unsigned long long)bytes, src, tag, (long long)r->count, (long long)r->bytes,
             (long long)n);
+    else if (n < r->bytes && !halo_dt_contig(r->dtype) && halo_dt_elements(r->dtype, n) == MPI_UNDEFINED)
+        /* A short message that stops inside a basic element of a derived
+         * receive type cannot have the send's type signature. */
+        r->status.MPI_ERROR = halo_err(MPI_ERR_TYPE,
+            ": message of %llu bytes from rank %d (tag %d) ends inside a basic element of the receive "
+            "type: the send and receive type signatures differ", (unsigned long long)bytes, src, tag);
     if (type == HALO_PKT_EAGER) {
         if (n && halo_dt_contig(r->dtype))
             halo_copy(r->buf, payload, (size_t)n);

@@ -14,7 +14,8 @@
  * receives: a prefix of a struct's signature, where MPI_Get_count is
  * MPI_UNDEFINED and MPI_Get_elements counts the basic elements; with the
  * argument "exact" also a byte count that ends inside a basic element
- * (MPI_Get_elements is then MPI_UNDEFINED). Pairs 2k -> 2k+1, both
+ * (the receive fails with MPI_ERR_TYPE, and MPI_Get_elements is then
+ * MPI_UNDEFINED). Pairs 2k -> 2k+1, both
  * directions. */
 #include "mpitest.h"
 
@@ -312,12 +313,22 @@ static void partial(int sender)
         MPI_OK(MPI_Get_elements(&s, st, &e));
         CHECK(c == 0 && e == 0, "empty: Get_count %d, Get_elements %d", c, e);
         if (exact) {
-            MPI_OK(MPI_Recv(buf, 3, st, partner, 10, MPI_COMM_WORLD, &s));
+            /* The signatures cannot match: the receive says so
+             * (MPI_ERR_TYPE), and the status still counts the bytes. */
+            MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+            int rc = MPI_Recv(buf, 3, st, partner, 10, MPI_COMM_WORLD, &s), cls = -1;
+            MPI_Error_class(rc, &cls);
+            CHECK(cls == MPI_ERR_TYPE, "inside an int: MPI_Recv gave class %d", cls);
             MPI_OK(MPI_Get_elements(&s, st, &e));
             CHECK(e == MPI_UNDEFINED, "inside an int: Get_elements %d", e);
-            MPI_OK(MPI_Recv(buf, 3, st, partner, 11, MPI_COMM_WORLD, &s));
+            MPI_OK(MPI_Get_count(&s, MPI_BYTE, &c));
+            CHECK(c == 14, "inside an int: %d bytes", c);
+            rc = MPI_Recv(buf, 3, st, partner, 11, MPI_COMM_WORLD, &s);
+            MPI_Error_class(rc, &cls);
+            CHECK(cls == MPI_ERR_TYPE, "inside a double of element 2: MPI_Recv gave class %d", cls);
             MPI_OK(MPI_Get_elements(&s, st, &e));
             CHECK(e == MPI_UNDEFINED, "inside a double of element 2: Get_elements %d", e);
+            MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
         }
     }
     MPI_OK(MPI_Type_free(&st));

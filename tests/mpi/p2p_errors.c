@@ -2,7 +2,8 @@
  * invalid ranks (MPI_ERR_RANK), tags (MPI_ERR_TAG), counts (MPI_ERR_COUNT),
  * datatypes (MPI_ERR_TYPE, including an uncommitted one), communicators
  * (MPI_ERR_COMM), and starting a request that is not persistent
- * (MPI_ERR_REQUEST). MPI_Error_string of the returned code names the call
+ * (MPI_ERR_REQUEST), a message that ends inside a basic element of a
+ * derived receive type (MPI_ERR_TYPE). MPI_Error_string of the returned code names the call
  * and the argument. A user error handler on the communicator is called
  * with the communicator and the code. After all that the communicator
  * still carries messages. */
@@ -137,9 +138,45 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_set_errhandler(W, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Errhandler_free(&eh));
 
-    /* Nothing above sent anything: the first message each rank gets is
+    /* A message that stops inside a basic element of a derived receive
+     * type cannot match its signature (MPI_ERR_TYPE); one that stops at an
+     * element boundary is a short receive (no error). Eager sizes, and a
+     * rendezvous one. */
+    int left = (rank - 1 + size) % size;
+    {
+        MPI_Datatype iv;   /* ints at 0, 2, 3, 5, ... with gaps */
+        int bl[3] = {1, 2, 1}, dp[3] = {0, 2, 5};
+        MPI_OK(MPI_Type_indexed(3, bl, dp, MPI_INT, &iv));
+        MPI_OK(MPI_Type_commit(&iv));
+        enum { N = 40000 };   /* elements of iv: 640000 bytes of ints, above the eager limit */
+        int *in = malloc(sizeof(int) * 6 * N), *out = malloc(sizeof(int) * 4 * N);
+        for (int i = 0; i < 4 * N; i++)
+            out[i] = rank * 1000 + i;
+        const int bytes[3] = {3, 8, 4 * 4 * N - 2};
+        for (int k = 0; k < 3; k++) {
+            for (int i = 0; i < 6 * N; i++)
+                in[i] = -1;
+            MPI_OK(MPI_Isend(out, bytes[k], MPI_BYTE, right, 7, W, &r));
+            int rc2 = MPI_Recv(in, N, iv, left, 7, W, &st);
+            MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            if (k == 1) {
+                MPI_OK(rc2);
+                int cnt = -1;
+                MPI_OK(MPI_Get_count(&st, MPI_BYTE, &cnt));
+                CHECK(cnt == 8 && in[0] == left * 1000 && in[2] == left * 1000 + 1 && in[1] == -1,
+                      "short receive: %d bytes, in[0..2] = %d %d %d", cnt, in[0], in[1], in[2]);
+            } else {
+                FAILS_WITH(MPI_ERR_TYPE, rc2, "MPI_Recv", "basic element");
+            }
+        }
+        MPI_OK(MPI_Type_free(&iv));
+        free(in);
+        free(out);
+    }
+
+    /* Nothing above left a message behind: the next one each rank gets is
      * the real one. */
-    int left = (rank - 1 + size) % size, v = rank * 11, got = -1;
+    int v = rank * 11, got = -1;
     MPI_OK(MPI_Sendrecv(&v, 1, MPI_INT, right, 0, &got, 1, MPI_INT, left, MPI_ANY_TAG, W, &st));
     CHECK(got == left * 11 && st.MPI_TAG == 0, "after the errors: got %d tag %d", got, st.MPI_TAG);
     MPI_OK(MPI_Barrier(W));
