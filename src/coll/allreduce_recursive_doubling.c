@@ -8,8 +8,9 @@
  * Cost: (lg p' + 2 [if p is not a power of two]) * (alpha + n * beta + n * gamma).
  * Any p. Non-commutative operations: the lower block of ranks always goes
  * on the left of the operation, and the folding keeps rank order, so the
- * result is the reduction in rank order. In place or not. Latency-optimal:
- * the choice for small vectors. */
+ * result is the reduction in rank order. In place or not (in place, a
+ * commutative reduction whose scratch would exceed HALO_COLL_SCRATCH_MAX is
+ * handed to the ring). Latency-optimal: the choice for small vectors. */
 #include "coll/algos.h"
 
 int halo_allreduce_recursive_doubling(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
@@ -30,6 +31,11 @@ int halo_allreduce_recursive_doubling(const halo_coll_args_t *a, halo_comm_t *c,
             halo_sched_copy(s_p, round, own, count, type, rb, count, type);
         return MPI_SUCCESS;
     }
+    /* In place, the partner's vector needs scratch as large as ours; where
+     * that exceeds HALO_COLL_SCRATCH_MAX and the ring can serve (it takes a
+     * p-th of it), the ring does. */
+    if (in_rb && commute && halo_coll_scratch_too_big(count * halo_type_extent(type)))
+        return halo_allreduce_ring(a, c, s_p);
     halo_bref_t tbuf = {0};
     bool have_tbuf = false;
 

@@ -3,7 +3,9 @@
  * Every rank posts its p - 1 receives and p - 1 sends in one round (to
  * rank + k and from rank - k, k = 1 .. p-1, so that not everyone starts
  * with the same peer) and copies its own block locally. In place, the
- * blocks to send are first copied out of the receive buffer into scratch.
+ * blocks to send are first copied out of the receive buffer into scratch
+ * (an Alltoall whose copies would exceed HALO_COLL_SCRATCH_MAX swaps its
+ * blocks pair by pair instead: alltoall_inplace_pairs.c).
  * Cost: about (p - 1) * alpha + p * b * beta with every message in flight
  * at once: the latencies overlap, but many messages compete for the
  * network. Any p, any datatypes. The choice for medium blocks and modest p. */
@@ -18,6 +20,8 @@ int halo_alltoall_linear(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t
     halo_bref_t sbuf, rbuf;
     MPI_Count scnt, rcnt;
     MPI_Datatype st, rt;
+    if (in_place && halo_a2a_in_place_too_big(a, c))
+        return halo_alltoall_inplace_pairs(a, c, s_p);
     int round = 0;
     if (in_place) {
         stg = halo_malloc((size_t)p * sizeof *stg);

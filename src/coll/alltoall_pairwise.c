@@ -5,7 +5,9 @@
  * symmetric), else to rank + k and from rank - k. Each step is one
  * message each way, straight from the send buffer into the receive buffer
  * with the user's datatypes. In place, the blocks to send are first copied
- * out of the receive buffer into scratch.
+ * out of the receive buffer into scratch (an Alltoall whose copies would
+ * exceed HALO_COLL_SCRATCH_MAX swaps its blocks pair by pair instead:
+ * alltoall_inplace_pairs.c).
  * Cost: (p - 1) * (alpha + b * beta), b the block size (per-rank sums for
  * the v and w forms). Any p, any datatypes. Bandwidth-friendly (one
  * message in flight each way, no congestion): the choice for large blocks. */
@@ -20,6 +22,8 @@ int halo_alltoall_pairwise(const halo_coll_args_t *a, halo_comm_t *c, halo_sched
     halo_bref_t sbuf, rbuf;
     MPI_Count scnt, rcnt;
     MPI_Datatype st, rt;
+    if (in_place && halo_a2a_in_place_too_big(a, c))
+        return halo_alltoall_inplace_pairs(a, c, s_p);
     int round = 0;
     if (in_place) {
         stg = halo_malloc((size_t)p * sizeof *stg);
