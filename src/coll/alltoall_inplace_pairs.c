@@ -11,8 +11,9 @@
  * a chunk of the block for the partner is sent from where it lies (packed
  * into scratch first when the type is not contiguous), the partner's chunk
  * arrives in scratch and is copied over the sent one once the send has
- * completed. Scratch: two chunks (one for a contiguous type). Both sides of a pair cut the same block size, so they send the
- * same number of messages in the same order.
+ * completed. Scratch: two chunks (one for a contiguous type). Both sides
+ * of a pair cut the same block size, so they send the same number of
+ * messages in the same order.
  *
  * Cost: p - 1 (p if odd) sequential pair exchanges of n/p bytes each, in
  * ceil(n / (p chunk)) messages each way, plus one local copy of every
@@ -41,7 +42,7 @@ bool halo_a2a_in_place_too_big(const halo_coll_args_t *a, halo_comm_t *c)
            halo_coll_scratch_too_big((MPI_Count)(c->size - 1) * a->rcount * halo_type_size(a->rtype));
 }
 
-/* The partner of `me` in tournament round t (0 <= t < halo_pairs_rounds(p)),
+/* The partner of `me` in tournament round t (0 <= t < pair_rounds(p)),
  * or -1 if it sits this round out. */
 static int pair_partner(int p, int me, int t)
 {
