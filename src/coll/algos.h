@@ -132,13 +132,14 @@ void halo_a2a_recv_block(const halo_coll_args_t *a, int p, int peer, halo_bref_t
  * out[peer] (bytes, MPI_BYTE). */
 void halo_a2a_stage_in_place(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p,
                              int round, halo_bref_t *out, MPI_Count *bytes);
-/* True when staging an in-place Alltoall of these blocks would take more
- * scratch than HALO_COLL_SCRATCH_MAX: the linear and pairwise exchanges
+/* HALO_COLL_SCRATCH_MAX: the scratch an in-place collective may take
+ * before it switches to a form with bounded scratch. */
+MPI_Count halo_coll_scratch_max(void);
+/* For an in-place call: true when it is an Alltoall whose staging would
+ * take more than HALO_COLL_SCRATCH_MAX; the linear and pairwise exchanges
  * then hand it to halo_alltoall_inplace_pairs (the same answer on every
  * rank, since the block size is). */
 bool halo_a2a_in_place_too_big(const halo_coll_args_t *a, halo_comm_t *c);
-/* True when `bytes` of scratch exceed HALO_COLL_SCRATCH_MAX. */
-bool halo_coll_scratch_too_big(MPI_Count bytes);
 int halo_alltoall_inplace_pairs(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p);
 
 /* Gather(v) and allgather(v) seen the same way: count and element

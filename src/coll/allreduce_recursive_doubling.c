@@ -34,7 +34,7 @@ int halo_allreduce_recursive_doubling(const halo_coll_args_t *a, halo_comm_t *c,
     /* In place, the partner's vector needs scratch as large as ours; where
      * that exceeds HALO_COLL_SCRATCH_MAX and the ring can serve (it takes a
      * p-th of it), the ring does. */
-    if (in_rb && commute && halo_coll_scratch_too_big(count * halo_type_extent(type)))
+    if (in_rb && commute && count * halo_type_extent(type) > halo_coll_scratch_max())
         return halo_allreduce_ring(a, c, s_p);
     halo_bref_t tbuf = {0};
     bool have_tbuf = false;

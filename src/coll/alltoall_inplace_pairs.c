@@ -25,23 +25,6 @@
  * HALO_COLL_SCRATCH_MAX. */
 #include "coll/algos.h"
 
-#include "core/config.h"
-
-HALO_CFG_INT(cfg_scratch_max, "HALO_COLL_SCRATCH_MAX", 64L << 20,
-             "scratch in bytes above which an in-place Alltoall swaps its blocks pair by pair in "
-             "chunks, and an in-place Allreduce of a commutative operation takes the ring");
-
-bool halo_coll_scratch_too_big(MPI_Count bytes)
-{
-    return bytes > (MPI_Count)halo_cfg_get(&cfg_scratch_max);
-}
-
-bool halo_a2a_in_place_too_big(const halo_coll_args_t *a, halo_comm_t *c)
-{
-    return a->kind == HALO_COLL_ALLTOALL && a->sbuf == MPI_IN_PLACE &&
-           halo_coll_scratch_too_big((MPI_Count)(c->size - 1) * a->rcount * halo_type_size(a->rtype));
-}
-
 /* The partner of `me` in tournament round t (0 <= t < pair_rounds(p)),
  * or -1 if it sits this round out. */
 static int pair_partner(int p, int me, int t)
@@ -71,7 +54,7 @@ int halo_alltoall_inplace_pairs(const halo_coll_args_t *a, halo_comm_t *c, halo_
     if (p == 1 || bytes == 0)
         return MPI_SUCCESS;
     bool contig = halo_dt_contig(halo_dtype_ptr(t));
-    MPI_Count chunk = (MPI_Count)halo_cfg_get(&cfg_scratch_max) / 2;
+    MPI_Count chunk = halo_coll_scratch_max() / 2;
     chunk = chunk < 64 ? 64 : chunk > (4 << 20) ? (4 << 20) : chunk;
     if (chunk > bytes)
         chunk = bytes;

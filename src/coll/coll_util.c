@@ -1,7 +1,19 @@
 /* Helpers shared by the algorithms (declared in algos.h): scratch laid out
- * like a user buffer, staging of non-contiguous buffers as bytes, and one
- * view of the blocks of Alltoall, Alltoallv and Alltoallw. */
+ * like a user buffer, staging of non-contiguous buffers as bytes, the
+ * bound on in-place scratch, and one view of the blocks of Alltoall,
+ * Alltoallv and Alltoallw. */
 #include "coll/algos.h"
+
+#include "core/config.h"
+
+HALO_CFG_INT(cfg_scratch_max, "HALO_COLL_SCRATCH_MAX", 64L << 20,
+             "scratch in bytes above which an in-place Alltoall swaps its blocks pair by pair in "
+             "chunks, and an in-place Allreduce of a commutative operation takes the ring");
+
+MPI_Count halo_coll_scratch_max(void)
+{
+    return (MPI_Count)halo_cfg_get(&cfg_scratch_max);
+}
 
 halo_bref_t halo_sched_span(halo_sched_t **s_p, MPI_Count count, MPI_Datatype type)
 {
@@ -108,4 +120,10 @@ void halo_a2a_stage_in_place(const halo_coll_args_t *a, halo_comm_t *c, halo_sch
             halo_sched_copy(s_p, round, b, n, t, out[j], bytes[j], MPI_BYTE);
         off += bytes[j];
     }
+}
+
+bool halo_a2a_in_place_too_big(const halo_coll_args_t *a, halo_comm_t *c)
+{
+    return a->kind == HALO_COLL_ALLTOALL &&
+           (MPI_Count)(c->size - 1) * a->rcount * halo_type_size(a->rtype) > halo_coll_scratch_max();
 }

@@ -5,8 +5,9 @@
  * An in-place MPI_Alltoall of a 64 MiB buffer (by default) must not stage
  * the blocks it sends ((p - 1) / p of the buffer): the growth of the
  * process's peak resident size over the call must stay under a quarter of
- * the buffer (the peak is read from VmHWM, reset before each call). An in-place MPI_Allreduce (MPI_SUM) of the same size must not
- * take scratch of the whole vector: growth under three quarters of it.
+ * the buffer (the peak is read from VmHWM, reset before each call). An
+ * in-place MPI_Allreduce (MPI_SUM) of the same size must not take scratch
+ * of the whole vector: growth under three quarters of it.
  * Both results are checked element by element, and both calls are made
  * blocking and nonblocking. */
 #include "mpitest.h"
@@ -59,7 +60,8 @@ int main(int argc, char **argv)
             MPI_OK(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, v, (int)blk, MPI_INT, MPI_COMM_WORLD));
         } else {
             MPI_Request r;
-            MPI_OK(MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, v, (int)blk, MPI_INT, MPI_COMM_WORLD, &r));
+            MPI_OK(MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, v, (int)blk, MPI_INT, MPI_COMM_WORLD,
+                                 &r));
             MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
         }
         long grew = peak_kib() - before;
@@ -67,8 +69,9 @@ int main(int argc, char **argv)
             if (v[i] != value((int)(i / blk), rank, i % blk))
                 MT_FAIL("alltoall pass %d: element %ld is %d, expected %d", pass, i, v[i],
                         value((int)(i / blk), rank, i % blk));
-        CHECK(grew < (mib << 10) / 4, "in-place alltoall pass %d: peak resident size grew by %ld KiB (buffer %ld KiB)",
-              pass, grew, mib << 10);
+        CHECK(grew < (mib << 10) / 4,
+              "in-place alltoall pass %d: peak resident size grew by %ld KiB (buffer %ld KiB)", pass, grew,
+              mib << 10);
 
         for (long i = 0; i < n; i++)
             v[i] = (int)(i % 1000) + rank;
@@ -85,8 +88,9 @@ int main(int argc, char **argv)
         for (long i = 0; i < n; i++)
             if (v[i] != p * (int)(i % 1000) + p * (p - 1) / 2)
                 MT_FAIL("allreduce pass %d: element %ld is %d", pass, i, v[i]);
-        CHECK(grew < (mib << 10) * 3 / 4, "in-place allreduce pass %d: peak resident size grew by %ld KiB (buffer %ld KiB)",
-              pass, grew, mib << 10);
+        CHECK(grew < (mib << 10) * 3 / 4,
+              "in-place allreduce pass %d: peak resident size grew by %ld KiB (buffer %ld KiB)", pass, grew,
+              mib << 10);
     }
     free(v);
     MPI_Barrier(MPI_COMM_WORLD);
