@@ -24,6 +24,7 @@ typedef struct shm_peer {
     uint64_t head;            /* producer: bytes written into my ring toward the peer */
     uint64_t tail_seen;       /* producer: last consumer tail read */
     uint32_t nrec;            /* producer: records written */
+    uint64_t cleared;         /* producer: every line in [head, cleared) reads as no record */
     uint64_t ctail;           /* consumer: bytes consumed from the peer's ring to me */
     uint32_t cnrec;           /* consumer: records consumed */
     int8_t cma;               /* 0 untried, 1 works, -1 refused */
@@ -311,8 +312,10 @@ int halo_shm_init(halo_pkt_handler_fn_t *handler)
     shm.ranks = (shm_rank_t *)(shm.base + shm.seg->off_ranks);
     shm.bitmaps = (_Atomic uint64_t *)(shm.base + shm.seg->off_bitmaps);
     shm.peers = halo_calloc((size_t)shm.nlocal, sizeof *shm.peers);
-    for (int i = 0; i < shm.nlocal; i++)
+    for (int i = 0; i < shm.nlocal; i++) {
         shm.peers[i].tx = ring_of(shm.me, i);
+        shm.peers[i].cleared = HALO_SHM_RING_BYTES;  /* the ring's pages start zero */
+    }
     shm.ring_senders = halo_calloc((size_t)shm.nlocal, sizeof(int));
     shm_rank_t *mine = &shm.ranks[shm.me];
     mine->pid = (int32_t)getpid();
@@ -387,6 +390,21 @@ static inline int ring_claim(int peer)
     return ring ? ring > 0 : ring_claim_new(peer);
 }
 
+/* Marks the lines of the ring at positions [p->cleared, upto) as holding
+ * no record (their record number 0), so that stale bytes of an earlier lap
+ * cannot look like the next record to the consumer. */
+static void ring_clear(shm_peer_t *p, uint64_t upto)
+{
+    for (uint64_t x = p->cleared; x < upto; x += HALO_CACHELINE)
+        atomic_store_explicit(&((shm_rec_t *)(p->tx->data + x % HALO_SHM_RING_BYTES))->rseq, 0,
+                              memory_order_relaxed);
+    if (upto > p->cleared)
+        p->cleared = upto;
+}
+
+/* How far past its last record the producer keeps the ring cleared. */
+#define RING_CLEAR_AHEAD 1024
+
 static int ring_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
                      halo_pkt_fill_fn_t *fill, void *arg)
 {
@@ -396,18 +414,25 @@ static int ring_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, s
     size_t need = REC_BYTES(len);
     uint64_t pos = p->head % rb;
     size_t skip = (pos + need > rb) ? (size_t)(rb - pos) : 0;
-    /* Room for the skip, the record, and one more line that we clear so the
-     * consumer stops there (see "next" below). */
-    uint64_t want = p->head + skip + need + HALO_CACHELINE;
+    /* Room for the skip, the record, and the line after it, which must
+     * read as empty when the record is published (the consumer looks
+     * there next). */
+    uint64_t end = p->head + skip + need;
+    uint64_t want = end + HALO_CACHELINE;
     if (want - p->tail_seen > rb) {
         p->tail_seen = atomic_load_explicit(&ring->tail, memory_order_acquire);
         if (want - p->tail_seen > rb)
             return HALO_TR_AGAIN;
     }
+    /* Normally the line after the record was cleared by an earlier send,
+     * after its publication: a store to a line the consumer has read
+     * waits for the consumer's core to give the line up, and ahead of the
+     * publication it would hold the record back by that trip. */
+    if (p->cleared < want)
+        ring_clear(p, want);
     if (skip) {
         shm_rec_t *s = (shm_rec_t *)(ring->data + pos);
         s->kind = SHM_REC_SKIP;
-        atomic_store_explicit(&((shm_rec_t *)ring->data)->rseq, 0, memory_order_relaxed);
         atomic_store_explicit(&s->rseq, ++p->nrec, memory_order_release);
         p->head += skip;
         pos = 0;
@@ -423,13 +448,16 @@ static int ring_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, s
         else
             halo_copy(rec + 1, payload, len);
     }
-    /* Clear the record number of the next slot before publishing this one:
-     * stale bytes of an earlier lap there could otherwise look like a record
-     * to the consumer. */
-    uint64_t next = (pos + need) % rb;
-    atomic_store_explicit(&((shm_rec_t *)(ring->data + next))->rseq, 0, memory_order_relaxed);
     atomic_store_explicit(&rec->rseq, ++p->nrec, memory_order_release);
-    p->head += need;
+    p->head = end;
+    /* Clear ahead for the sends to come, off their path; only lines the
+     * consumer has finished with (below its tail plus one lap). */
+    uint64_t ahead = end + RING_CLEAR_AHEAD;
+    if (p->cleared < ahead) {
+        if (ahead - p->tail_seen > rb)
+            p->tail_seen = atomic_load_explicit(&ring->tail, memory_order_acquire);
+        ring_clear(p, ahead - p->tail_seen > rb ? p->tail_seen + rb : ahead);
+    }
     return HALO_TR_OK;
 }
 

@@ -1,0 +1,142 @@
+/* The small-message ring between two ranks, wrapped many times: messages of
+ * every size from 0 to 2 KiB (the ring's largest record) in a random order,
+ * so that records of one to 33 lines start at every line of the ring, lap
+ * after lap, and wrap at its end. The payloads are made of 32-bit words
+ * close to the sender's count of records: where a stale line of an earlier
+ * lap were taken for the next record, its bytes would look like a record
+ * number the receiver expects, and the message that arrives would be the
+ * wrong one (its sequence number, size and bytes are all checked).
+ *
+ * Pairs 2k <-> 2k+1, three phases each:
+ *   "stream":   2k sends, 2k+1 receives each message as it comes;
+ *   "burst":    2k+1 sleeps first, so the ring fills and messages fall back
+ *               to the cells, then drains everything (order must hold);
+ *   "pingpong": messages go back and forth, the receiver answering each
+ *               one with a message of another random size.
+ * Argument: messages per phase (default 20000). */
+#include "mpitest.h"
+
+#include <stdint.h>
+#include <time.h>
+
+#define MAXLEN 2048
+#define TAG 11
+
+static uint32_t lcg(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+
+/* Size of message i of a stream (same on both sides). */
+static int len_of(uint32_t seed, int i)
+{
+    uint32_t s = seed ^ (uint32_t)i * 2654435761u;
+    lcg(&s);
+    uint32_t r = lcg(&s);
+    return (r % 16 == 0) ? 0 : (int)(r % (MAXLEN + 1));
+}
+
+/* Word w of message i: near i, which is near the sender's record count. */
+static uint32_t word_of(int i, int w)
+{
+    return (uint32_t)i + 1u + (uint32_t)(w % 48);
+}
+
+static void fill(unsigned char *b, int i, int n)
+{
+    for (int o = 0; o < n; o += 4) {
+        uint32_t v = word_of(i, o / 4);
+        memcpy(b + o, &v, (size_t)(n - o < 4 ? n - o : 4));
+    }
+}
+
+static void check(const unsigned char *b, const MPI_Status *st, int i, int n, const char *phase)
+{
+    int count = -1;
+    MPI_OK(MPI_Get_count(st, MPI_BYTE, &count));
+    CHECK(count == n, "%s: message %d has %d bytes, expected %d", phase, i, count, n);
+    for (int o = 0; o < n; o += 4) {
+        uint32_t v = word_of(i, o / 4), got = 0;
+        size_t k = (size_t)(n - o < 4 ? n - o : 4);
+        memcpy(&got, b + o, k);
+        if (memcmp(&got, &v, k) != 0)
+            MT_FAIL("%s: message %d (%d bytes): word at byte %d is %u, expected %u", phase, i, n, o, got, v);
+    }
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int nmsg = argc > 1 ? atoi(argv[1]) : 20000;
+    int partner = rank ^ 1;
+    unsigned char *buf = malloc(MAXLEN + 8), *rbuf = malloc(MAXLEN + 8);
+    CHECK(buf && rbuf, "no memory");
+    if (partner < size) {
+        int sender = !(rank & 1);
+        MPI_Status st;
+
+        /* stream */
+        for (int i = 0; i < nmsg; i++) {
+            int n = len_of(1, i);
+            if (sender) {
+                fill(buf, i, n);
+                MPI_OK(MPI_Send(buf, n, MPI_BYTE, partner, TAG, MPI_COMM_WORLD));
+            } else {
+                MPI_OK(MPI_Recv(rbuf, MAXLEN + 8, MPI_BYTE, partner, TAG, MPI_COMM_WORLD, &st));
+                check(rbuf, &st, i, n, "stream");
+            }
+        }
+
+        /* burst: the receiver arrives late, several times */
+        int per = nmsg / 10 > 0 ? nmsg / 10 : 1;
+        for (int b = 0, i = 0; b < 10; b++) {
+            MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+            int stop = b == 9 ? nmsg : i + per;
+            if (!sender)
+                sleep_ms(20);
+            for (; i < stop; i++) {
+                int n = len_of(2, i);
+                if (sender) {
+                    fill(buf, i, n);
+                    MPI_OK(MPI_Send(buf, n, MPI_BYTE, partner, TAG, MPI_COMM_WORLD));
+                } else {
+                    MPI_OK(MPI_Recv(rbuf, MAXLEN + 8, MPI_BYTE, partner, TAG, MPI_COMM_WORLD, &st));
+                    check(rbuf, &st, i, n, "burst");
+                }
+            }
+        }
+
+        /* ping-pong, a different size each way */
+        for (int i = 0; i < nmsg; i++) {
+            int n = len_of(3, i), m = len_of(4, i);
+            if (sender) {
+                fill(buf, i, n);
+                MPI_OK(MPI_Send(buf, n, MPI_BYTE, partner, TAG, MPI_COMM_WORLD));
+                MPI_OK(MPI_Recv(rbuf, MAXLEN + 8, MPI_BYTE, partner, TAG, MPI_COMM_WORLD, &st));
+                check(rbuf, &st, i, m, "pingpong reply");
+            } else {
+                MPI_OK(MPI_Recv(rbuf, MAXLEN + 8, MPI_BYTE, partner, TAG, MPI_COMM_WORLD, &st));
+                check(rbuf, &st, i, n, "pingpong");
+                fill(buf, i, m);
+                MPI_OK(MPI_Send(buf, m, MPI_BYTE, partner, TAG, MPI_COMM_WORLD));
+            }
+        }
+    }
+    free(buf);
+    free(rbuf);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0)
+        printf("p2p_ring: %d messages per phase, 0 to %d bytes, checked\n", nmsg, MAXLEN);
+    MPI_Finalize();
+    return 0;
+}
