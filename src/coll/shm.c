@@ -192,9 +192,14 @@ static inline int64_t epoch_of(const halo_sched_t *s, const halo_step_t *st)
     return s->shm_epoch + st->phase;
 }
 
+/* nchan is a power of two (HALO_CSHM_CHANNELS or HALO_SHM_MAX_PHASES) and
+ * epochs are positive: a mask, not a division, several of which every
+ * shared-memory collective takes. */
+_Static_assert((HALO_CSHM_CHANNELS & (HALO_CSHM_CHANNELS - 1)) == 0, "channels: a power of two");
+_Static_assert((HALO_SHM_MAX_PHASES & (HALO_SHM_MAX_PHASES - 1)) == 0, "phases: a power of two");
 static inline int chan_of(const halo_shm_region_t *reg, int64_t epoch)
 {
-    return (int)(epoch % reg->nchan);
+    return (int)((uint64_t)epoch & (uint64_t)(reg->nchan - 1));
 }
 
 static inline _Atomic uint64_t *flag_at(const halo_coll_state_t *st, const halo_shm_region_t *reg,
