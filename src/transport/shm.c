@@ -17,16 +17,24 @@
 #define ALIGN64(x) (((x) + 63) & ~(size_t)63)
 #define REC_BYTES(len) ALIGN64(sizeof(shm_rec_t) + (len))
 
+/* Record numbers count 1, 2, ... 2^32 - 1, then 1 again: never 0, the
+ * number of a cleared line, or after 2^32 records between a pair the
+ * consumer would take a cleared line for the record it waits for. */
+static inline uint32_t rec_next(uint32_t n)
+{
+    return n == UINT32_MAX ? 1 : n + 1;
+}
+
 typedef struct shm_peer {
     uint32_t send_seq;        /* next pair sequence number to send */
     uint32_t recv_seq;        /* next one expected */
     int8_t ring;              /* producer side: 0 not claimed, 1 claimed, -1 over the cap */
     uint64_t head;            /* producer: bytes written into my ring toward the peer */
     uint64_t tail_seen;       /* producer: last consumer tail read */
-    uint32_t nrec;            /* producer: records written */
+    uint32_t nrec;            /* producer: number of the last record written (rec_next) */
     uint64_t cleared;         /* producer: every line in [head, cleared) reads as no record */
     uint64_t ctail;           /* consumer: bytes consumed from the peer's ring to me */
-    uint32_t cnrec;           /* consumer: records consumed */
+    uint32_t cnrec;           /* consumer: number of the last record consumed */
     int8_t cma;               /* 0 untried, 1 works, -1 refused */
     uint32_t nsent;           /* producer: packets sent before the ring was claimed */
     struct shm_ring *tx;      /* producer: my ring toward the peer */
@@ -59,6 +67,9 @@ HALO_CFG_INT(cfg_cma, "HALO_CMA", 1,
 HALO_CFG_INT(cfg_ring_after, "HALO_SHM_RING_AFTER", 8,
              "packets a rank sends to a peer through its cells before it claims a ring toward "
              "that peer (rings are for pairs that talk often; each costs the receiver pages)");
+HALO_CFG_INT(cfg_rec_start, "HALO_SHM_REC_START", 0,
+             "number the rings' records from this value (for tests: a value near 4294967295 "
+             "makes every ring's record numbers wrap within its first records)");
 HALO_CFG_INT(cfg_eager, "HALO_SHM_EAGER_MAX", 16384,
              "largest message sent eagerly through shared memory, in bytes; larger ones use rendezvous");
 
@@ -312,9 +323,12 @@ int halo_shm_init(halo_pkt_handler_fn_t *handler)
     shm.ranks = (shm_rank_t *)(shm.base + shm.seg->off_ranks);
     shm.bitmaps = (_Atomic uint64_t *)(shm.base + shm.seg->off_bitmaps);
     shm.peers = halo_calloc((size_t)shm.nlocal, sizeof *shm.peers);
+    long start = halo_cfg_get(&cfg_rec_start);
+    uint32_t rec_start = start > 0 && start < (long)UINT32_MAX ? (uint32_t)start : 0;
     for (int i = 0; i < shm.nlocal; i++) {
         shm.peers[i].tx = ring_of(shm.me, i);
         shm.peers[i].cleared = HALO_SHM_RING_BYTES;  /* the ring's pages start zero */
+        shm.peers[i].nrec = shm.peers[i].cnrec = rec_start;
     }
     shm.ring_senders = halo_calloc((size_t)shm.nlocal, sizeof(int));
     shm_rank_t *mine = &shm.ranks[shm.me];
@@ -433,7 +447,8 @@ static int ring_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, s
     if (skip) {
         shm_rec_t *s = (shm_rec_t *)(ring->data + pos);
         s->kind = SHM_REC_SKIP;
-        atomic_store_explicit(&s->rseq, ++p->nrec, memory_order_release);
+        p->nrec = rec_next(p->nrec);
+        atomic_store_explicit(&s->rseq, p->nrec, memory_order_release);
         p->head += skip;
         pos = 0;
     }
@@ -448,7 +463,8 @@ static int ring_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, s
         else
             halo_copy(rec + 1, payload, len);
     }
-    atomic_store_explicit(&rec->rseq, ++p->nrec, memory_order_release);
+    p->nrec = rec_next(p->nrec);
+    atomic_store_explicit(&rec->rseq, p->nrec, memory_order_release);
     p->head = end;
     /* Clear ahead for the sends to come, off their path; only lines the
      * consumer has finished with (below its tail plus one lap). */
@@ -548,11 +564,11 @@ static int drain_ring(int peer, uint32_t stop_seq, int bounded)
         if (bounded && p->recv_seq == stop_seq)
             break;
         shm_rec_t *rec = (shm_rec_t *)(ring->data + p->ctail % rb);
-        if (atomic_load_explicit(&rec->rseq, memory_order_acquire) != p->cnrec + 1)
+        if (atomic_load_explicit(&rec->rseq, memory_order_acquire) != rec_next(p->cnrec))
             break;
         if (rec->kind == SHM_REC_SKIP) {
             p->ctail += rb - p->ctail % rb;
-            p->cnrec++;
+            p->cnrec = rec_next(p->cnrec);
             atomic_store_explicit(&ring->tail, p->ctail, memory_order_release);
             continue;
         }
@@ -566,7 +582,7 @@ static int drain_ring(int peer, uint32_t stop_seq, int bounded)
         p->recv_seq++;
         shm.handler(halo_world.local_ranks[peer], &rec->hdr, rec + 1, rec->len);
         p->ctail += REC_BYTES(rec->len);
-        p->cnrec++;
+        p->cnrec = rec_next(p->cnrec);
         atomic_store_explicit(&ring->tail, p->ctail, memory_order_release);
         n++;
     }

@@ -32,7 +32,7 @@
 enum { SHM_REC_PKT = 1, SHM_REC_SKIP = 2 };
 
 typedef struct shm_rec {
-    _Atomic uint32_t rseq;   /* record number + 1, stored last (release) */
+    _Atomic uint32_t rseq;   /* record number (never 0: shm.c rec_next), stored last (release) */
     uint32_t len;            /* payload bytes */
     uint32_t seq;            /* pair sequence number */
     uint32_t kind;
