@@ -8,8 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int mt_rank = -1;
+
+/* Sleeps ms milliseconds (a rank that should arrive late). */
+static inline void mt_sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
 
 static inline int mt_world_rank(void)
 {

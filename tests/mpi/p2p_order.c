@@ -14,7 +14,6 @@
 #include "mpitest.h"
 
 #include <stdint.h>
-#include <time.h>
 
 static const int cycle[] = {8, 4096, 20480, 204800, 2048, 16384, 8, 8, 2048, 8, 4096, 8};
 #define NC ((int)(sizeof cycle / sizeof cycle[0]))
@@ -67,12 +66,6 @@ static int check(const unsigned char *b, const MPI_Status *st, int src, int want
     return hdr[0];
 }
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* Sends nmsg messages to dest: blocks of WINDOW alternate between blocking
  * sends (every fifth synchronous) and a window of nonblocking ones. */
 static void sender(int dest, int nmsg, unsigned char *bufs)
@@ -108,7 +101,7 @@ static void receiver(int source, int total, int unexpected, unsigned char *bufs,
 {
     int next[64] = {0};
     if (unexpected) {
-        sleep_ms(150);
+        mt_sleep_ms(150);
         for (int k = 0; k < total; k++) {
             MPI_Status st;
             MPI_OK(MPI_Recv(bufs, MAXMSG, MPI_BYTE, source, TAG, MPI_COMM_WORLD, &st));

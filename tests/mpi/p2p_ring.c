@@ -17,7 +17,6 @@
 #include "mpitest.h"
 
 #include <stdint.h>
-#include <time.h>
 
 #define MAXLEN 2048
 #define TAG 11
@@ -65,10 +64,18 @@ static void check(const unsigned char *b, const MPI_Status *st, int i, int n, co
     }
 }
 
-static void sleep_ms(int ms)
+/* Message i of n bytes from the sender to the receiver, checked there
+ * (buf: a buffer of MAXLEN + 8 bytes). */
+static void one_way(int sender, int partner, unsigned char *buf, int i, int n, const char *phase)
 {
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
+    if (sender) {
+        fill(buf, i, n);
+        MPI_OK(MPI_Send(buf, n, MPI_BYTE, partner, TAG, MPI_COMM_WORLD));
+    } else {
+        MPI_Status st;
+        MPI_OK(MPI_Recv(buf, MAXLEN + 8, MPI_BYTE, partner, TAG, MPI_COMM_WORLD, &st));
+        check(buf, &st, i, n, phase);
+    }
 }
 
 int main(int argc, char **argv)
@@ -79,23 +86,14 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int nmsg = argc > 1 ? atoi(argv[1]) : 20000;
     int partner = rank ^ 1;
-    unsigned char *buf = malloc(MAXLEN + 8), *rbuf = malloc(MAXLEN + 8);
-    CHECK(buf && rbuf, "no memory");
+    unsigned char *buf = malloc(MAXLEN + 8);
+    CHECK(buf, "no memory");
     if (partner < size) {
         int sender = !(rank & 1);
-        MPI_Status st;
 
         /* stream */
-        for (int i = 0; i < nmsg; i++) {
-            int n = len_of(1, i);
-            if (sender) {
-                fill(buf, i, n);
-                MPI_OK(MPI_Send(buf, n, MPI_BYTE, partner, TAG, MPI_COMM_WORLD));
-            } else {
-                MPI_OK(MPI_Recv(rbuf, MAXLEN + 8, MPI_BYTE, partner, TAG, MPI_COMM_WORLD, &st));
-                check(rbuf, &st, i, n, "stream");
-            }
-        }
+        for (int i = 0; i < nmsg; i++)
+            one_way(sender, partner, buf, i, len_of(1, i), "stream");
 
         /* burst: the receiver arrives late, several times */
         int per = nmsg / 10 > 0 ? nmsg / 10 : 1;
@@ -103,37 +101,18 @@ int main(int argc, char **argv)
             MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
             int stop = b == 9 ? nmsg : i + per;
             if (!sender)
-                sleep_ms(20);
-            for (; i < stop; i++) {
-                int n = len_of(2, i);
-                if (sender) {
-                    fill(buf, i, n);
-                    MPI_OK(MPI_Send(buf, n, MPI_BYTE, partner, TAG, MPI_COMM_WORLD));
-                } else {
-                    MPI_OK(MPI_Recv(rbuf, MAXLEN + 8, MPI_BYTE, partner, TAG, MPI_COMM_WORLD, &st));
-                    check(rbuf, &st, i, n, "burst");
-                }
-            }
+                mt_sleep_ms(20);
+            for (; i < stop; i++)
+                one_way(sender, partner, buf, i, len_of(2, i), "burst");
         }
 
         /* ping-pong, a different size each way */
         for (int i = 0; i < nmsg; i++) {
-            int n = len_of(3, i), m = len_of(4, i);
-            if (sender) {
-                fill(buf, i, n);
-                MPI_OK(MPI_Send(buf, n, MPI_BYTE, partner, TAG, MPI_COMM_WORLD));
-                MPI_OK(MPI_Recv(rbuf, MAXLEN + 8, MPI_BYTE, partner, TAG, MPI_COMM_WORLD, &st));
-                check(rbuf, &st, i, m, "pingpong reply");
-            } else {
-                MPI_OK(MPI_Recv(rbuf, MAXLEN + 8, MPI_BYTE, partner, TAG, MPI_COMM_WORLD, &st));
-                check(rbuf, &st, i, n, "pingpong");
-                fill(buf, i, m);
-                MPI_OK(MPI_Send(buf, m, MPI_BYTE, partner, TAG, MPI_COMM_WORLD));
-            }
+            one_way(sender, partner, buf, i, len_of(3, i), "pingpong");
+            one_way(!sender, partner, buf, i, len_of(4, i), "pingpong reply");
         }
     }
     free(buf);
-    free(rbuf);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0)
         printf("p2p_ring: %d messages per phase, 0 to %d bytes, checked\n", nmsg, MAXLEN);

@@ -13,7 +13,6 @@
 #include "mpitest.h"
 
 #include <stdint.h>
-#include <time.h>
 
 enum { TAG_DATA = 7, TAG_GO = 8 };
 static const int sizes[] = {0, 8, 2048, 16384, 17408, 1 << 20};
@@ -22,12 +21,6 @@ static const int sizes[] = {0, 8, 2048, 16384, 17408, 1 << 20};
 static unsigned char pat(int k, size_t i)
 {
     return (unsigned char)((i * 131u + (i >> 9) * 7u + (unsigned)k * 29u + 3u) & 0xff);
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
 }
 
 /* Sender side of one deterministic round; `persistent` uses Ssend_init. */
@@ -127,7 +120,7 @@ int main(int argc, char **argv)
             CHECK(dt > 0.2, "MPI_Ssend of %d bytes returned after %.3f s, but the receiver "
                   "slept 0.4 s before posting its receive", n, dt);
         } else if (rank == 1) {
-            sleep_ms(400);
+            mt_sleep_ms(400);
             MPI_OK(MPI_Recv(buf, n, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         }
     }
