@@ -57,16 +57,18 @@ typedef enum halo_coll_kind {
  * The arrays are read while the schedule is built, never after. */
 typedef struct halo_coll_args {
     halo_coll_kind_t kind;
+    int root;
     const void *sbuf;
     void *rbuf;
     MPI_Count scount, rcount, count;
     MPI_Datatype stype, rtype, type;
     MPI_Op op;
-    int root;
     const MPI_Count *scounts, *rcounts;
     const MPI_Aint *sdispls, *rdispls;
     const MPI_Datatype *stypes, *rtypes;
 } halo_coll_args_t;
+/* No padding: two calls' arguments compare with memcmp (coll_api.c). */
+_Static_assert(sizeof(halo_coll_args_t) == 2 * sizeof(int) + 15 * sizeof(void *), "halo_coll_args_t has padding");
 
 typedef int halo_coll_build_fn_t(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p);
 

@@ -23,6 +23,9 @@
 #include "core/info.h"
 #include "pt2pt/pt2pt.h"
 
+#include <stddef.h>
+#include <string.h>
+
 typedef halo_coll_args_t coll_args_t;
 
 enum {
@@ -796,11 +799,12 @@ static bool keepable(const coll_args_t *a, const halo_comm_t *c)
 
 static bool same_args(const kept_t *k, const coll_args_t *y, int p)
 {
+    /* Every field up to the arrays (halo_coll_args_t has no padding), then
+     * which arrays are there and their contents: a caller may fill a new
+     * array each time, or change one under the same address. */
     const coll_args_t *x = &k->a;
-    if (!(x->kind == y->kind && x->sbuf == y->sbuf && x->rbuf == y->rbuf && x->scount == y->scount &&
-          x->rcount == y->rcount && x->count == y->count && x->stype == y->stype && x->rtype == y->rtype &&
-          x->type == y->type && x->op == y->op && x->root == y->root && !x->scounts == !y->scounts &&
-          !x->sdispls == !y->sdispls && !x->rcounts == !y->rcounts && !x->rdispls == !y->rdispls))
+    if (memcmp(x, y, offsetof(coll_args_t, scounts)) != 0 || !x->scounts != !y->scounts ||
+        !x->sdispls != !y->sdispls || !x->rcounts != !y->rcounts || !x->rdispls != !y->rdispls)
         return false;
     const int64_t *kv = k->arrays;
     bool same = true;
@@ -923,16 +927,19 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
      * mpi_assert_strict_persistent_collective_ordering (starts in the same
      * order everywhere), a start numbers itself like a nonblocking call
      * instead and uses the communicator's region. */
-    bool by_init = how == RUN_PERSISTENT && !strict_persistent_order(c);
-    bool keep = how == RUN_BLOCKING && keepable(a, c);
-    int checked = -1;   /* check_args' result once called here */
-    if (keep) {
-        /* The same arguments passed the checks at the kept call. */
+    if (how == RUN_BLOCKING && c->coll_keep) {
+        /* The same arguments passed the checks at the kept call, and were
+         * keepable then: same_args compares everything keepable looks at
+         * but the communicator's constant kind. */
         kept_t *e = keep_find(c, a);
         if (e)
             return keep_rerun(e);
-        checked = halo_error_checking ? check_args(a, c) : MPI_SUCCESS;
     }
+    bool by_init = how == RUN_PERSISTENT && !strict_persistent_order(c);
+    bool keep = how == RUN_BLOCKING && keepable(a, c);
+    int checked = -1;   /* check_args' result once called here */
+    if (keep)
+        checked = halo_error_checking ? check_args(a, c) : MPI_SUCCESS;
     int lane = how == RUN_BLOCKING                 ? HALO_LANE_BLOCKING
                : how == RUN_PERSISTENT && !by_init ? HALO_LANE_NONE
                                                    : HALO_LANE_NONBLOCKING;

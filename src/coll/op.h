@@ -3,6 +3,7 @@
 #ifndef HALO_COLL_OP_H
 #define HALO_COLL_OP_H
 
+#include "coll/op_predef.h"
 #include "datatype/dtype.h"
 
 typedef struct halo_op {
@@ -26,5 +27,9 @@ int halo_op_check(MPI_Op op, halo_dtype_t *dt, const char *opname);
 /* inout = in op inout, elementwise over `count` elements of dt (in is the
  * lower rank's contribution). */
 int halo_op_apply(MPI_Op op, halo_dtype_t *dt, const void *in, void *inout, MPI_Count count);
+/* When halo_op_apply(op, dt, in, inout, count) amounts to one loop over
+ * contiguous elements of a predefined op: that loop, to call as
+ * kernel(in, inout, *n_p); NULL otherwise. */
+halo_op_kernel_t *halo_op_kernel(MPI_Op op, const halo_dtype_t *dt, MPI_Count count, size_t *n_p);
 
 #endif

@@ -9,6 +9,7 @@
 #define HALO_COLL_OP_PREDEF_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 /* inout[i] = in[i] op inout[i] for i < count, where `in` holds the contribution
  * of the lower rank (the order matters only for MPI_REPLACE, which stores in[i],
@@ -33,5 +34,12 @@ int halo_op_predef_apply(MPI_Op op, MPI_Datatype type, const void *in, void *ino
  * MPI_SUCCESS when the combination is valid, else MPI_ERR_TYPE or MPI_ERR_OP.
  * Note the sense: zero means valid. */
 int halo_op_predef_valid(MPI_Op op, MPI_Datatype type);
+
+/* The loop that halo_op_predef_apply runs for (op, type): called as
+ * kernel(in, inout, count) it does the same. NULL for MPI_REPLACE and
+ * MPI_NO_OP and for a pair that halo_op_predef_apply refuses. Lets a caller
+ * that applies one pair many times (a schedule rerun) resolve it once. */
+typedef void halo_op_kernel_t(const void *restrict in, void *restrict inout, size_t count);
+halo_op_kernel_t *halo_op_predef_kernel(MPI_Op op, MPI_Datatype type);
 
 #endif /* HALO_COLL_OP_PREDEF_H */

@@ -239,11 +239,16 @@ void *halo_sched_tmp(halo_sched_t **s_p, MPI_Count count, MPI_Datatype type)
 
 static inline void *resolve(halo_sched_t *s, const halo_step_t *st, halo_bref_t b)
 {
-    if (b.scratch == HALO_BREF_SCRATCH)
+    switch (b.scratch) {
+    case HALO_BREF_SCRATCH:
         return (char *)s + s->scratch_off + b.at;
-    if (b.scratch >= HALO_BREF_SLOT)
-        return halo_shm_slot_addr(s, st, b);
-    return (void *)(intptr_t)b.at;
+    case HALO_BREF_SLOT:   /* channel bases of this run: halo_shm_begin */
+        return s->shm_data[st->phase] + (size_t)b.owner * HALO_CSHM_SLOT + b.at;
+    case HALO_BREF_LINE:   /* past the flag word */
+        return s->shm_ctl[st->phase] + (size_t)b.owner * HALO_CSHM_CTL_BYTES + 8 + b.at;
+    default:
+        return (void *)(intptr_t)b.at;
+    }
 }
 
 static void sched_advance(halo_sched_t *s);
@@ -444,6 +449,16 @@ static void sched_finish(halo_sched_t *s)
 
 static int run_local(halo_sched_t *s, const halo_step_t *st)
 {
+    if (st->flat) {
+        char *a = (char *)resolve(s, st, st->a) + st->off_a, *b = (char *)resolve(s, st, st->b) + st->off_b;
+        if (st->kind == HALO_STEP_REDUCE)
+            st->kernel(a, b, (size_t)st->flat);
+        else if (st->kind == HALO_STEP_UNPACK)
+            memcpy(a, b, (size_t)st->flat);
+        else
+            memcpy(b, a, (size_t)st->flat);
+        return MPI_SUCCESS;
+    }
     switch (st->kind) {
     case HALO_STEP_COPY:
         halo_dt_copy(resolve(s, st, st->a), st->count, halo_dtype_ptr(st->type), resolve(s, st, st->b),
@@ -581,29 +596,75 @@ void halo_sched_flags_ready(halo_sched_t *s, int failed_rank)
         sched_advance(s);
 }
 
+static bool is_wait(const halo_step_t *st)
+{
+    return st->kind == HALO_STEP_SHM_WAIT || st->kind == HALO_STEP_SHM_WAIT_PREV;
+}
+
+/* Order of steps when running: by round, a round's flag waits first (they
+ * are all checked before anything of the round runs), then in the order
+ * they were added. */
 static int step_cmp(const void *x, const void *y)
 {
     const halo_step_t *a = x, *b = y;
     if (a->round != b->round)
         return a->round < b->round ? -1 : 1;
+    if (is_wait(a) != is_wait(b))
+        return is_wait(a) ? -1 : 1;
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* Algorithms may add steps out of round order; the engine wants each
- * round's steps together, in the order they were added. */
+/* One run of bytes on both sides of a copy step: its length, with the
+ * runs' offsets from the steps' addresses; for a reduction, its op's loop
+ * and the elements it runs over; 0 when not. */
+static void flatten(halo_step_t *st)
+{
+    st->flat = 0;
+    st->off_a = st->off_b = 0;
+    MPI_Count off, off2;
+    size_t n;
+    if (st->kind == HALO_STEP_REDUCE) {
+        st->kernel = halo_op_kernel(st->op, halo_dtype_ptr(st->type), st->count, &n);
+        if (st->kernel)
+            st->flat = (int64_t)n;
+        return;
+    }
+    if (st->kind == HALO_STEP_COPY) {
+        const halo_dtype_t *t = halo_dtype_ptr(st->type), *t2 = halo_dtype_ptr(st->type2);
+        MPI_Count n = st->count * t->size, n2 = st->count2 * t2->size;
+        if (halo_dt_one_run(t, st->count, &off) && halo_dt_one_run(t2, st->count2, &off2)) {
+            st->flat = n < n2 ? n : n2;
+            st->off_a = off;
+            st->off_b = off2;
+        }
+    } else if (st->kind == HALO_STEP_PACK || st->kind == HALO_STEP_UNPACK) {
+        /* count2 packed bytes from pos, as far as the data goes */
+        const halo_dtype_t *t = halo_dtype_ptr(st->type);
+        MPI_Count total = st->count * t->size, len = st->count2;
+        if (st->pos < total && len > 0 && halo_dt_one_run(t, st->count, &off)) {
+            st->flat = len < total - st->pos ? len : total - st->pos;
+            st->off_a = off + st->pos;
+            st->off_b = 0;
+        }
+    }
+}
+
+/* Before the first run: steps in running order (algorithms may add them
+ * out of round order), copies made plain where they can be. */
 static void sched_sort(halo_sched_t *s)
 {
     if (s->sorted)
         return;
     s->sorted = 1;
-    int i = 1;
-    while (i < s->nsteps && s->steps[i - 1].round <= s->steps[i].round)
-        i++;
-    if (i >= s->nsteps)
-        return;
-    for (int j = 0; j < s->nsteps; j++)
+    for (int j = 0; j < s->nsteps; j++) {
         s->steps[j].seq = j;
-    qsort(s->steps, (size_t)s->nsteps, sizeof(halo_step_t), step_cmp);
+        flatten(&s->steps[j]);
+    }
+    int i = 1;
+    while (i < s->nsteps && step_cmp(&s->steps[i - 1], &s->steps[i]) <= 0)
+        i++;
+    if (i < s->nsteps)
+        qsort(s->steps, (size_t)s->nsteps, sizeof(halo_step_t), step_cmp);
 }
 
 static bool sched_is_done(void *arg)
@@ -677,6 +738,8 @@ static void sched_run_direct(halo_sched_t *s)
                 return;
             }
         }
+        while (i < s->nsteps && s->steps[i].round == round && is_wait(&s->steps[i]))
+            i++;   /* they hold */
         for (; i < s->nsteps && s->steps[i].round == round; i++) {
             int rc = run_local(s, &s->steps[i]);
             if (rc != MPI_SUCCESS) {

@@ -67,6 +67,13 @@ typedef struct halo_step {
     MPI_Op op;
     int64_t pos;        /* PACK, UNPACK: packed byte offset; SHM_*: flag step */
     int32_t phase;      /* shared-memory phase the step belongs to (coll/shm.h) */
+    /* Set by the engine before the first run: a COPY, PACK or UNPACK whose
+     * bytes are one run on both sides moves `flat` bytes with one memcpy,
+     * from a + off_a to b + off_b (PACK, COPY) or back (UNPACK); a REDUCE
+     * that is one loop of a predefined op calls kernel(a, b, flat). flat 0:
+     * the datatype engine or halo_op_apply does the step. */
+    int64_t flat, off_a, off_b;
+    halo_op_kernel_t *kernel;
 } halo_step_t;
 
 typedef struct halo_sched {
@@ -95,6 +102,10 @@ typedef struct halo_sched {
     int32_t kind;            /* the collective (halo_coll_kind_t), for error messages */
     int64_t shm_epoch;       /* this run's epoch for phase 0 (phase k: + k) */
     int64_t shm_prev[2];     /* per phase: the previous epoch on its channel (0: none) */
+    /* Per phase, for this run (halo_shm_begin): the channel's flag line of
+     * member 0, its slot, and this rank's cache of the members' flags. */
+    char *shm_ctl[2], *shm_data[2];
+    uint64_t *shm_seen[2];
     /* While building only (never read when running): peers given to
      * halo_sched_send/recv are indices into peer_map when it is set, and
      * rounds are offset by round_base. The two-level algorithms use them to

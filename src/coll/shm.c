@@ -39,6 +39,8 @@ typedef struct halo_shm_region {
 typedef struct halo_coll_state {
     halo_coll_topo_t topo;
     int *local_world;    /* world ranks of my node group's members */
+    int *wake;           /* whom raising a flag wakes (halo_tr_wake_targets of local_world) */
+    int nwake;
     halo_shm_region_t reg;
     uint64_t *skipped;   /* calls that failed here before the region was open */
     int nskipped;
@@ -92,6 +94,8 @@ static halo_coll_state_t *state_of(halo_comm_t *c)
     st->local_world = halo_malloc((size_t)t->nlocal * sizeof(int));
     for (int i = 0; i < t->nlocal; i++)
         st->local_world[i] = c->world[t->local[i]];
+    st->wake = halo_malloc((size_t)t->nlocal * sizeof(int));
+    st->nwake = halo_tr_wake_targets(st->local_world, t->nlocal, st->wake);
     c->coll_state = st;
     return st;
 }
@@ -116,6 +120,7 @@ void halo_coll_comm_free(halo_comm_t *c)
     free(st->topo.leaders);
     free(st->topo.local);
     free(st->local_world);
+    free(st->wake);
     free(st->skipped);
     free(st);
     c->coll_state = NULL;
@@ -245,7 +250,7 @@ static void give_up(halo_coll_state_t *st, halo_shm_region_t *reg, int64_t first
         if (atomic_load_explicit(f, memory_order_relaxed) < v)
             atomic_store_explicit(f, v, memory_order_release);
     }
-    halo_tr_wake_list(st->local_world, st->topo.nlocal);
+    halo_tr_wake_targets_ring(st->wake, st->nwake);
 }
 
 void halo_shm_begin(halo_sched_t *s)
@@ -274,10 +279,14 @@ void halo_shm_begin(halo_sched_t *s)
         }
         s->shm_epoch = epoch_base(s->seq);
     }
+    size_t n = (size_t)st->topo.nlocal;
     for (int k = 0; k < s->shm_phases; k++) {
         int chan = chan_of(reg, s->shm_epoch + k);
         s->shm_prev[k] = reg->chan_last[chan];
         reg->chan_last[chan] = s->shm_epoch + k;
+        s->shm_ctl[k] = (char *)flag_at(st, reg, chan, 0);
+        s->shm_data[k] = reg->data + (size_t)chan * n * HALO_CSHM_SLOT;
+        s->shm_seen[k] = &reg->seen[(size_t)chan * n];
     }
 }
 
@@ -303,16 +312,6 @@ void halo_shm_skip(halo_comm_t *c, uint64_t seq)
     }
     st->skipped = halo_realloc(st->skipped, (size_t)(st->nskipped + 1) * sizeof *st->skipped);
     st->skipped[st->nskipped++] = seq;
-}
-
-void *halo_shm_slot_addr(halo_sched_t *s, const halo_step_t *step, halo_bref_t b)
-{
-    halo_coll_state_t *st = sched_state(s);
-    halo_shm_region_t *reg = sched_region(s);
-    if (b.scratch == HALO_BREF_LINE)
-        return (char *)flag_at(st, reg, chan_of(reg, epoch_of(s, step)), b.owner) + 8 + b.at;
-    size_t slot = (size_t)chan_of(reg, epoch_of(s, step)) * (size_t)st->topo.nlocal + (size_t)b.owner;
-    return reg->data + slot * HALO_CSHM_SLOT + b.at;
 }
 
 /* ---------------------------------------------------------------- steps */
@@ -351,13 +350,17 @@ void halo_shm_set(halo_sched_t **s_p, int round, int step)
     st->pos = step;
 }
 
+static inline _Atomic uint64_t *run_flag(const halo_sched_t *s, int phase, int member)
+{
+    return (_Atomic uint64_t *)(s->shm_ctl[phase] + (size_t)member * HALO_CSHM_CTL_BYTES);
+}
+
 /* One wait step: 1 holds, 0 not yet, -1 a member gave up because rank
  * *origin_p failed. */
-static int wait_ready(halo_sched_t *s, halo_coll_state_t *cs, const halo_step_t *st, int *origin_p)
+static int wait_ready(const halo_sched_t *s, const halo_step_t *st, int me, int n, int *origin_p)
 {
     int64_t e = epoch_of(s, st);
-    const halo_shm_region_t *reg = sched_region(s);
-    int chan = chan_of(reg, e), me = cs->topo.me, n = cs->topo.nlocal;
+    uint64_t *seen = s->shm_seen[st->phase];
     uint64_t target;
     bool prev_wait = st->kind == HALO_STEP_SHM_WAIT_PREV;
     if (prev_wait) {
@@ -373,10 +376,10 @@ static int wait_ready(halo_sched_t *s, halo_coll_state_t *cs, const halo_step_t 
     for (int m = lo; m < hi; m++) {
         if (m == me && !prev_wait && st->peer == HALO_SHM_ALL)
             continue;
-        uint64_t *seen = &reg->seen[(size_t)chan * (size_t)n + (size_t)m], v = *seen;
+        uint64_t v = seen[m];
         if (v < target) {
-            v = atomic_load_explicit(flag_at(cs, reg, chan, m), memory_order_acquire);
-            *seen = v;
+            v = atomic_load_explicit(run_flag(s, st->phase, m), memory_order_acquire);
+            seen[m] = v;
         }
         if (!prev_wait && v >= gave_up && v < done) {
             *origin_p = (int)(v - gave_up);   /* the rank that failed */
@@ -390,13 +393,14 @@ static int wait_ready(halo_sched_t *s, halo_coll_state_t *cs, const halo_step_t 
 
 int halo_shm_round_ready(halo_sched_t *s, int *rank_p)
 {
-    halo_coll_state_t *cs = sched_state(s);
-    int ready = 1;
+    const halo_coll_state_t *cs = sched_state(s);
+    int ready = 1, me = cs->topo.me, n = cs->topo.nlocal;
+    /* A round's waits come first among its steps (the engine sorts them so). */
     for (int j = s->first_step; j < s->nsteps && s->steps[j].round == s->cur_round; j++) {
         const halo_step_t *st = &s->steps[j];
         if (st->kind != HALO_STEP_SHM_WAIT && st->kind != HALO_STEP_SHM_WAIT_PREV)
-            continue;
-        int origin, r = wait_ready(s, cs, st, &origin);
+            break;
+        int origin, r = wait_ready(s, st, me, n, &origin);
         if (r < 0) {
             *rank_p = origin;
             return -1;
@@ -409,13 +413,11 @@ int halo_shm_round_ready(halo_sched_t *s, int *rank_p)
 
 void halo_shm_set_run(halo_sched_t *s, const halo_step_t *st)
 {
-    halo_coll_state_t *cs = sched_state(s);
-    halo_shm_region_t *reg = sched_region(s);
-    int64_t e = epoch_of(s, st);
-    atomic_store_explicit(flag_at(cs, reg, chan_of(reg, e), cs->topo.me), flag_value(e, st->pos),
+    const halo_coll_state_t *cs = sched_state(s);
+    atomic_store_explicit(run_flag(s, st->phase, cs->topo.me), flag_value(epoch_of(s, st), st->pos),
                           memory_order_release);
     /* Fences, then rings the members that sleep (see coll/shm.h). */
-    halo_tr_wake_list(cs->local_world, cs->topo.nlocal);
+    halo_tr_wake_targets_ring(cs->wake, cs->nwake);
 }
 
 void halo_shm_prefetch_next(halo_sched_t *s)

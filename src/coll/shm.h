@@ -224,9 +224,8 @@ void halo_shm_release(halo_sched_t *s);
 /* The collective with sequence number seq failed on this rank before it
  * ran: raises this member's flags past its epochs. */
 void halo_shm_skip(halo_comm_t *c, uint64_t seq);
-/* Address of a slot reference of step st for the running collective. */
-void *halo_shm_slot_addr(halo_sched_t *s, const halo_step_t *st, halo_bref_t b);
-/* Whether the running round's flag waits hold now: 1 yes, 0 not yet;
+/* Whether the running round's flag waits (the first steps of the round:
+ * the engine sorts them so) hold now: 1 yes, 0 not yet;
  * -1 when a member it waits for gave up on the collective (*rank_p: the
  * rank of the communicator that failed in it). */
 int halo_shm_round_ready(halo_sched_t *s, int *rank_p);

@@ -205,6 +205,12 @@ void halo_shm_wake_fenced(int peer)
     }
 }
 
+void halo_shm_wake_fenced_list(const int *peers, int n)
+{
+    for (int i = 0; i < n; i++)
+        halo_shm_wake_fenced(peers[i]);
+}
+
 /* ------------------------------------------------------------ init */
 
 static void seg_name(char *name, size_t n)

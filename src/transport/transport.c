@@ -29,6 +29,7 @@ int halo_shm_readv(int peer, const struct iovec *local, int nlocal, const struct
                    int nremote);
 int halo_shm_cma_ok(int peer);
 void halo_shm_wake_fenced(int peer);
+void halo_shm_wake_fenced_list(const int *peers, int n);
 _Atomic uint32_t *halo_shm_doorbell(void);
 _Atomic uint32_t *halo_shm_sleeping(void);
 
@@ -263,14 +264,20 @@ void halo_tr_ring_self(void)
     }
 }
 
-void halo_tr_wake_list(const int *worlds, int n)
+int halo_tr_wake_targets(const int *worlds, int n, int *targets)
 {
-    halo_tr_publish_fence();
+    int k = 0;
     for (int i = 0; i < n; i++) {
         int w = worlds[i];
-        if (w == halo_world.rank)
-            continue;
-        if (tr.shm && halo_world.procs[w].node == halo_world.node)
-            halo_shm_wake_fenced(local_of(w));
+        if (w != halo_world.rank && tr.shm && halo_world.procs[w].node == halo_world.node)
+            targets[k++] = local_of(w);
     }
+    return k;
 }
+
+void halo_tr_wake_targets_ring(const int *targets, int n)
+{
+    halo_tr_publish_fence();
+    halo_shm_wake_fenced_list(targets, n);
+}
+

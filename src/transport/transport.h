@@ -125,7 +125,7 @@ int halo_tr_single_copy_ok(int world);
 int halo_tr_poll(void);
 
 /* Publisher side of the doorbell's lost-wakeup protocol (progress.c) for
- * shared-memory collectives' flags (halo_tr_wake_list) and this process's
+ * shared-memory collectives' flags (halo_tr_wake_targets_ring) and this process's
  * own threads: after a store that a sleeping rank may wait for, before
  * reading whether it sleeps. A full fence, or only a compiler barrier where this process
  * registered for membarrier's global expedited command: a rank about to
@@ -153,9 +153,13 @@ _Atomic uint32_t *halo_tr_sleeping(void);
 int halo_tr_doorbell_shared(void);   /* futex on shared memory (no PRIVATE flag) */
 void halo_tr_ring_self(void);        /* wake threads of this process that sleep */
 /* After a store that other processes of this node may wait for (a
- * shared-memory collective's flag): wakes those of `worlds` (world ranks;
- * this process is skipped) that sleep on their doorbells. Fences first. */
-void halo_tr_wake_list(const int *worlds, int n);
+ * shared-memory collective's flag), the sleepers among them are woken.
+ * halo_tr_wake_targets writes to `targets` those of `worlds` (world ranks)
+ * that can be woken so (this process and ranks on other nodes skipped) and
+ * returns how many; halo_tr_wake_targets_ring, after the store, fences and
+ * rings the doorbells of those that sleep. */
+int halo_tr_wake_targets(const int *worlds, int n, int *targets);
+void halo_tr_wake_targets_ring(const int *targets, int n);
 /* A shared-memory segment this job opened by name: 0 when it belongs to
  * this user and nobody else may read or write it (mode 0600 or stricter);
  * otherwise -1 with the reason in why (someone else made the name first:

@@ -34,7 +34,7 @@ static long njobs, ncalls;   /* checks made, collective calls made */
 
 /* ---------------------------------------------------------------- datatypes */
 
-enum { TY_INT, TY_DOUBLE, TY_HOLEY, TY_PAIR, TY_HPAIR, TY_2INT, NTY };
+enum { TY_INT, TY_DOUBLE, TY_HOLEY, TY_PAIR, TY_HPAIR, TY_2INT, TY_GAP, NTY };
 typedef struct {
     MPI_Datatype t;
     int per;        /* data items (ints or doubles) per element */
@@ -62,6 +62,15 @@ static void types_init(void)
     MPI_OK(MPI_Type_commit(&hp));
     TY[TY_HPAIR] = (ty_t){hp, 2, {0, 4}, 4, 12, "hpair"};
     TY[TY_2INT] = (ty_t){MPI_2INT, 2, {0, 4}, 4, 8, "2int"};
+    /* Two ints after a 4-byte gap, extent 12: one element is one run of
+     * bytes that does not start at the buffer's address. */
+    MPI_Aint four = 4;
+    MPI_Datatype g, gr;
+    MPI_OK(MPI_Type_create_hindexed_block(1, 2, &four, MPI_INT, &g));
+    MPI_OK(MPI_Type_create_resized(g, 0, 12, &gr));
+    MPI_OK(MPI_Type_commit(&gr));
+    MPI_OK(MPI_Type_free(&g));
+    TY[TY_GAP] = (ty_t){gr, 2, {4, 8}, 4, 12, "gap"};
 }
 
 static char *item_at(int ty, void *buf, long idx)
@@ -108,7 +117,7 @@ static void compare(const void *got, const void *exp, long bytes, const char *wh
 
 /* ---------------------------------------------------------------- operations */
 
-enum { OP_SUM_INT, OP_SUM_DBL, OP_MAX_HOLEY, OP_AFF_PAIR, OP_AFF_HPAIR, OP_XOR_USER, OP_MINLOC, NOP };
+enum { OP_SUM_INT, OP_SUM_DBL, OP_MAX_HOLEY, OP_AFF_PAIR, OP_AFF_HPAIR, OP_XOR_USER, OP_MINLOC, OP_SUM_PAIR, NOP };
 static struct {
     int ty;
     MPI_Op op;
@@ -154,6 +163,8 @@ static void ops_init(void)
     OPS[OP_XOR_USER].name = "userxor/int";
     OPS[OP_MINLOC].ty = TY_2INT, OPS[OP_MINLOC].op = MPI_MINLOC, OPS[OP_MINLOC].commute = 1;
     OPS[OP_MINLOC].name = "minloc/2int";
+    OPS[OP_SUM_PAIR].ty = TY_PAIR, OPS[OP_SUM_PAIR].op = MPI_SUM, OPS[OP_SUM_PAIR].commute = 1;
+    OPS[OP_SUM_PAIR].name = "sum/pair";   /* a predefined op on a derived contiguous type */
 }
 
 /* Input item idx of rank r for an operation. */
@@ -190,6 +201,10 @@ static void red_combine(int opi, long *lo, const long *hi)
     }
     case OP_XOR_USER:
         lo[0] ^= hi[0];
+        break;
+    case OP_SUM_PAIR:
+        for (int j = 0; j < 2; j++)
+            lo[j] = (int32_t)((uint32_t)lo[j] + (uint32_t)hi[j]);
         break;
     case OP_MINLOC:
         if (hi[0] < lo[0] || (hi[0] == lo[0] && hi[1] < lo[1])) {
@@ -883,8 +898,9 @@ static bool has_in_place(int k)
 }
 
 /* Type pairs for data movement: same type, holes, a pair with the same
- * signature but different layouts, doubles. */
-static const int ty_pairs[][2] = {{TY_INT, TY_INT}, {TY_HOLEY, TY_HOLEY}, {TY_HOLEY, TY_INT}, {TY_DOUBLE, TY_DOUBLE}};
+ * signature but different layouts, doubles, a leading gap. */
+static const int ty_pairs[][2] = {{TY_INT, TY_INT},       {TY_HOLEY, TY_HOLEY}, {TY_HOLEY, TY_INT},
+                                  {TY_DOUBLE, TY_DOUBLE}, {TY_GAP, TY_GAP}};
 
 typedef struct {
     MPI_Comm comm;
@@ -1171,6 +1187,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Op_free(&OPS[OP_XOR_USER].op));
     MPI_OK(MPI_Type_free(&TY[TY_HOLEY].t));
     MPI_OK(MPI_Type_free(&TY[TY_HPAIR].t));
+    MPI_OK(MPI_Type_free(&TY[TY_GAP].t));
     MPI_OK(MPI_Type_free(&TY[TY_PAIR].t));
     MPI_OK(MPI_Finalize());
     if (wrank == 0)
