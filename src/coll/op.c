@@ -48,16 +48,16 @@ int halo_op_check(MPI_Op op, halo_dtype_t *dt, const char *opname)
     return MPI_SUCCESS;
 }
 
-halo_op_kernel_t *halo_op_kernel(MPI_Op op, const halo_dtype_t *dt, MPI_Count count, size_t *n_p)
+int halo_op_kernel(MPI_Op op, const halo_dtype_t *dt, MPI_Count count, size_t *n_p)
 {
     if (!op_is_predef(op) || count < 0)
-        return NULL;
+        return 0;
     if (dt->flags & HALO_DT_PREDEFINED) {
         *n_p = (size_t)count;
         return halo_op_predef_kernel(op, halo_dtype_handle((halo_dtype_t *)dt));
     }
     if (!halo_dt_contig(dt) || dt->basic == MPI_DATATYPE_NULL)
-        return NULL;
+        return 0;
     *n_p = (size_t)(count * dt->basic_count);
     return halo_op_predef_kernel(op, dt->basic);
 }

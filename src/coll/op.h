@@ -3,7 +3,6 @@
 #ifndef HALO_COLL_OP_H
 #define HALO_COLL_OP_H
 
-#include "coll/op_predef.h"
 #include "datatype/dtype.h"
 
 typedef struct halo_op {
@@ -28,8 +27,8 @@ int halo_op_check(MPI_Op op, halo_dtype_t *dt, const char *opname);
  * lower rank's contribution). */
 int halo_op_apply(MPI_Op op, halo_dtype_t *dt, const void *in, void *inout, MPI_Count count);
 /* When halo_op_apply(op, dt, in, inout, count) amounts to one loop over
- * contiguous elements of a predefined op: that loop, to call as
- * kernel(in, inout, *n_p); NULL otherwise. */
-halo_op_kernel_t *halo_op_kernel(MPI_Op op, const halo_dtype_t *dt, MPI_Count count, size_t *n_p);
+ * contiguous elements of a predefined op: that loop (halo_op_predef_kernel),
+ * to run as halo_op_kernel_run(k, in, inout, *n_p); 0 otherwise. */
+int halo_op_kernel(MPI_Op op, const halo_dtype_t *dt, MPI_Count count, size_t *n_p);
 
 #endif

@@ -76,7 +76,7 @@ typedef struct { long double v; int k; } op_ldouble_int_t;
 typedef struct { float v; float k; } op_real_real_t;
 typedef struct { double v; double k; } op_dp_dp_t;
 
-typedef halo_op_kernel_t op_kernel_fn_t;
+typedef void op_kernel_fn_t(const void *restrict in, void *restrict inout, size_t n);
 
 /* ---- Loops ---------------------------------------------------------------- */
 
@@ -496,13 +496,18 @@ int halo_op_predef_valid(MPI_Op op, MPI_Datatype type)
     return op_resolve(op, type, &slot, &info);
 }
 
-halo_op_kernel_t *halo_op_predef_kernel(MPI_Op op, MPI_Datatype type)
+int halo_op_predef_kernel(MPI_Op op, MPI_Datatype type)
 {
     unsigned slot;
     const op_type_info_t *info;
     if (op_resolve(op, type, &slot, &info) != MPI_SUCCESS || slot == OP_S_REPLACE || slot == OP_S_NO_OP)
-        return NULL;
-    return op_kernels[slot][info->kind];
+        return 0;
+    return (int)(slot * OP_K_COUNT + info->kind) + 1;
+}
+
+void halo_op_kernel_run(int kernel, const void *in, void *inout, size_t count)
+{
+    op_kernels[(kernel - 1) / OP_K_COUNT][(kernel - 1) % OP_K_COUNT](in, inout, count);
 }
 
 int halo_op_predef_apply(MPI_Op op, MPI_Datatype type, const void *in, void *inout,

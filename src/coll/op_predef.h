@@ -35,11 +35,13 @@ int halo_op_predef_apply(MPI_Op op, MPI_Datatype type, const void *in, void *ino
  * Note the sense: zero means valid. */
 int halo_op_predef_valid(MPI_Op op, MPI_Datatype type);
 
-/* The loop that halo_op_predef_apply runs for (op, type): called as
- * kernel(in, inout, count) it does the same. NULL for MPI_REPLACE and
- * MPI_NO_OP and for a pair that halo_op_predef_apply refuses. Lets a caller
- * that applies one pair many times (a schedule rerun) resolve it once. */
-typedef void halo_op_kernel_t(const void *restrict in, void *restrict inout, size_t count);
-halo_op_kernel_t *halo_op_predef_kernel(MPI_Op op, MPI_Datatype type);
+/* The loop that halo_op_predef_apply runs for (op, type), as a number
+ * that means the same in every process of the job: then
+ * halo_op_kernel_run(k, in, inout, count) does what the apply would. 0 for
+ * MPI_REPLACE and MPI_NO_OP and for a pair that halo_op_predef_apply
+ * refuses. Lets a caller that applies one pair many times (a schedule
+ * rerun, in this process or a copy of it in another) resolve it once. */
+int halo_op_predef_kernel(MPI_Op op, MPI_Datatype type);
+void halo_op_kernel_run(int kernel, const void *in, void *inout, size_t count);
 
 #endif /* HALO_COLL_OP_PREDEF_H */

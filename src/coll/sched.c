@@ -4,6 +4,7 @@
 #include "coll/sched.h"
 
 #include "coll/algos.h"
+#include "coll/op_predef.h"
 #include "coll/select.h"
 #include "coll/shm.h"
 #include "core/errors.h"
@@ -452,7 +453,7 @@ static int run_local(halo_sched_t *s, const halo_step_t *st)
     if (st->flat) {
         char *a = (char *)resolve(s, st, st->a) + st->off_a, *b = (char *)resolve(s, st, st->b) + st->off_b;
         if (st->kind == HALO_STEP_REDUCE)
-            st->kernel(a, b, (size_t)st->flat);
+            halo_op_kernel_run(st->kernel, a, b, (size_t)st->flat);
         else if (st->kind == HALO_STEP_UNPACK)
             memcpy(a, b, (size_t)st->flat);
         else

@@ -70,10 +70,11 @@ typedef struct halo_step {
     /* Set by the engine before the first run: a COPY, PACK or UNPACK whose
      * bytes are one run on both sides moves `flat` bytes with one memcpy,
      * from a + off_a to b + off_b (PACK, COPY) or back (UNPACK); a REDUCE
-     * that is one loop of a predefined op calls kernel(a, b, flat). flat 0:
-     * the datatype engine or halo_op_apply does the step. */
+     * that is one loop of a predefined op runs that loop (`kernel`, a
+     * number: coll/op_predef.h) over flat elements. flat 0: the datatype
+     * engine or halo_op_apply does the step. */
     int64_t flat, off_a, off_b;
-    halo_op_kernel_t *kernel;
+    int32_t kernel;
 } halo_step_t;
 
 typedef struct halo_sched {
