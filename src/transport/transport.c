@@ -280,4 +280,3 @@ void halo_tr_wake_targets_ring(const int *targets, int n)
     halo_tr_publish_fence();
     halo_shm_wake_fenced_list(targets, n);
 }
-
