@@ -597,11 +597,6 @@ void halo_sched_flags_ready(halo_sched_t *s, int failed_rank)
         sched_advance(s);
 }
 
-static bool is_wait(const halo_step_t *st)
-{
-    return st->kind == HALO_STEP_SHM_WAIT || st->kind == HALO_STEP_SHM_WAIT_PREV;
-}
-
 /* Order of steps when running: by round, a round's flag waits first (they
  * are all checked before anything of the round runs), then in the order
  * they were added. */
@@ -610,8 +605,8 @@ static int step_cmp(const void *x, const void *y)
     const halo_step_t *a = x, *b = y;
     if (a->round != b->round)
         return a->round < b->round ? -1 : 1;
-    if (is_wait(a) != is_wait(b))
-        return is_wait(a) ? -1 : 1;
+    if (halo_step_is_wait(a) != halo_step_is_wait(b))
+        return halo_step_is_wait(a) ? -1 : 1;
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
@@ -622,31 +617,26 @@ static void flatten(halo_step_t *st)
 {
     st->flat = 0;
     st->off_a = st->off_b = 0;
-    MPI_Count off, off2;
-    size_t n;
     if (st->kind == HALO_STEP_REDUCE) {
+        size_t n;
         st->kernel = halo_op_kernel(st->op, halo_dtype_ptr(st->type), st->count, &n);
         if (st->kernel)
             st->flat = (int64_t)n;
-        return;
-    }
-    if (st->kind == HALO_STEP_COPY) {
+    } else if (st->kind == HALO_STEP_COPY) {
+        /* as many bytes as the smaller side holds (halo_dt_copy) */
         const halo_dtype_t *t = halo_dtype_ptr(st->type), *t2 = halo_dtype_ptr(st->type2);
-        MPI_Count n = st->count * t->size, n2 = st->count2 * t2->size;
-        if (halo_dt_one_run(t, st->count, &off) && halo_dt_one_run(t2, st->count2, &off2)) {
-            st->flat = n < n2 ? n : n2;
+        MPI_Count n = st->count * t->size, n2 = st->count2 * t2->size, off, off2;
+        n = n < n2 ? n : n2;
+        if (halo_dt_flat_range(t, st->count, 0, n, &off) == n &&
+            halo_dt_flat_range(t2, st->count2, 0, n, &off2) == n) {
+            st->flat = n;
             st->off_a = off;
             st->off_b = off2;
         }
     } else if (st->kind == HALO_STEP_PACK || st->kind == HALO_STEP_UNPACK) {
-        /* count2 packed bytes from pos, as far as the data goes */
-        const halo_dtype_t *t = halo_dtype_ptr(st->type);
-        MPI_Count total = st->count * t->size, len = st->count2;
-        if (st->pos < total && len > 0 && halo_dt_one_run(t, st->count, &off)) {
-            st->flat = len < total - st->pos ? len : total - st->pos;
-            st->off_a = off + st->pos;
-            st->off_b = 0;
-        }
+        MPI_Count off;
+        st->flat = halo_dt_flat_range(halo_dtype_ptr(st->type), st->count, st->pos, st->count2, &off);
+        st->off_a = st->flat ? off : 0;
     }
 }
 
@@ -739,7 +729,7 @@ static void sched_run_direct(halo_sched_t *s)
                 return;
             }
         }
-        while (i < s->nsteps && s->steps[i].round == round && is_wait(&s->steps[i]))
+        while (i < s->nsteps && s->steps[i].round == round && halo_step_is_wait(&s->steps[i]))
             i++;   /* they hold */
         for (; i < s->nsteps && s->steps[i].round == round; i++) {
             int rc = run_local(s, &s->steps[i]);

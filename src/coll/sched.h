@@ -77,6 +77,13 @@ typedef struct halo_step {
     int32_t kernel;
 } halo_step_t;
 
+/* A shared-memory flag wait: checked before anything of its round runs
+ * (the engine sorts a round's waits first), never run itself. */
+static inline bool halo_step_is_wait(const halo_step_t *st)
+{
+    return st->kind == HALO_STEP_SHM_WAIT || st->kind == HALO_STEP_SHM_WAIT_PREV;
+}
+
 typedef struct halo_sched {
     uint64_t bytes;          /* size of the whole allocation */
     int32_t nsteps, capsteps;

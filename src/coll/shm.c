@@ -398,7 +398,7 @@ int halo_shm_round_ready(halo_sched_t *s, int *rank_p)
     /* A round's waits come first among its steps (the engine sorts them so). */
     for (int j = s->first_step; j < s->nsteps && s->steps[j].round == s->cur_round; j++) {
         const halo_step_t *st = &s->steps[j];
-        if (st->kind != HALO_STEP_SHM_WAIT && st->kind != HALO_STEP_SHM_WAIT_PREV)
+        if (!halo_step_is_wait(st))
             break;
         int origin, r = wait_ready(s, st, me, n, &origin);
         if (r < 0) {

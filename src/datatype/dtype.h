@@ -159,6 +159,13 @@ static inline bool halo_dt_contig(const halo_dtype_t *dt)
  * count 1 of a type with a leading gap). Senders can then skip packing. */
 bool halo_dt_one_run(const halo_dtype_t *dt, MPI_Count count, MPI_Count *off_p);
 
+/* When the packed bytes [pos, pos + len) of (buf, count, dt), cut at the
+ * data's end as halo_dt_pack cuts them, lie as one run in the buffer:
+ * their number, with *off_p their offset from buf; 0 when not (or when
+ * the range is empty). Lets a caller that moves the same range many times
+ * decide once that a memcpy will do. */
+MPI_Count halo_dt_flat_range(const halo_dtype_t *dt, MPI_Count count, MPI_Count pos, MPI_Count len,
+                             MPI_Count *off_p);
 /* Packs the packed bytes [pos, pos + len) of (buf, count, dt) into dst.
  * Returns the number of bytes packed (less than len only at the end). */
 MPI_Count halo_dt_pack(const void *buf, MPI_Count count, const halo_dtype_t *dt,

@@ -155,6 +155,16 @@ static inline bool clamp(MPI_Count count, const halo_dtype_t *dt, MPI_Count pos,
     return true;
 }
 
+MPI_Count halo_dt_flat_range(const halo_dtype_t *dt, MPI_Count count, MPI_Count pos, MPI_Count len,
+                             MPI_Count *off_p)
+{
+    MPI_Count off;
+    if (!clamp(count, dt, pos, &len) || !halo_dt_one_run(dt, count, &off))
+        return 0;
+    *off_p = off + pos;
+    return len;
+}
+
 MPI_Count halo_dt_pack(const void *buf, MPI_Count count, const halo_dtype_t *dt, MPI_Count pos,
                        void *dst, MPI_Count len)
 {

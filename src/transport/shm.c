@@ -196,19 +196,15 @@ static inline void ring_doorbell(int peer)
 
 /* Wakes those of the local ranks that sleep; the caller has fenced after
  * its store (one fence for the whole list). */
-void halo_shm_wake_fenced(int peer)
-{
-    shm_rank_t *r = &shm.ranks[peer];
-    if (atomic_load_explicit(&r->sleeping, memory_order_relaxed)) {
-        atomic_fetch_add(&r->doorbell, 1);
-        futex_wake_all(&r->doorbell);
-    }
-}
-
 void halo_shm_wake_fenced_list(const int *peers, int n)
 {
-    for (int i = 0; i < n; i++)
-        halo_shm_wake_fenced(peers[i]);
+    for (int i = 0; i < n; i++) {
+        shm_rank_t *r = &shm.ranks[peers[i]];
+        if (atomic_load_explicit(&r->sleeping, memory_order_relaxed)) {
+            atomic_fetch_add(&r->doorbell, 1);
+            futex_wake_all(&r->doorbell);
+        }
+    }
 }
 
 /* ------------------------------------------------------------ init */

@@ -28,7 +28,6 @@ int halo_shm_write(int peer, const struct iovec *local, int nlocal, uint64_t rad
 int halo_shm_readv(int peer, const struct iovec *local, int nlocal, const struct iovec *remote,
                    int nremote);
 int halo_shm_cma_ok(int peer);
-void halo_shm_wake_fenced(int peer);
 void halo_shm_wake_fenced_list(const int *peers, int n);
 _Atomic uint32_t *halo_shm_doorbell(void);
 _Atomic uint32_t *halo_shm_sleeping(void);
