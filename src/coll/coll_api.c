@@ -756,6 +756,7 @@ static bool strict_persistent_order(const halo_comm_t *c)
 typedef struct kept {
     coll_args_t a;
     halo_sched_t *s;
+    halo_sched_prog_t *prog;   /* s compiled (halo_sched_compile), or NULL */
     int64_t *arrays;   /* a's count and displacement arrays, p entries each, in
                         * the order scounts, sdispls, rcounts, rdispls (absent
                         * ones skipped) */
@@ -765,6 +766,7 @@ typedef struct halo_coll_keep {
     kept_t e[KEEP_MAX];
     int n;
     int next;   /* the entry to replace when full */
+    int8_t last[HALO_COLL_NKINDS];   /* by kind: the entry found last, plus one (0: none) */
 } halo_coll_keep_t;
 
 static bool predef(const void *handle)
@@ -803,7 +805,11 @@ static bool same_args(const kept_t *k, const coll_args_t *y, int p)
      * which arrays are there and their contents: a caller may fill a new
      * array each time, or change one under the same address. */
     const coll_args_t *x = &k->a;
-    if (memcmp(x, y, offsetof(coll_args_t, scounts)) != 0 || !x->scounts != !y->scounts ||
+    if (x->kind != y->kind || memcmp(x, y, offsetof(coll_args_t, scounts)) != 0)
+        return false;
+    if (!k->arrays)   /* kept without arrays */
+        return !y->scounts && !y->sdispls && !y->rcounts && !y->rdispls;
+    if (!x->scounts != !y->scounts ||
         !x->sdispls != !y->sdispls || !x->rcounts != !y->rcounts || !x->rdispls != !y->rdispls)
         return false;
     const int64_t *kv = k->arrays;
@@ -825,9 +831,16 @@ static kept_t *keep_find(halo_comm_t *c, const coll_args_t *a)
     halo_coll_keep_t *k = c->coll_keep;
     if (!k)
         return NULL;
+    /* The entry this kind found last first: a loop of Barrier and Bcast
+     * finds each at once. */
+    int hint = k->last[a->kind] - 1;
+    if (hint >= 0 && k->e[hint].s && same_args(&k->e[hint], a, c->size))
+        return &k->e[hint];
     for (int i = 0; i < k->n; i++)
-        if (k->e[i].s && same_args(&k->e[i], a, c->size))
+        if (i != hint && k->e[i].s && same_args(&k->e[i], a, c->size)) {
+            k->last[a->kind] = (int8_t)(i + 1);
             return &k->e[i];
+        }
     return NULL;
 }
 
@@ -837,11 +850,13 @@ static int keep_rerun(kept_t *e)
 {
     halo_sched_t *s = e->s;
     e->s = NULL;
-    int rc = halo_sched_rerun(s);
+    int rc = e->prog ? halo_sched_rerun_prog(s, e->prog) : halo_sched_rerun(s);
     if (rc == MPI_SUCCESS) {
         e->s = s;
     } else {
         halo_sched_free(s);
+        free(e->prog);
+        e->prog = NULL;
         free(e->arrays);
         e->arrays = NULL;
     }
@@ -867,6 +882,8 @@ static void keep_put(halo_comm_t *c, const coll_args_t *a, halo_sched_t *s)
     kept_t *e = &k->e[slot];
     e->a = *a;
     e->s = s;
+    free(e->prog);
+    e->prog = halo_sched_compile(s);
     int p = c->size, narr = 0;
 #define COUNT(arr) narr++
     FOR_ARRAYS(a, COUNT);
@@ -904,6 +921,7 @@ void halo_coll_keep_free(halo_comm_t *c)
         return;
     for (int i = 0; i < k->n; i++) {
         halo_sched_free(k->e[i].s);
+        free(k->e[i].prog);
         free(k->e[i].arrays);
     }
     free(k);

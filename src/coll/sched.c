@@ -769,6 +769,212 @@ int halo_sched_rerun(halo_sched_t *s)
     return halo_sched_run_keep(s);
 }
 
+/* ---------------------------------------------------------------- compiled reruns */
+
+/* A kept blocking schedule with no messages, compiled for its reruns: the
+ * flag waits with their member ranges and targets worked out, the one-run
+ * copies and reductions with their addresses resolved to a base (the
+ * absolute address, the scratch area, the phase's slots or flag lines)
+ * plus an offset. A rerun walks this list without the engine's per-round
+ * and per-step dispatch, which was most of a small call's instructions.
+ * Waits of a round are checked one after the other: flags only grow, so
+ * that holds the round exactly when all of them hold together. */
+enum { FOP_WAIT_PREV, FOP_WAIT, FOP_SET, FOP_MEMCPY, FOP_KERNEL, FOP_STEP };
+
+typedef struct fop {
+    int16_t kind, phase;
+    int16_t wa, wb;          /* memcpy, kernel: HALO_BREF_* of the source a and destination b */
+    int32_t lo, hi, skip;    /* waits: members [lo, hi), but skip (-1: none) */
+    int32_t arg;             /* wait: the flag step; kernel: the op's loop; set, step: the step's index */
+    int64_t a, b;            /* offsets from the bases of wa and wb */
+    size_t n;                /* bytes (memcpy) or elements (kernel) */
+} fop_t;
+
+struct halo_sched_prog {
+    int32_t nphases;   /* of the steps (1 or 2) */
+    int32_t nops;
+    fop_t ops[];
+};
+
+/* The offset of reference b (plus off) from its kind's base at a run. */
+static int64_t fop_offset(halo_bref_t b, int64_t off)
+{
+    switch (b.scratch) {
+    case HALO_BREF_SLOT:
+        return (int64_t)b.owner * HALO_CSHM_SLOT + b.at + off;
+    case HALO_BREF_LINE:   /* the base is past the flag word */
+        return (int64_t)b.owner * HALO_CSHM_CTL_BYTES + b.at + off;
+    default:
+        return b.at + off;
+    }
+}
+
+halo_sched_prog_t *halo_sched_compile(halo_sched_t *s)
+{
+    if (s->nmsgs != 0 || !s->uses_shm || s->shm_own || !s->sorted || s->shm_phases > 2)
+        return NULL;
+    const halo_coll_topo_t *t = halo_coll_topo(halo_comm_ptr(s->comm));
+    for (int j = 0; j < s->nsteps; j++)
+        if (s->steps[j].phase >= 2)
+            return NULL;
+    halo_sched_prog_t *p = halo_malloc(sizeof *p + (size_t)s->nsteps * sizeof(fop_t));
+    p->nops = 0;
+    p->nphases = 1;
+    for (int j = 0; j < s->nsteps; j++)
+        if (s->steps[j].phase == 1)
+            p->nphases = 2;
+    for (int j = 0; j < s->nsteps; j++) {
+        const halo_step_t *st = &s->steps[j];
+        fop_t *op = &p->ops[p->nops++];
+        *op = (fop_t){.phase = (int16_t)st->phase, .skip = -1, .arg = j};
+        switch (st->kind) {
+        case HALO_STEP_SHM_WAIT:
+        case HALO_STEP_SHM_WAIT_PREV:
+            op->kind = st->kind == HALO_STEP_SHM_WAIT ? FOP_WAIT : FOP_WAIT_PREV;
+            op->arg = (int32_t)st->pos;
+            op->lo = st->peer == HALO_SHM_ALL ? 0 : st->peer;
+            op->hi = st->peer == HALO_SHM_ALL ? t->nlocal : st->peer + 1;
+            if (st->peer == HALO_SHM_ALL && st->kind == HALO_STEP_SHM_WAIT)
+                op->skip = t->me;   /* a member does not wait for itself */
+            break;
+        case HALO_STEP_SHM_SET:
+            op->kind = FOP_SET;
+            break;
+        default:
+            op->kind = FOP_STEP;
+            if (!st->flat)
+                break;
+            op->n = (size_t)st->flat;
+            if (st->kind == HALO_STEP_REDUCE) {
+                op->kind = FOP_KERNEL;
+                op->arg = st->kernel;
+            } else {
+                op->kind = FOP_MEMCPY;
+            }
+            /* Unpack copies from b to a; the others from a to b. */
+            bool back = st->kind == HALO_STEP_UNPACK;
+            halo_bref_t src = back ? st->b : st->a, dst = back ? st->a : st->b;
+            int64_t src_off = back ? st->off_b : st->off_a, dst_off = back ? st->off_a : st->off_b;
+            op->wa = (int16_t)src.scratch;
+            op->wb = (int16_t)dst.scratch;
+            op->a = fop_offset(src, src_off);
+            op->b = fop_offset(dst, dst_off);
+            break;
+        }
+    }
+    return p;
+}
+
+/* 1 when the wait holds, 0 not yet, -1 when a member gave up on the
+ * collective (*origin_p: the rank that failed in it). */
+static inline int fop_ready(const halo_sched_t *s, const fop_t *op, int *origin_p)
+{
+    uint64_t *seen = s->shm_seen[op->phase];
+    const char *ctl = s->shm_ctl[op->phase];
+    uint64_t target, gave_up, done;
+    if (op->kind == FOP_WAIT_PREV) {
+        int64_t prev = s->shm_prev[op->phase];
+        if (prev == 0)
+            return 1;   /* first use of the channel */
+        target = ((uint64_t)prev << HALO_SHM_STEP_BITS) | HALO_SHM_GAVE_UP;   /* done, or gave up */
+        gave_up = done = 0;   /* either way, the previous epoch is over */
+    } else {
+        uint64_t e = (uint64_t)(s->shm_epoch + op->phase) << HALO_SHM_STEP_BITS;
+        target = e | (uint64_t)op->arg;
+        gave_up = e | HALO_SHM_GAVE_UP;
+        done = e | HALO_SHM_DONE;
+    }
+    for (int m = op->lo; m < op->hi; m++) {
+        if (m == op->skip)
+            continue;
+        uint64_t v = seen[m];
+        if (v < target) {
+            v = atomic_load_explicit((_Atomic uint64_t *)(ctl + (size_t)m * HALO_CSHM_CTL_BYTES),
+                                     memory_order_acquire);
+            seen[m] = v;
+        }
+        if (v >= gave_up && v < done) {
+            *origin_p = (int)(v - gave_up);
+            return -1;
+        }
+        if (v < target)
+            return 0;
+    }
+    return 1;
+}
+
+typedef struct fop_wait {
+    const halo_sched_t *s;
+    const fop_t *op;
+    int ready, origin;
+} fop_wait_t;
+
+static bool fop_wait_ready(void *arg)
+{
+    fop_wait_t *w = arg;
+    w->ready = fop_ready(w->s, w->op, &w->origin);
+    return w->ready != 0;
+}
+
+int halo_sched_rerun_prog(halo_sched_t *s, const halo_sched_prog_t *p)
+{
+    if (nfailed)   /* a failure is known somewhere: the general path checks for this one */
+        return halo_sched_rerun(s);
+    halo_sched_reset(s);
+    s->seq = halo_sched_next_seq(halo_comm_ptr(s->comm), HALO_LANE_BLOCKING);
+    s->tag = halo_seq_tag(s->seq);
+    halo_shm_begin(s);
+    /* Bases by phase and HALO_BREF_* kind (the offsets are from these; a
+     * phase's slots and lines are only named by its steps if it has them). */
+    uintptr_t base[2][4];
+    for (int k = 0; k < p->nphases; k++) {
+        base[k][HALO_BREF_ABS] = 0;
+        base[k][HALO_BREF_SCRATCH] = (uintptr_t)s + s->scratch_off;
+        base[k][HALO_BREF_SLOT] = k < s->shm_phases ? (uintptr_t)s->shm_data[k] : 0;
+        base[k][HALO_BREF_LINE] = k < s->shm_phases ? (uintptr_t)s->shm_ctl[k] + 8 : 0;
+    }
+    for (const fop_t *op = p->ops, *end = p->ops + p->nops; op < end; op++) {
+        switch (op->kind) {
+        case FOP_WAIT_PREV:
+        case FOP_WAIT: {
+            fop_wait_t w = {s, op, 0, -1};
+            if (!fop_wait_ready(&w))
+                halo_progress_wait(fop_wait_ready, &w);
+            if (w.ready < 0) {
+                flag_failed(s, w.origin);
+                goto stopped;
+            }
+            break;
+        }
+        case FOP_SET:
+            halo_shm_set_run(s, &s->steps[op->arg]);
+            break;
+        case FOP_MEMCPY:
+            halo_copy((void *)(base[op->phase][op->wb] + (uintptr_t)op->b),
+                      (const void *)(base[op->phase][op->wa] + (uintptr_t)op->a), op->n);
+            break;
+        case FOP_KERNEL:
+            halo_op_kernel_run(op->arg, (const void *)(base[op->phase][op->wa] + (uintptr_t)op->a),
+                               (void *)(base[op->phase][op->wb] + (uintptr_t)op->b), op->n);
+            break;
+        default: {
+            int rc = run_local(s, &s->steps[op->arg]);
+            if (rc != MPI_SUCCESS) {
+                sched_fail(s, rc);
+                goto stopped;
+            }
+        }
+        }
+    }
+    s->done = 1;
+    halo_shm_prefetch_next(s);
+    return MPI_SUCCESS;
+stopped:
+    if (!s->done)
+        halo_progress_wait(sched_is_done, s);
+    return s->error;
+}
+
 void halo_sched_start(halo_sched_t *s, struct halo_request *owner)
 {
     s->owner = owner;

@@ -227,6 +227,13 @@ int halo_sched_run(halo_sched_t *s);
  * halo_sched_rerun (a blocking call made again with the same arguments). */
 int halo_sched_run_keep(halo_sched_t *s);
 int halo_sched_rerun(halo_sched_t *s);
+/* A kept blocking schedule's compiled form (after its first run, for the
+ * reruns of the same call): NULL unless it has no messages and uses shared
+ * memory. Private to this process (addresses resolved); free() frees it.
+ * halo_sched_rerun_prog reruns s through it, as halo_sched_rerun would. */
+typedef struct halo_sched_prog halo_sched_prog_t;
+halo_sched_prog_t *halo_sched_compile(halo_sched_t *s);
+int halo_sched_rerun_prog(halo_sched_t *s, const halo_sched_prog_t *p);
 /* Starts it under a request that completes with it. */
 void halo_sched_start(halo_sched_t *s, struct halo_request *owner);
 /* Makes a finished schedule ready to run again (persistent collectives). */

@@ -29,6 +29,9 @@ typedef struct halo_shm_region {
     int nchan;
     int64_t starts;      /* a persistent collective's own: starts so far */
     int64_t chan_last[HALO_CSHM_CHANNELS];   /* the last epoch started on each channel */
+    /* Per channel: member 0's flag line, member 0's slot, this rank's cache
+     * of the members' flags (computed when the region is mapped). */
+    char *chan_ctl[HALO_CSHM_CHANNELS], *chan_data[HALO_CSHM_CHANNELS];
     /* [channel][member]: the highest flag value seen there. Flags only
      * grow, so a wait that this value already meets needs no load of a
      * line that another core has written since (a cache miss each). */
@@ -185,6 +188,10 @@ static void region_open(halo_comm_t *c, halo_coll_state_t *st, halo_shm_region_t
     reg->ctl = reg->base + ctl_off;
     reg->data = reg->base + data_off;
     reg->seen = halo_calloc((size_t)reg->nchan * (size_t)st->topo.nlocal, sizeof *reg->seen);
+    for (int k = 0; k < reg->nchan; k++) {
+        reg->chan_ctl[k] = reg->ctl + (size_t)k * (size_t)st->topo.nlocal * HALO_CSHM_CTL_BYTES;
+        reg->chan_data[k] = reg->data + (size_t)k * (size_t)st->topo.nlocal * HALO_CSHM_SLOT;
+    }
     cshm_hdr_t *h = p;
     /* The member that completes the set removes the name: nothing stays
      * in /dev/shm after that, whatever happens to the job. */
@@ -284,8 +291,8 @@ void halo_shm_begin(halo_sched_t *s)
         int chan = chan_of(reg, s->shm_epoch + k);
         s->shm_prev[k] = reg->chan_last[chan];
         reg->chan_last[chan] = s->shm_epoch + k;
-        s->shm_ctl[k] = (char *)flag_at(st, reg, chan, 0);
-        s->shm_data[k] = reg->data + (size_t)chan * n * HALO_CSHM_SLOT;
+        s->shm_ctl[k] = reg->chan_ctl[chan];
+        s->shm_data[k] = reg->chan_data[chan];
         s->shm_seen[k] = &reg->seen[(size_t)chan * n];
     }
 }
@@ -433,13 +440,12 @@ void halo_shm_prefetch_next(halo_sched_t *s)
      * shm_epoch + 4; it first waits for the channel's previous epoch. */
     int chan = chan_of(reg, s->shm_epoch + 4);
     uint64_t need = flag_value(reg->chan_last[chan], HALO_SHM_GAVE_UP);
-    for (int m = 0; m < n; m++) {
-        _Atomic uint64_t *f = flag_at(cs, reg, chan, m);
-        if (m == me)
-            __builtin_prefetch((const void *)f, 1, 3);
-        else if (reg->seen[(size_t)chan * (size_t)n + (size_t)m] < need)
-            __builtin_prefetch((const void *)f, 0, 3);
-    }
+    const char *ctl = reg->chan_ctl[chan];
+    const uint64_t *seen = &reg->seen[(size_t)chan * (size_t)n];
+    __builtin_prefetch(ctl + (size_t)me * HALO_CSHM_CTL_BYTES, 1, 3);
+    for (int m = 0; m < n; m++)
+        if (m != me && seen[m] < need)
+            __builtin_prefetch(ctl + (size_t)m * HALO_CSHM_CTL_BYTES, 0, 3);
 }
 
 void halo_shm_abort(halo_sched_t *s, int origin)
