@@ -928,7 +928,26 @@ void halo_coll_keep_free(halo_comm_t *c)
     c->coll_keep = NULL;
 }
 
+static int coll_build_run(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *request);
+
+/* A blocking call kept from before reruns its schedule at once; everything
+ * else chooses and builds (coll_build_run, kept out of line so that the
+ * rerun does not pay for its frame). */
 static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *request)
+{
+    if (how == RUN_BLOCKING && c->coll_keep) {
+        /* The same arguments passed the checks at the kept call, and were
+         * keepable then: same_args compares everything keepable looks at
+         * but the communicator's constant kind. */
+        kept_t *e = keep_find(c, a);
+        if (e)
+            return keep_rerun(e);
+    }
+    return coll_build_run(how, a, c, request);
+}
+
+static __attribute__((noinline)) int coll_build_run(int how, const coll_args_t *a, halo_comm_t *c,
+                                                    MPI_Request *request)
 {
     /* HALO_ERROR_CHECKING=0 skips the argument checks here as in the
      * binding layer. */
@@ -945,14 +964,6 @@ static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *r
      * mpi_assert_strict_persistent_collective_ordering (starts in the same
      * order everywhere), a start numbers itself like a nonblocking call
      * instead and uses the communicator's region. */
-    if (how == RUN_BLOCKING && c->coll_keep) {
-        /* The same arguments passed the checks at the kept call, and were
-         * keepable then: same_args compares everything keepable looks at
-         * but the communicator's constant kind. */
-        kept_t *e = keep_find(c, a);
-        if (e)
-            return keep_rerun(e);
-    }
     bool by_init = how == RUN_PERSISTENT && !strict_persistent_order(c);
     bool keep = how == RUN_BLOCKING && keepable(a, c);
     int checked = -1;   /* check_args' result once called here */
