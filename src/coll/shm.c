@@ -29,8 +29,8 @@ typedef struct halo_shm_region {
     int nchan;
     int64_t starts;      /* a persistent collective's own: starts so far */
     int64_t chan_last[HALO_CSHM_CHANNELS];   /* the last epoch started on each channel */
-    /* Per channel: member 0's flag line, member 0's slot, this rank's cache
-     * of the members' flags (computed when the region is mapped). */
+    /* Per channel: member 0's flag line and member 0's slot (computed when
+     * the region is mapped). */
     char *chan_ctl[HALO_CSHM_CHANNELS], *chan_data[HALO_CSHM_CHANNELS];
     /* [channel][member]: the highest flag value seen there. Flags only
      * grow, so a wait that this value already meets needs no load of a
