@@ -865,44 +865,6 @@ halo_sched_prog_t *halo_sched_compile(halo_sched_t *s)
     return p;
 }
 
-/* 1 when the wait holds, 0 not yet, -1 when a member gave up on the
- * collective (*origin_p: the rank that failed in it). */
-static inline int fop_ready(const halo_sched_t *s, const fop_t *op, int *origin_p)
-{
-    uint64_t *seen = s->shm_seen[op->phase];
-    const char *ctl = s->shm_ctl[op->phase];
-    uint64_t target, gave_up, done;
-    if (op->kind == FOP_WAIT_PREV) {
-        int64_t prev = s->shm_prev[op->phase];
-        if (prev == 0)
-            return 1;   /* first use of the channel */
-        target = ((uint64_t)prev << HALO_SHM_STEP_BITS) | HALO_SHM_GAVE_UP;   /* done, or gave up */
-        gave_up = done = 0;   /* either way, the previous epoch is over */
-    } else {
-        uint64_t e = (uint64_t)(s->shm_epoch + op->phase) << HALO_SHM_STEP_BITS;
-        target = e | (uint64_t)op->arg;
-        gave_up = e | HALO_SHM_GAVE_UP;
-        done = e | HALO_SHM_DONE;
-    }
-    for (int m = op->lo; m < op->hi; m++) {
-        if (m == op->skip)
-            continue;
-        uint64_t v = seen[m];
-        if (v < target) {
-            v = atomic_load_explicit((_Atomic uint64_t *)(ctl + (size_t)m * HALO_CSHM_CTL_BYTES),
-                                     memory_order_acquire);
-            seen[m] = v;
-        }
-        if (v >= gave_up && v < done) {
-            *origin_p = (int)(v - gave_up);
-            return -1;
-        }
-        if (v < target)
-            return 0;
-    }
-    return 1;
-}
-
 typedef struct fop_wait {
     const halo_sched_t *s;
     const fop_t *op;
@@ -912,7 +874,9 @@ typedef struct fop_wait {
 static bool fop_wait_ready(void *arg)
 {
     fop_wait_t *w = arg;
-    w->ready = fop_ready(w->s, w->op, &w->origin);
+    const fop_t *op = w->op;
+    w->ready = halo_shm_wait_holds(w->s, op->phase, op->kind == FOP_WAIT_PREV, op->arg, op->lo, op->hi,
+                                   op->skip, &w->origin);
     return w->ready != 0;
 }
 

@@ -366,36 +366,9 @@ static inline _Atomic uint64_t *run_flag(const halo_sched_t *s, int phase, int m
  * *origin_p failed. */
 static int wait_ready(const halo_sched_t *s, const halo_step_t *st, int me, int n, int *origin_p)
 {
-    int64_t e = epoch_of(s, st);
-    uint64_t *seen = s->shm_seen[st->phase];
-    uint64_t target;
-    bool prev_wait = st->kind == HALO_STEP_SHM_WAIT_PREV;
-    if (prev_wait) {
-        int64_t prev = s->shm_prev[st->phase];
-        if (prev == 0)
-            return 1;   /* first use of the channel */
-        target = flag_value(prev, HALO_SHM_GAVE_UP);   /* done, or gave up */
-    } else {
-        target = flag_value(e, st->pos);
-    }
-    uint64_t gave_up = flag_value(e, HALO_SHM_GAVE_UP), done = flag_value(e, HALO_SHM_DONE);
-    int lo = st->peer == HALO_SHM_ALL ? 0 : st->peer, hi = st->peer == HALO_SHM_ALL ? n : st->peer + 1;
-    for (int m = lo; m < hi; m++) {
-        if (m == me && !prev_wait && st->peer == HALO_SHM_ALL)
-            continue;
-        uint64_t v = seen[m];
-        if (v < target) {
-            v = atomic_load_explicit(run_flag(s, st->phase, m), memory_order_acquire);
-            seen[m] = v;
-        }
-        if (!prev_wait && v >= gave_up && v < done) {
-            *origin_p = (int)(v - gave_up);   /* the rank that failed */
-            return -1;
-        }
-        if (v < target)
-            return 0;
-    }
-    return 1;
+    bool prev = st->kind == HALO_STEP_SHM_WAIT_PREV, all = st->peer == HALO_SHM_ALL;
+    return halo_shm_wait_holds(s, st->phase, prev, (int)st->pos, all ? 0 : st->peer, all ? n : st->peer + 1,
+                               all && !prev ? me : -1, origin_p);
 }
 
 int halo_shm_round_ready(halo_sched_t *s, int *rank_p)

@@ -224,6 +224,49 @@ void halo_shm_release(halo_sched_t *s);
 /* The collective with sequence number seq failed on this rank before it
  * ran: raises this member's flags past its epochs. */
 void halo_shm_skip(halo_comm_t *c, uint64_t seq);
+/* One flag wait of a running schedule, for the engine (coll/shm.c) and
+ * the compiled reruns (coll/sched.c) alike: whether members [lo, hi) of
+ * `phase`, but `skip` (-1: none), have raised their flags to `step` of the
+ * run's epoch (prev: instead, finished the channel's previous epoch, or
+ * given up on it). Reads through this rank's cache of the flags. 1 yes,
+ * 0 not yet; -1 when a member gave up on this epoch (*origin_p: the rank
+ * of the communicator that failed in it). */
+static inline int halo_shm_wait_holds(const halo_sched_t *s, int phase, bool prev, int step, int lo, int hi,
+                                      int skip, int *origin_p)
+{
+    uint64_t *seen = s->shm_seen[phase];
+    const char *ctl = s->shm_ctl[phase];
+    uint64_t target, gave_up, done;
+    if (prev) {
+        if (s->shm_prev[phase] == 0)
+            return 1;   /* first use of the channel */
+        /* done, or gave up */
+        target = ((uint64_t)s->shm_prev[phase] << HALO_SHM_STEP_BITS) | HALO_SHM_GAVE_UP;
+        gave_up = done = 0;   /* either way, the previous epoch is over */
+    } else {
+        uint64_t e = (uint64_t)(s->shm_epoch + phase) << HALO_SHM_STEP_BITS;
+        target = e | (uint64_t)step;
+        gave_up = e | HALO_SHM_GAVE_UP;
+        done = e | HALO_SHM_DONE;
+    }
+    for (int m = lo; m < hi; m++) {
+        if (m == skip)
+            continue;
+        uint64_t v = seen[m];
+        if (v < target) {
+            v = atomic_load_explicit((_Atomic uint64_t *)(ctl + (size_t)m * HALO_CSHM_CTL_BYTES),
+                                     memory_order_acquire);
+            seen[m] = v;
+        }
+        if (v >= gave_up && v < done) {
+            *origin_p = (int)(v - gave_up);   /* the rank that failed */
+            return -1;
+        }
+        if (v < target)
+            return 0;
+    }
+    return 1;
+}
 /* Whether the running round's flag waits (the first steps of the round:
  * the engine sorts them so) hold now: 1 yes, 0 not yet;
  * -1 when a member it waits for gave up on the collective (*rank_p: the
