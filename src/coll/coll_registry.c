@@ -181,6 +181,7 @@ void halo_coll_facts(const halo_coll_args_t *a, halo_comm_t *c, halo_coll_facts_
     f->commute = !a->op || a->op == MPI_OP_NULL || halo_op_commutes(a->op);
     f->shm_type = true;
     f->flat = false;
+    f->oversub = halo_coll_node_oversubscribed();
     if (a->op && a->op != MPI_OP_NULL) {
         halo_dtype_t *dt = halo_dtype_ptr(a->type);
         f->shm_type = dt->extent > 0 && dt->true_ub - dt->true_lb <= HALO_CSHM_HALF;

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <unistd.h>
 
 #include "coll/tuning_json.h"
 #include "core/config.h"
@@ -71,6 +72,7 @@ typedef struct tune_rule {
     long long comm_min, comm_max;   /* ranks, inclusive */
     long long ppn_min, ppn_max;     /* ranks per node (the largest node group), inclusive */
     long long msg_min, msg_max;     /* bytes, inclusive */
+    int oversub;                    /* "oversubscribed": -1 either, 0 false, 1 true */
     const halo_coll_algo_t *algo;
 } tune_rule_t;
 
@@ -84,6 +86,13 @@ static tune_table_t tables[HALO_COLL_NKINDS];
 static const halo_coll_algo_t *forced[HALO_COLL_NKINDS];
 static bool warned[HALO_COLL_NKINDS];
 static bool loaded;
+static bool node_oversub;
+
+bool halo_coll_node_oversubscribed(void)
+{
+    halo_coll_select_init();
+    return node_oversub;
+}
 
 /* Warnings about the configuration come from one rank of the job only. */
 #define CONFIG_WARN(...)                                                                      \
@@ -122,7 +131,7 @@ static bool load_rules(halo_coll_kind_t kind, const halo_json_t *list, const cha
             CONFIG_WARN("%s:%d:%d: a rule must be an object; ignored", where, r->line, r->col);
             continue;
         }
-        tune_rule_t rule = {0, LLONG_MAX, 0, LLONG_MAX, 0, LLONG_MAX, NULL};
+        tune_rule_t rule = {0, LLONG_MAX, 0, LLONG_MAX, 0, LLONG_MAX, -1, NULL};
         bool ok = true;
         for (int k = 0; k < r->n && ok; k++) {
             const char *key = r->keys[k];
@@ -141,7 +150,15 @@ static bool load_rules(halo_coll_kind_t kind, const halo_json_t *list, const cha
                 ok = rule_bound(v, key, where, &rule.msg_min);
             else if (!strcmp(key, "msg_size_max"))
                 ok = rule_bound(v, key, where, &rule.msg_max);
-            else if (!strcmp(key, "algorithm")) {
+            else if (!strcmp(key, "oversubscribed")) {
+                if (v->type != HALO_JSON_BOOL) {
+                    CONFIG_WARN("%s:%d:%d: \"oversubscribed\" must be true or false; rule ignored", where,
+                                v->line, v->col);
+                    ok = false;
+                } else {
+                    rule.oversub = v->num != 0;
+                }
+            } else if (!strcmp(key, "algorithm")) {
                 if (v->type != HALO_JSON_STRING) {
                     CONFIG_WARN("%s:%d:%d: \"algorithm\" must be a string; rule ignored", where, v->line,
                                 v->col);
@@ -242,6 +259,10 @@ void halo_coll_select_init(void)
     if (loaded)
         return;
     loaded = true;
+    /* From the node's online processors, not this process's affinity: every
+     * rank of the node must see the same facts (halo_coll_facts_t). */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    node_oversub = ncpu > 0 && halo_world.local_size > ncpu;
     if (!load_tuning(halo_coll_tuning_default, "built-in"))
         halo_fatal("the built-in collective tuning table does not parse");
     const char *path = halo_cfg_get_str(&cfg_tuning_file);
@@ -321,7 +342,7 @@ static const halo_coll_algo_t *choose(halo_coll_kind_t kind, const halo_coll_fac
     for (int i = 0; i < t->n; i++) {
         const tune_rule_t *r = &t->rules[i];
         if (f->p < r->comm_min || f->p > r->comm_max || f->ppn < r->ppn_min || f->ppn > r->ppn_max ||
-            bytes < r->msg_min || bytes > r->msg_max)
+            bytes < r->msg_min || bytes > r->msg_max || (r->oversub >= 0 && r->oversub != f->oversub))
             continue;
         if (!halo_coll_algo_unusable(r->algo, f))
             return r->algo;
@@ -335,7 +356,9 @@ static const halo_coll_algo_t *choose(halo_coll_kind_t kind, const halo_coll_fac
 /* The facts halo_info and the tests ask about: p ranks on one node. */
 static halo_coll_facts_t one_node_facts(int p, bool commute)
 {
-    return (halo_coll_facts_t){.p = p, .ppn = p, .commute = commute, .one_node = true, .shm_type = true};
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    return (halo_coll_facts_t){.p = p, .ppn = p, .commute = commute, .one_node = true, .shm_type = true,
+                               .oversub = ncpu > 0 && p > ncpu};
 }
 
 const halo_coll_algo_t *halo_coll_select(const halo_coll_args_t *a, halo_comm_t *c)
@@ -365,7 +388,8 @@ const halo_coll_algo_t *halo_coll_select(const halo_coll_args_t *a, halo_comm_t 
 const halo_coll_algo_t *halo_coll_select_flat(const halo_coll_args_t *a, halo_comm_t *view)
 {
     halo_coll_select_init();
-    halo_coll_facts_t f = {.p = view->size, .ppn = 1, .one_node = false, .shm_type = false, .flat = true};
+    halo_coll_facts_t f = {.p = view->size, .ppn = 1, .one_node = false, .shm_type = false, .flat = true,
+                           .oversub = false};
     f.commute = !a->op || a->op == MPI_OP_NULL || halo_op_commutes(a->op);
     return choose(a->kind, &f, halo_coll_msg_bytes(a, view));
 }
@@ -437,6 +461,8 @@ HALO_EXPORT void halo_tool_coll_print(FILE *out)
             size_t m = bounds_str(cond + n, sizeof cond - n, "ppn", r->ppn_min, r->ppn_max);
             if (m)
                 n += m + (size_t)snprintf(cond + n + m, sizeof cond - n - m, ", ");
+            if (r->oversub >= 0)
+                n += (size_t)snprintf(cond + n, sizeof cond - n, "%soversubscribed, ", r->oversub ? "" : "not ");
             if (!bounds_str(cond + n, sizeof cond - n, "n", r->msg_min, r->msg_max))
                 cond[n ? n - 2 : 0] = '\0';
             fprintf(out, "    %-34s -> %s\n", cond[0] ? cond : "any", r->algo->name);
@@ -515,6 +541,8 @@ HALO_EXPORT void halo_tool_coll_print_json(FILE *out)
                 fprintf(out, "\"msg_size_min\": %lld, ", r->msg_min);
             if (r->msg_max != LLONG_MAX)
                 fprintf(out, "\"msg_size_max\": %lld, ", r->msg_max);
+            if (r->oversub >= 0)
+                fprintf(out, "\"oversubscribed\": %s, ", r->oversub ? "true" : "false");
             fprintf(out, "\"algorithm\": \"%s\"}%s\n", r->algo->name, i + 1 < t->n ? "," : "");
         }
         fprintf(out, "  ]%s\n", k + 1 < HALO_COLL_NKINDS ? "," : "");

@@ -39,6 +39,8 @@ typedef struct halo_coll_facts {
     bool shm_type;    /* see HALO_ALG_SHM_TYPE (true when there is no reduction) */
     bool flat;        /* among node leaders inside a two-level algorithm: no
                        * node-aware algorithm */
+    bool oversub;     /* the node runs more ranks than it has processors online
+                       * (false among node leaders, whose nodes may differ) */
 } halo_coll_facts_t;
 
 typedef struct halo_coll_algo {
@@ -69,6 +71,9 @@ void halo_coll_restrictions_str(unsigned r, char *buf, size_t len);
 MPI_Count halo_coll_msg_bytes(const halo_coll_args_t *a, halo_comm_t *c);
 
 const halo_coll_algo_t *halo_coll_select(const halo_coll_args_t *a, halo_comm_t *c);
+/* Whether this node runs more ranks than it has processors online (the
+ * "oversubscribed" of tuning rules; the same on every rank of the node). */
+bool halo_coll_node_oversubscribed(void);
 /* The algorithm among the node leaders of a two-level algorithm: `view` is
  * the communicator seen as its leaders (size and rank among them). By the
  * tables, skipping node-aware algorithms and HALO_<COLL>_ALGORITHM. */

@@ -60,13 +60,22 @@
  * and 8 ranks): the shared slots up to 64K (256K from 8 ranks), then the
  * pairwise exchange, which moves the least (every block crosses once, read
  * in place with CMA): 1 MiB at 4 ranks 202 us against 225 for recursive
- * halving and 411 through the slots. */
+ * halving and 411 through the slots.
+ * Barrier with more ranks than cores, up to 4 on the node: the fan, whose
+ * member 0 leaves first. Every member waiting for every flag lets the
+ * last to arrive leave first, and a rooted call after the barrier (root
+ * 0, as benchmarks and many codes have it) then waits for its root to be
+ * scheduled; with the fan that wait happens inside the barrier (4 ranks
+ * on 2 cores, 8 B, against Open MPI: Bcast 2.53 -> 0.11 us, Scatter 1.79
+ * -> 0.10, the barrier itself 3.45 -> 5.44; docs/performance.md). At 8
+ * ranks on 2 cores the barrier's own cost (6.7 -> 10.5 us) outweighs it. */
 #include "coll/select.h"
 
 const char halo_coll_tuning_default[] =
     "{\n"
     "  \"barrier\": [\n"
     "    {\"algorithm\": \"two_level\"},\n"
+    "    {\"oversubscribed\": true, \"ppn_max\": 4, \"algorithm\": \"shm_fan\"},\n"
     "    {\"algorithm\": \"shm\"},\n"
     "    {\"algorithm\": \"dissemination\"}\n"
     "  ],\n"

@@ -6,8 +6,9 @@
  * at it before MPI_Init, and checks what the tables choose:
  * - good: the file's rules replace the built-in ones of the collectives it
  *   names (bounds inclusive, first match wins, a rule whose algorithm's
- *   restrictions fail is skipped), the others keep theirs; collectives run
- *   correctly under the file's choices;
+ *   restrictions fail is skipped, "oversubscribed" matches p ranks on one
+ *   node of this machine against its online processors), the others keep
+ *   theirs; collectives run correctly under the file's choices;
  * - syntax: a file that does not parse is ignored as a whole, with a
  *   warning naming the line and column (the testlist greps it);
  * - rules: unknown collectives, unknown algorithms and malformed rules are
@@ -37,6 +38,8 @@ static const char good[] =
     "  ],\n"
     "  \"bcast\": [ {\"algorithm\": \"pipeline\"} ],\n"
     "  \"scan\": [ {\"ppn_min\": 5, \"algorithm\": \"linear\"}, {\"algorithm\": \"recursive_doubling\"} ],\n"
+    "  \"barrier\": [ {\"oversubscribed\": true, \"algorithm\": \"dissemination\"},\n"
+    "               {\"oversubscribed\": false, \"ppn_min\": 2, \"algorithm\": \"shm_fan\"} ],\n"
     "  \"alltoall\": []\n"
     "}\n";
 
@@ -56,7 +59,8 @@ static const char rules_ok[] =
     "    {\"colour\": \"blue\", \"algorithm\": \"rabenseifner\"}\n"
     "  ],\n"
     "  \"scan\": {\"algorithm\": \"linear\"},\n"
-    "  \"bcast\": [ {\"algorithm\": \"nope\"} ]\n"
+    "  \"bcast\": [ {\"algorithm\": \"nope\"} ],\n"
+    "  \"barrier\": [ {\"oversubscribed\": 1, \"algorithm\": \"dissemination\"}, {\"algorithm\": \"shm\"} ]\n"
     "}\n";
 
 int main(int argc, char **argv)
@@ -98,6 +102,17 @@ int main(int argc, char **argv)
     expect("reduce_scatter", 4, 1000, 0, "shm");
     expect("reduce_scatter", 8, 200000, 1, "shm");
     expect("reduce_scatter", 4, 1 << 20, 1, "pairwise");
+    /* The node's processors decide "oversubscribed" (the fan barrier up to
+     * 4 ranks with more ranks than processors). */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    CHECK(ncpu >= 1, "sysconf(_SC_NPROCESSORS_ONLN) = %ld", ncpu);
+    int tuned_barrier = !strcmp(mode, "good") || !strcmp(mode, "rules");
+    if (!tuned_barrier) {
+        expect("barrier", (int)ncpu + 1, 0, 1, ncpu + 1 <= 4 ? "shm_fan" : "shm");
+        expect("barrier", 2 * (int)ncpu + 5, 0, 1, "shm");
+        if (ncpu >= 2)
+            expect("barrier", (int)ncpu, 0, 1, "shm");
+    }
 
     if (!strcmp(mode, "good")) {
         expect("allreduce", 4, 100, 1, "ring");
@@ -112,6 +127,11 @@ int main(int argc, char **argv)
         expect("reduce", 8, 8, 1, "shm");                    /* built in */
         expect("scan", 8, 8, 1, "linear");                   /* 8 ranks on the node */
         expect("scan", 4, 8, 1, "recursive_doubling");       /* 4: below ppn_min */
+        expect("barrier", (int)ncpu + 1, 0, 1, "dissemination");
+        expect("barrier", 4 * (int)ncpu, 0, 1, "dissemination");
+        if (ncpu >= 2)
+            expect("barrier", (int)ncpu, 0, 1, "shm_fan");
+        expect("barrier", 1, 0, 1, "dissemination");   /* below ppn_min: no rule, the registry's first */
     } else if (!strcmp(mode, "rules")) {
         expect("reduce", 8, 8, 1, "rabenseifner");           /* the one usable rule */
         expect("reduce", 8, 1 << 20, 1, "rabenseifner");
@@ -125,6 +145,7 @@ int main(int argc, char **argv)
         expect("scan", 32, 1 << 20, 1, "pipeline");
         expect("bcast", 8, 8, 1, "shm");                     /* no usable rule: built in */
         expect("bcast", 8, 1 << 22, 1, "linear");            /* one node: single-copy reads */
+        expect("barrier", (int)ncpu + 1, 0, 1, "shm");       /* "oversubscribed": 1 is not a boolean */
     } else {
         /* syntax, missing: the built-in tables everywhere. */
         expect("allreduce", 4, 100, 1, "shm");
