@@ -832,9 +832,11 @@ halo_sched_prog_t *halo_sched_compile(halo_sched_t *s)
         case HALO_STEP_SHM_WAIT_PREV:
             op->kind = st->kind == HALO_STEP_SHM_WAIT ? FOP_WAIT : FOP_WAIT_PREV;
             op->arg = (int32_t)st->pos;
-            op->lo = st->peer == HALO_SHM_ALL ? 0 : st->peer;
-            op->hi = st->peer == HALO_SHM_ALL ? t->nlocal : st->peer + 1;
-            if (st->peer == HALO_SHM_ALL && st->kind == HALO_STEP_SHM_WAIT)
+            int lo, hi;
+            bool several = halo_shm_wait_members(st->peer, t->nlocal, &lo, &hi);
+            op->lo = lo;
+            op->hi = hi;
+            if (several && st->kind == HALO_STEP_SHM_WAIT)
                 op->skip = t->me;   /* a member does not wait for itself */
             break;
         case HALO_STEP_SHM_SET:

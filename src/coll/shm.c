@@ -366,9 +366,10 @@ static inline _Atomic uint64_t *run_flag(const halo_sched_t *s, int phase, int m
  * *origin_p failed. */
 static int wait_ready(const halo_sched_t *s, const halo_step_t *st, int me, int n, int *origin_p)
 {
-    bool prev = st->kind == HALO_STEP_SHM_WAIT_PREV, all = st->peer == HALO_SHM_ALL;
-    return halo_shm_wait_holds(s, st->phase, prev, (int)st->pos, all ? 0 : st->peer, all ? n : st->peer + 1,
-                               all && !prev ? me : -1, origin_p);
+    bool prev = st->kind == HALO_STEP_SHM_WAIT_PREV;
+    int lo, hi;
+    bool several = halo_shm_wait_members(st->peer, n, &lo, &hi);
+    return halo_shm_wait_holds(s, st->phase, prev, (int)st->pos, lo, hi, several && !prev ? me : -1, origin_p);
 }
 
 int halo_shm_round_ready(halo_sched_t *s, int *rank_p)

@@ -68,8 +68,28 @@
 #define HALO_SHM_GAVE_UP (1 << (HALO_SHM_STEP_BITS - 1))
 #define HALO_SHM_MAX_STEP (HALO_SHM_GAVE_UP - 1)
 
-/* Member arguments of the steps besides member indices. */
+/* Member arguments of the steps besides member indices: every member,
+ * or members [0, n) (halo_shm_below(n)); a wait on several members skips
+ * the waiting member itself. */
 enum { HALO_SHM_ALL = -1 };
+static inline int halo_shm_below(int n)
+{
+    return -2 - n;
+}
+
+/* The members [*lo, *hi) that a wait step's member argument names among n;
+ * true when it names several (the waiting member is then skipped). */
+static inline bool halo_shm_wait_members(int member, int n, int *lo, int *hi)
+{
+    if (member >= 0) {
+        *lo = member;
+        *hi = member + 1;
+        return false;
+    }
+    *lo = 0;
+    *hi = member == HALO_SHM_ALL ? n : -2 - member;
+    return true;
+}
 
 /* A communicator's view of the machine, computed once (coll/shm.c). */
 typedef struct halo_coll_topo {
@@ -99,8 +119,9 @@ const halo_coll_topo_t *halo_coll_topo(halo_comm_t *c);
 void halo_shm_use(halo_sched_t **s_p);
 /* Steps added from now on belong to the next phase. */
 void halo_shm_next_phase(halo_sched_t **s_p);
-/* The round waits until `member` (or every other member: HALO_SHM_ALL)
- * has raised its flag to `step` of this phase. */
+/* The round waits until `member` (or every other member: HALO_SHM_ALL;
+ * or the other members below n: halo_shm_below(n)) has raised its flag to
+ * `step` of this phase. */
 void halo_shm_wait(halo_sched_t **s_p, int round, int member, int step);
 /* The round waits until every member, this one included, has finished the
  * channel's previous epoch: the first round of every phase has it. */

@@ -27,14 +27,16 @@ int halo_shm_fold_steps(halo_sched_t **s_p, int round, int me, int nfold, halo_b
         halo_sched_copy(s_p, r, halo_bref_add(in, first * ch.extent), len, type,
                         halo_shm_elem(&ch, me, 0, 0), len, type);
         halo_shm_set(s_p, r, 2 * (int)k + 1);
-        /* My elements of this chunk, once every member's chunk is in. A
-         * member with none here (its reduce-scatter block lies elsewhere)
-         * or nothing to fold (member 0 of an exscan) does not wait: its
-         * slot is rewritten only after everyone has passed this chunk (the
-         * wait above, or the next epoch's wait_prev). */
+        /* My elements of this chunk, once the chunks of the members I fold
+         * (all of them, or those below nfold for Scan and Exscan) are in.
+         * A member with no element here (its reduce-scatter block lies
+         * elsewhere) or nothing to fold (member 0 of an exscan) does not
+         * wait: its slot is rewritten only after everyone has passed this
+         * chunk (the wait above, or the next epoch's wait_prev). */
         MPI_Count lo = first > d0 ? first : d0, hi = first + len < d1 ? first + len : d1;
         if (hi > lo && nfold > 0) {
-            halo_shm_wait(s_p, r + 1, HALO_SHM_ALL, 2 * (int)k + 1);
+            if (nfold > 1 || me >= nfold)
+                halo_shm_wait(s_p, r + 1, halo_shm_below(nfold), 2 * (int)k + 1);
             halo_shm_fold(s_p, r + 1, nfold, 0, lo - first, hi - lo, &ch,
                           halo_bref_add(out, (lo - d0) * ch.extent), type, op);
         }

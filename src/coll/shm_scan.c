@@ -6,7 +6,8 @@
  * Cost: per chunk of a slot, n copied in by every member and up to
  * (L - 1) n reduced by the last one, two flag transfers of latency, no
  * message: every member has its result after one exchange instead of
- * waiting for the chain. Latency-optimal, the choice for small vectors
+ * waiting for the chain; member i waits only for the members before it
+ * (member 0 of a Scan and of an Exscan for none). Latency-optimal, the choice for small vectors
  * (the reduction work grows as i n at member i). Any operation,
  * commutative or not; in place or not (each member's input is in its slot
  * before anything is written); Exscan leaves member 0's receive buffer
