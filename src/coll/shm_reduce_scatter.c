@@ -7,8 +7,8 @@
  * Cost: per chunk of a slot, n copied in by every member and n / L
  * reduced L - 1 times by each (blocks of equal counts), two flag transfers
  * of latency, no message (one for a member whose block is empty: it
- * leaves once its vector is in). Any operation, commutative or not (x_0 op x_1
- * op ... op x_{L-1}); any counts, zeros included; in place or not (a
+ * leaves once its vector is in). Any operation, commutative or not (x_0
+ * op x_1 op ... op x_{L-1}); any counts, zeros included; in place or not (a
  * member writes element x of its block only after chunk x lies in its
  * slot, and x - disp[i] <= x, so the input still to be copied in is never
  * overwritten). Elements keep their layout in the slots

@@ -7,12 +7,12 @@
  * (L - 1) n reduced by the last one, two flag transfers of latency, no
  * message: every member has its result after one exchange instead of
  * waiting for the chain; member i waits only for the members before it
- * (member 0 of a Scan and of an Exscan for none). Latency-optimal, the choice for small vectors
- * (the reduction work grows as i n at member i). Any operation,
- * commutative or not; in place or not (each member's input is in its slot
- * before anything is written); Exscan leaves member 0's receive buffer
- * alone. Elements keep their layout in the slots (HALO_ALG_SHM_TYPE). One
- * node. */
+ * (member 0 of a Scan and of an Exscan for none). Latency-optimal, the
+ * choice for small vectors (the reduction work grows as i n at member i).
+ * Any operation, commutative or not; in place or not (each member's input
+ * is in its slot before anything is written); Exscan leaves member 0's
+ * receive buffer alone. Elements keep their layout in the slots
+ * (HALO_ALG_SHM_TYPE). One node. */
 #include "coll/algos.h"
 #include "coll/shm.h"
 #include "core/errors.h"
