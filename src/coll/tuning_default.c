@@ -67,9 +67,9 @@
  * 0, as benchmarks and many codes have it) then waits for its root to be
  * scheduled; with the fan that wait happens inside the barrier (4 ranks
  * on 2 cores, 8 B, all-flags -> fan: Bcast 2.53 -> 0.11 us, Scatter 1.79
- * -> 0.10, the barrier itself 3.45 -> 5.44; Open MPI 0.63-0.79, 0.66-0.69, 4.10-5.93
- * in the same runs; docs/performance.md). At 8 ranks on 2 cores the
- * barrier's own cost (6.7 -> 10.5 us) outweighs it. */
+ * -> 0.10, the barrier itself 3.45 -> 5.44; Open MPI 0.63-0.79,
+ * 0.66-0.69, 4.10-5.93 in the same runs; docs/performance.md). At 8
+ * ranks on 2 cores the barrier's own cost (6.7 -> 10.5 us) outweighs it. */
 #include "coll/select.h"
 
 const char halo_coll_tuning_default[] =
