@@ -88,6 +88,13 @@ static bool warned[HALO_COLL_NKINDS];
 static bool loaded;
 static bool node_oversub;
 
+/* Whether `ranks` ranks outnumber this node's online processors. */
+static bool more_than_processors(long ranks)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    return ncpu > 0 && ranks > ncpu;
+}
+
 bool halo_coll_node_oversubscribed(void)
 {
     halo_coll_select_init();
@@ -261,8 +268,7 @@ void halo_coll_select_init(void)
     loaded = true;
     /* From the node's online processors, not this process's affinity: every
      * rank of the node must see the same facts (halo_coll_facts_t). */
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    node_oversub = ncpu > 0 && halo_world.local_size > ncpu;
+    node_oversub = more_than_processors(halo_world.local_size);
     if (!load_tuning(halo_coll_tuning_default, "built-in"))
         halo_fatal("the built-in collective tuning table does not parse");
     const char *path = halo_cfg_get_str(&cfg_tuning_file);
@@ -356,9 +362,8 @@ static const halo_coll_algo_t *choose(halo_coll_kind_t kind, const halo_coll_fac
 /* The facts halo_info and the tests ask about: p ranks on one node. */
 static halo_coll_facts_t one_node_facts(int p, bool commute)
 {
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     return (halo_coll_facts_t){.p = p, .ppn = p, .commute = commute, .one_node = true, .shm_type = true,
-                               .oversub = ncpu > 0 && p > ncpu};
+                               .oversub = more_than_processors(p)};
 }
 
 const halo_coll_algo_t *halo_coll_select(const halo_coll_args_t *a, halo_comm_t *c)

@@ -238,18 +238,39 @@ void *halo_sched_tmp(halo_sched_t **s_p, MPI_Count count, MPI_Datatype type)
     return p - dt->true_lb;
 }
 
-static inline void *resolve(halo_sched_t *s, const halo_step_t *st, halo_bref_t b)
+/* Where references of kind `kind` (HALO_BREF_*) start in phase `phase` of
+ * this run: 0 for absolute addresses, the scratch area, the phase's
+ * channel slots or flag lines (halo_shm_begin sets those bases). */
+static inline uintptr_t bref_base(const halo_sched_t *s, int phase, int kind)
+{
+    switch (kind) {
+    case HALO_BREF_SCRATCH:
+        return (uintptr_t)s + (uintptr_t)s->scratch_off;
+    case HALO_BREF_SLOT:
+        return (uintptr_t)s->shm_data[phase];
+    case HALO_BREF_LINE:   /* past the flag word */
+        return (uintptr_t)s->shm_ctl[phase] + 8;
+    default:
+        return 0;
+    }
+}
+
+/* The offset of reference b from its kind's base (bref_base). */
+static inline int64_t bref_offset(halo_bref_t b)
 {
     switch (b.scratch) {
-    case HALO_BREF_SCRATCH:
-        return (char *)s + s->scratch_off + b.at;
-    case HALO_BREF_SLOT:   /* channel bases of this run: halo_shm_begin */
-        return s->shm_data[st->phase] + (size_t)b.owner * HALO_CSHM_SLOT + b.at;
-    case HALO_BREF_LINE:   /* past the flag word */
-        return s->shm_ctl[st->phase] + (size_t)b.owner * HALO_CSHM_CTL_BYTES + 8 + b.at;
+    case HALO_BREF_SLOT:
+        return (int64_t)b.owner * HALO_CSHM_SLOT + b.at;
+    case HALO_BREF_LINE:
+        return (int64_t)b.owner * HALO_CSHM_CTL_BYTES + b.at;
     default:
-        return (void *)(intptr_t)b.at;
+        return b.at;
     }
+}
+
+static inline void *resolve(halo_sched_t *s, const halo_step_t *st, halo_bref_t b)
+{
+    return (void *)(bref_base(s, st->phase, b.scratch) + (uintptr_t)bref_offset(b));
 }
 
 static void sched_advance(halo_sched_t *s);
@@ -796,33 +817,21 @@ struct halo_sched_prog {
     fop_t ops[];
 };
 
-/* The offset of reference b (plus off) from its kind's base at a run. */
-static int64_t fop_offset(halo_bref_t b, int64_t off)
-{
-    switch (b.scratch) {
-    case HALO_BREF_SLOT:
-        return (int64_t)b.owner * HALO_CSHM_SLOT + b.at + off;
-    case HALO_BREF_LINE:   /* the base is past the flag word */
-        return (int64_t)b.owner * HALO_CSHM_CTL_BYTES + b.at + off;
-    default:
-        return b.at + off;
-    }
-}
-
 halo_sched_prog_t *halo_sched_compile(halo_sched_t *s)
 {
     if (s->nmsgs != 0 || !s->uses_shm || s->shm_own || !s->sorted || s->shm_phases > 2)
         return NULL;
     const halo_coll_topo_t *t = halo_coll_topo(halo_comm_ptr(s->comm));
-    for (int j = 0; j < s->nsteps; j++)
+    int nphases = 1;
+    for (int j = 0; j < s->nsteps; j++) {
         if (s->steps[j].phase >= 2)
             return NULL;
+        if (s->steps[j].phase == 1)
+            nphases = 2;
+    }
     halo_sched_prog_t *p = halo_malloc(sizeof *p + (size_t)s->nsteps * sizeof(fop_t));
     p->nops = 0;
-    p->nphases = 1;
-    for (int j = 0; j < s->nsteps; j++)
-        if (s->steps[j].phase == 1)
-            p->nphases = 2;
+    p->nphases = nphases;
     for (int j = 0; j < s->nsteps; j++) {
         const halo_step_t *st = &s->steps[j];
         fop_t *op = &p->ops[p->nops++];
@@ -859,8 +868,8 @@ halo_sched_prog_t *halo_sched_compile(halo_sched_t *s)
             int64_t src_off = back ? st->off_b : st->off_a, dst_off = back ? st->off_a : st->off_b;
             op->wa = (int16_t)src.scratch;
             op->wb = (int16_t)dst.scratch;
-            op->a = fop_offset(src, src_off);
-            op->b = fop_offset(dst, dst_off);
+            op->a = bref_offset(src) + src_off;
+            op->b = bref_offset(dst) + dst_off;
             break;
         }
     }
@@ -893,12 +902,9 @@ int halo_sched_rerun_prog(halo_sched_t *s, const halo_sched_prog_t *p)
     /* Bases by phase and HALO_BREF_* kind (the offsets are from these; a
      * phase's slots and lines are only named by its steps if it has them). */
     uintptr_t base[2][4];
-    for (int k = 0; k < p->nphases; k++) {
-        base[k][HALO_BREF_ABS] = 0;
-        base[k][HALO_BREF_SCRATCH] = (uintptr_t)s + s->scratch_off;
-        base[k][HALO_BREF_SLOT] = k < s->shm_phases ? (uintptr_t)s->shm_data[k] : 0;
-        base[k][HALO_BREF_LINE] = k < s->shm_phases ? (uintptr_t)s->shm_ctl[k] + 8 : 0;
-    }
+    for (int k = 0; k < p->nphases; k++)
+        for (int kind = HALO_BREF_ABS; kind <= HALO_BREF_LINE; kind++)
+            base[k][kind] = kind < HALO_BREF_SLOT || k < s->shm_phases ? bref_base(s, k, kind) : 0;
     for (const fop_t *op = p->ops, *end = p->ops + p->nops; op < end; op++) {
         switch (op->kind) {
         case FOP_WAIT_PREV:
