@@ -254,6 +254,8 @@ halo_coll_build_fn_t halo_scan_shm;
 halo_coll_build_fn_t halo_exscan_shm;
 halo_coll_build_fn_t halo_gather_shm;      /* gather and gatherv */
 halo_coll_build_fn_t halo_scatter_shm;     /* scatter and scatterv */
+halo_coll_build_fn_t halo_gatherv_shm_linear;
+halo_coll_build_fn_t halo_scatterv_shm_linear;
 halo_coll_build_fn_t halo_allgather_shm;   /* allgather and allgatherv */
 halo_coll_build_fn_t halo_alltoall_shm;
 

@@ -747,18 +747,18 @@ static bool strict_persistent_order(const halo_comm_t *c)
  * third of a small call's time. Only calls whose schedule depends on
  * nothing but the arguments kept here qualify: predefined datatypes and
  * operation (a freed user type's handle may come back naming another
- * type), a communicator with state of its own, and count and displacement
- * arrays only where every rank passes them whole (Reduce_scatter,
- * Allgatherv, Alltoallv): their contents are kept and compared, since
- * they may change under the same address. */
+ * type; Alltoallw's type arrays included) on a communicator with state of
+ * its own. The count, displacement and type arrays significant at this
+ * rank are kept and compared entry by entry, since they may change under
+ * the same address. */
 #define KEEP_MAX 4
 
 typedef struct kept {
     coll_args_t a;
     halo_sched_t *s;
     halo_sched_prog_t *prog;   /* s compiled (halo_sched_compile), or NULL */
-    int64_t *arrays;   /* a's count and displacement arrays, p entries each, in
-                        * the order scounts, sdispls, rcounts, rdispls (absent
+    int64_t *arrays;   /* a's arrays, p entries each, in the order scounts,
+                        * sdispls, rcounts, rdispls, stypes, rtypes (absent
                         * ones skipped) */
 } kept_t;
 
@@ -774,19 +774,28 @@ static bool predef(const void *handle)
     return (uintptr_t)handle < HALO_PREDEF_LIMIT;
 }
 
-static bool keepable(const coll_args_t *a, const halo_comm_t *c)
+/* Whether every entry of a type array is predefined (a NULL array is). */
+static bool predef_types(const MPI_Datatype *v, int p)
 {
-    bool arrays = a->scounts || a->rcounts || a->sdispls || a->rdispls;
-    bool whole = a->kind == HALO_COLL_REDUCE_SCATTER || a->kind == HALO_COLL_ALLGATHERV ||
-                 (a->kind == HALO_COLL_ALLTOALLV && a->sbuf != MPI_IN_PLACE);   /* in place: the send
-                                                                                  * arrays may be anything */
-    return !c->is_inter && !c->coll_tag_fixed && (!arrays || whole) && !a->stypes && !a->rtypes &&
-           predef(a->stype) && predef(a->rtype) && predef(a->type) && predef(a->op) &&
-           !halo_coll_is_neighbor(a->kind);
+    if (v)
+        for (int i = 0; i < p; i++)
+            if (!predef(v[i]))
+                return false;
+    return true;
 }
 
-/* Calls f on each of a's count and displacement arrays that is present, in
- * the order of kept_t's copies. */
+/* The arrays a call passes are those significant at this rank, every
+ * other one NULL (the API entries drop the rest: significant_arrays), so
+ * a kept call compares all of them. */
+static bool keepable(const coll_args_t *a, const halo_comm_t *c)
+{
+    return !c->is_inter && !c->coll_tag_fixed && predef(a->stype) && predef(a->rtype) && predef(a->type) &&
+           predef(a->op) && !halo_coll_is_neighbor(a->kind) &&
+           (a->kind != HALO_COLL_ALLTOALLW || (predef_types(a->stypes, c->size) && predef_types(a->rtypes, c->size)));
+}
+
+/* Calls f on each of a's count, displacement and type arrays that is
+ * present, in the order of kept_t's copies. */
 #define FOR_ARRAYS(a, f)                                                                                   \
     do {                                                                                                  \
         if ((a)->scounts)                                                                                 \
@@ -797,7 +806,15 @@ static bool keepable(const coll_args_t *a, const halo_comm_t *c)
             f((a)->rcounts);                                                                              \
         if ((a)->rdispls)                                                                                 \
             f((a)->rdispls);                                                                              \
+        if ((a)->stypes)                                                                                  \
+            f((a)->stypes);                                                                               \
+        if ((a)->rtypes)                                                                                  \
+            f((a)->rtypes);                                                                               \
     } while (0)
+
+/* An array entry as kept: counts and displacements by value, predefined
+ * types by handle. */
+#define KEY(v) _Generic((v), MPI_Datatype: (int64_t)(intptr_t)(v), default: (int64_t)(v))
 
 static bool same_args(const kept_t *k, const coll_args_t *y, int p)
 {
@@ -808,16 +825,16 @@ static bool same_args(const kept_t *k, const coll_args_t *y, int p)
     if (x->kind != y->kind || memcmp(x, y, offsetof(coll_args_t, scounts)) != 0)
         return false;
     if (!k->arrays)   /* kept without arrays */
-        return !y->scounts && !y->sdispls && !y->rcounts && !y->rdispls;
-    if (!x->scounts != !y->scounts ||
-        !x->sdispls != !y->sdispls || !x->rcounts != !y->rcounts || !x->rdispls != !y->rdispls)
+        return !y->scounts && !y->sdispls && !y->rcounts && !y->rdispls && !y->stypes && !y->rtypes;
+    if (!x->scounts != !y->scounts || !x->sdispls != !y->sdispls || !x->rcounts != !y->rcounts ||
+        !x->rdispls != !y->rdispls || !x->stypes != !y->stypes || !x->rtypes != !y->rtypes)
         return false;
     const int64_t *kv = k->arrays;
     bool same = true;
 #define SAME(arr)                                                                                          \
     do {                                                                                                  \
         for (int i = 0; i < p && same; i++)                                                               \
-            same = kv[i] == (int64_t)(arr)[i];                                                            \
+            same = kv[i] == KEY((arr)[i]);                                                            \
         kv += p;                                                                                          \
     } while (0)
     FOR_ARRAYS(y, SAME);
@@ -895,7 +912,7 @@ static void keep_put(halo_comm_t *c, const coll_args_t *a, halo_sched_t *s)
 #define COPY(arr)                                                                                          \
     do {                                                                                                  \
         for (int i = 0; i < p; i++)                                                                       \
-            kv[i] = (int64_t)(arr)[i];                                                                    \
+            kv[i] = KEY((arr)[i]);                                                                    \
         kv += p;                                                                                          \
     } while (0)
         FOR_ARRAYS(a, COPY);
@@ -1071,6 +1088,19 @@ MPI_Aint *halo_coll_widen_displs(int p, const int *v)
     return widen_displs(p, v, NULL);
 }
 
+/* Which of a v or w call's arrays this rank reads: the send side's
+ * unless it scatters without being the root or sends in place, the
+ * receive side's unless it gathers without being the root. The others may
+ * be anything, NULL included. */
+static void significant_arrays(const coll_args_t *a, const halo_comm_t *c, bool *want_s, bool *want_r)
+{
+    bool root = c->is_inter ? a->root == MPI_ROOT : c->rank == a->root;
+    *want_s = a->kind != HALO_COLL_SCATTERV || root;
+    *want_r = a->kind != HALO_COLL_GATHERV || root;
+    if (a->sbuf == MPI_IN_PLACE && (a->kind == HALO_COLL_ALLTOALLV || a->kind == HALO_COLL_ALLTOALLW))
+        *want_s = false;
+}
+
 static int run_widened(int how, coll_args_t *a, MPI_Comm comm, MPI_Request *request, const int *sc,
                        const int *sd, const int *rc, const int *rd)
 {
@@ -1078,13 +1108,8 @@ static int run_widened(int how, coll_args_t *a, MPI_Comm comm, MPI_Request *requ
     /* Arrays have an entry by rank; on an intercommunicator, by remote
      * rank, except Reduce_scatter's counts (by local rank). */
     int p = c->is_inter && a->kind != HALO_COLL_REDUCE_SCATTER ? c->remote_group->size : c->size;
-    /* Arrays that are not significant at this rank may be anything, NULL
-     * included: widen only what the call reads here. */
-    bool root = c->is_inter ? a->root == MPI_ROOT : c->rank == a->root;
-    bool want_s = a->kind != HALO_COLL_SCATTERV || root;
-    bool want_r = a->kind != HALO_COLL_GATHERV || root;
-    if (a->sbuf == MPI_IN_PLACE && (a->kind == HALO_COLL_ALLTOALLV || a->kind == HALO_COLL_ALLTOALLW))
-        want_s = false;
+    bool want_s, want_r;
+    significant_arrays(a, c, &want_s, &want_r);
     MPI_Count cs[2][WIDEN_STACK];
     MPI_Aint ds[2][WIDEN_STACK];
     MPI_Count *scounts = want_s ? widen_counts(p, sc, cs[0]) : NULL;
@@ -1095,6 +1120,8 @@ static int run_widened(int how, coll_args_t *a, MPI_Comm comm, MPI_Request *requ
     a->sdispls = sdispls;
     a->rcounts = rcounts;
     a->rdispls = rdispls;
+    if (!want_s)
+        a->stypes = NULL;
     int rcode = coll_do(how, a, c, request);
     if (p > WIDEN_STACK) {
         free(scounts);
@@ -1103,6 +1130,26 @@ static int run_widened(int how, coll_args_t *a, MPI_Comm comm, MPI_Request *requ
         free(rdispls);
     }
     return rcode;
+}
+
+/* The large-count v and w forms: their arrays as given, those not
+ * significant here dropped. */
+static int run_arrays(int how, coll_args_t *a, MPI_Comm comm, MPI_Request *request)
+{
+    halo_comm_t *c = halo_comm_ptr(comm);
+    bool want_s, want_r;
+    significant_arrays(a, c, &want_s, &want_r);
+    if (!want_s) {
+        a->scounts = NULL;
+        a->sdispls = NULL;
+        a->stypes = NULL;
+    }
+    if (!want_r) {
+        a->rcounts = NULL;
+        a->rdispls = NULL;
+        a->rtypes = NULL;
+    }
+    return coll_do(how, a, c, request);
 }
 
 static int run(int how, const coll_args_t *a, MPI_Comm comm, MPI_Request *request)
@@ -1290,14 +1337,14 @@ int halo_api_gatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, v
                        MPI_Comm comm)
 {
     coll_args_t a = GATHERV_ARGS;
-    return run(RUN_BLOCKING, &a, comm, NULL);
+    return run_arrays(RUN_BLOCKING, &a, comm, NULL);
 }
 int halo_api_igatherv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
                         const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, int root,
                         MPI_Comm comm, MPI_Request *request)
 {
     coll_args_t a = GATHERV_ARGS;
-    return run(RUN_NONBLOCKING, &a, comm, request);
+    return run_arrays(RUN_NONBLOCKING, &a, comm, request);
 }
 int halo_api_gatherv_init_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
                             const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
@@ -1305,7 +1352,7 @@ int halo_api_gatherv_init_c(const void *sbuf, MPI_Count scount, MPI_Datatype sty
 {
     (void)info;
     coll_args_t a = GATHERV_ARGS;
-    return run(RUN_PERSISTENT, &a, comm, request);
+    return run_arrays(RUN_PERSISTENT, &a, comm, request);
 }
 int halo_api_gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
                      const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm)
@@ -1341,14 +1388,14 @@ int halo_api_scatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_A
                         MPI_Comm comm)
 {
     coll_args_t a = SCATTERV_ARGS;
-    return run(RUN_BLOCKING, &a, comm, NULL);
+    return run_arrays(RUN_BLOCKING, &a, comm, NULL);
 }
 int halo_api_iscatterv_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
                          MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
                          MPI_Comm comm, MPI_Request *request)
 {
     coll_args_t a = SCATTERV_ARGS;
-    return run(RUN_NONBLOCKING, &a, comm, request);
+    return run_arrays(RUN_NONBLOCKING, &a, comm, request);
 }
 int halo_api_scatterv_init_c(const void *sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
                              MPI_Datatype stype, void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
@@ -1356,7 +1403,7 @@ int halo_api_scatterv_init_c(const void *sbuf, const MPI_Count scounts[], const 
 {
     (void)info;
     coll_args_t a = SCATTERV_ARGS;
-    return run(RUN_PERSISTENT, &a, comm, request);
+    return run_arrays(RUN_PERSISTENT, &a, comm, request);
 }
 int halo_api_scatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
                       void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
@@ -1447,18 +1494,18 @@ int halo_api_allgatherv_init(const void *sbuf, int scount, MPI_Datatype stype, v
 int halo_api_alltoallv_c(ALLTOALLV_PARAMS_C, MPI_Comm comm)
 {
     coll_args_t a = ALLTOALLV_ARGS;
-    return run(RUN_BLOCKING, &a, comm, NULL);
+    return run_arrays(RUN_BLOCKING, &a, comm, NULL);
 }
 int halo_api_ialltoallv_c(ALLTOALLV_PARAMS_C, MPI_Comm comm, MPI_Request *request)
 {
     coll_args_t a = ALLTOALLV_ARGS;
-    return run(RUN_NONBLOCKING, &a, comm, request);
+    return run_arrays(RUN_NONBLOCKING, &a, comm, request);
 }
 int halo_api_alltoallv_init_c(ALLTOALLV_PARAMS_C, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)info;
     coll_args_t a = ALLTOALLV_ARGS;
-    return run(RUN_PERSISTENT, &a, comm, request);
+    return run_arrays(RUN_PERSISTENT, &a, comm, request);
 }
 int halo_api_alltoallv(ALLTOALLV_PARAMS, MPI_Comm comm)
 {
@@ -1494,18 +1541,18 @@ int halo_api_alltoallv_init(ALLTOALLV_PARAMS, MPI_Comm comm, MPI_Info info, MPI_
 int halo_api_alltoallw_c(ALLTOALLW_PARAMS_C, MPI_Comm comm)
 {
     coll_args_t a = ALLTOALLW_ARGS;
-    return run(RUN_BLOCKING, &a, comm, NULL);
+    return run_arrays(RUN_BLOCKING, &a, comm, NULL);
 }
 int halo_api_ialltoallw_c(ALLTOALLW_PARAMS_C, MPI_Comm comm, MPI_Request *request)
 {
     coll_args_t a = ALLTOALLW_ARGS;
-    return run(RUN_NONBLOCKING, &a, comm, request);
+    return run_arrays(RUN_NONBLOCKING, &a, comm, request);
 }
 int halo_api_alltoallw_init_c(ALLTOALLW_PARAMS_C, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     (void)info;
     coll_args_t a = ALLTOALLW_ARGS;
-    return run(RUN_PERSISTENT, &a, comm, request);
+    return run_arrays(RUN_PERSISTENT, &a, comm, request);
 }
 int halo_api_alltoallw(ALLTOALLW_PARAMS, MPI_Comm comm)
 {

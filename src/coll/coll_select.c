@@ -390,6 +390,16 @@ const halo_coll_algo_t *halo_coll_select(const halo_coll_args_t *a, halo_comm_t 
     return choose(kind, &facts, halo_coll_msg_bytes(a, c));
 }
 
+bool halo_coll_block_by_shm(halo_coll_kind_t kind, halo_comm_t *c, MPI_Count bytes)
+{
+    halo_coll_select_init();
+    halo_coll_args_t a = {.kind = kind};
+    halo_coll_facts_t facts;
+    halo_coll_facts(&a, c, &facts);
+    const halo_coll_algo_t *al = choose(kind, &facts, bytes);
+    return al && !strcmp(al->name, "shm");
+}
+
 const halo_coll_algo_t *halo_coll_select_flat(const halo_coll_args_t *a, halo_comm_t *view)
 {
     halo_coll_select_init();

@@ -4,11 +4,21 @@
  *
  * Cost: per chunk of 32 KiB, two flag transfers of latency; the root
  * copies p - 1 blocks in, each member its block out; no message. Any
- * datatypes, in place at the root. One node. */
+ * datatypes, in place at the root. One node.
+ *
+ * shm_linear (Scatterv): each block goes the way the Scatter table would
+ * send a block of its size (halo_coll_block_by_shm), through the slot or
+ * as a message straight from its place (as linear does); root and member
+ * agree on it from the block's size, which both know. The root sends its
+ * messages after the slots are filled, so the members served through the
+ * slots do not wait for the large blocks; a member that receives a message
+ * raises its flag to DONE first, since the root may wait for its flag
+ * before it sends. */
 #include "coll/algos.h"
+#include "coll/select.h"
 #include "coll/shm.h"
 
-int halo_scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
+static int scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p, bool by_block)
 {
     const halo_coll_topo_t *t = halo_coll_topo(c);
     int nm = t->nlocal, me = t->me, root = a->root;
@@ -23,6 +33,12 @@ int halo_scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s
     halo_shm_use(s_p);
     if (me != root) {
         MPI_Count n = a->rcount * halo_type_size(a->rtype), nk = halo_shm_nchunks(n);
+        if (by_block && !halo_coll_block_by_shm(HALO_COLL_SCATTER, c, n)) {
+            halo_shm_wait_prev(s_p, 0);
+            halo_shm_set(s_p, 0, HALO_SHM_DONE);
+            halo_sched_recv(s_p, 1, halo_addr(a->rbuf), a->rcount, a->rtype, root);
+            return MPI_SUCCESS;
+        }
         for (MPI_Count k = 0; k < nk; k++) {
             int r = (int)k;
             if (k == 0)
@@ -34,10 +50,18 @@ int halo_scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s
         }
         return MPI_SUCCESS;
     }
+    /* Members are communicator ranks here (one node). */
+    bool *msg = by_block ? halo_calloc((size_t)nm, sizeof *msg) : NULL;
     MPI_Count ssize = halo_type_size(a->stype), rounds = 1;
-    for (int j = 0; j < nm; j++)
-        if (j != me && halo_shm_nchunks(SCOUNT(j) * ssize) > rounds)
-            rounds = halo_shm_nchunks(SCOUNT(j) * ssize);
+    for (int j = 0; j < nm; j++) {
+        MPI_Count bytes = SCOUNT(j) * ssize;
+        if (j == me)
+            continue;
+        if (msg && !halo_coll_block_by_shm(HALO_COLL_SCATTER, c, bytes))
+            msg[j] = true;
+        else if (halo_shm_nchunks(bytes) > rounds)
+            rounds = halo_shm_nchunks(bytes);
+    }
     for (MPI_Count k = 0; k < rounds; k++) {
         int r = (int)k;
         if (k == 0)
@@ -46,7 +70,7 @@ int halo_scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s
             halo_shm_wait(s_p, r, HALO_SHM_ALL, (int)k - 1);
         for (int j = 0; j < nm; j++) {
             MPI_Count len = halo_shm_chunk_bytes(SCOUNT(j) * ssize, k);
-            if (j == me || len == 0)
+            if (j == me || len == 0 || (msg && msg[j]))
                 continue;
             halo_bref_t to = halo_shm_block(j, SCOUNT(j) * ssize, (k % 2) * HALO_CSHM_HALF);
             halo_sched_pack(s_p, r, halo_addr((const char *)a->sbuf + SDISPL(j) * sext), SCOUNT(j), a->stype,
@@ -54,7 +78,22 @@ int halo_scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s
         }
         halo_shm_set(s_p, r, k == rounds - 1 ? HALO_SHM_DONE : (int)k + 1);
     }
+    for (int j = 0; msg && j < nm; j++)
+        if (msg[j])
+            halo_sched_send(s_p, (int)rounds, halo_addr((const char *)a->sbuf + SDISPL(j) * sext), SCOUNT(j),
+                            a->stype, j);
+    free(msg);
 #undef SCOUNT
 #undef SDISPL
     return MPI_SUCCESS;
+}
+
+int halo_scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
+{
+    return scatter_shm(a, c, s_p, false);
+}
+
+int halo_scatterv_shm_linear(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
+{
+    return scatter_shm(a, c, s_p, true);
 }

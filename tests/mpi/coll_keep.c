@@ -9,15 +9,21 @@
  * - more distinct calls in turn than the communicator keeps (eviction);
  * - a derived datatype freed and another made (its handle may come back):
  *   the result follows the new type;
- * - Reduce_scatter, Allgatherv and Alltoallv (int and large-count forms)
- *   whose count and displacement arrays change in place between calls
- *   (same addresses, new contents): the kept schedule of the old counts
- *   must not serve the new ones;
+ * - Reduce_scatter, Allgatherv, Alltoallv, Gatherv and Scatterv (int and
+ *   large-count forms) whose count and displacement arrays change in place
+ *   between calls (same addresses, new contents): the kept schedule of the
+ *   old counts must not serve the new ones; the ranks that are not the
+ *   root of Gatherv or Scatterv pass NULL arrays in one call and arrays of
+ *   nonsense in the next (not significant there);
+ * - Alltoallw whose type array changes in place between MPI_INT and
+ *   MPI_SHORT (predefined types are kept by handle);
  * - a call with a bad root between kept ones fails with MPI_ERR_ROOT and
  *   the next ones still work;
  * - a duplicated communicator freed with schedules kept (no leak under the
  *   sanitizers).
  * Every rank checks every element against a value computed locally. */
+#include <stdbool.h>
+
 #include "mpitest.h"
 
 static int rank, size;
@@ -197,6 +203,100 @@ static void counts_rounds(MPI_Comm comm)
     }
 }
 
+/* Gatherv and Scatterv, root 1 % size: the root's arrays change in place
+ * every call; elsewhere the arrays are NULL or nonsense (one entry long:
+ * the sanitizers' run catches a read of the next). */
+static void rooted_counts_rounds(MPI_Comm comm)
+{
+    enum { MAXP = 64, MAXC = 3 };
+    int s[MAXP * MAXC], r[MAXP * MAXC], cnt[MAXP], dsp[MAXP];
+    MPI_Count ccnt[MAXP];
+    MPI_Aint cdsp[MAXP];
+    int root = 1 % size;
+    int *junk = malloc(sizeof *junk);
+    MPI_Count *cjunk = malloc(sizeof *cjunk);
+    MPI_Aint *cdjunk = malloc(sizeof *cdjunk);
+    *junk = 1 << 28;
+    *cjunk = (MPI_Count)1 << 40;
+    *cdjunk = -((MPI_Aint)1 << 40);
+    for (int it = 0; it < 24; it++) {
+        int total = 0;
+        for (int q = 0; q < size; q++) {
+            cnt[q] = (q + it) % (MAXC + 1);   /* 0 included */
+            ccnt[q] = cnt[q];
+            dsp[q] = total;
+            cdsp[q] = total;
+            total += cnt[q];
+        }
+        bool at_root = rank == root, lf = it % 2 == 1;   /* large-count form on odd calls */
+        bool junk_here = it % 4 >= 2;                    /* nonsense instead of NULL off the root */
+        const int *acnt = at_root ? cnt : junk_here ? junk : NULL;
+        const int *adsp = at_root ? dsp : junk_here ? junk : NULL;
+        const MPI_Count *accnt = at_root ? ccnt : junk_here ? cjunk : NULL;
+        const MPI_Aint *acdsp = at_root ? cdsp : junk_here ? cdjunk : NULL;
+        /* Gatherv: rank q gives cnt[q] ints. */
+        for (int i = 0; i < cnt[rank]; i++)
+            s[i] = val(rank, it, i);
+        for (int i = 0; i < MAXP * MAXC; i++)
+            r[i] = -1;
+        if (lf)
+            MPI_OK(MPI_Gatherv_c(s, cnt[rank], MPI_INT, r, accnt, acdsp, MPI_INT, root, comm));
+        else
+            MPI_OK(MPI_Gatherv(s, cnt[rank], MPI_INT, r, acnt, adsp, MPI_INT, root, comm));
+        if (at_root) {
+            for (int q = 0; q < size; q++)
+                for (int i = 0; i < cnt[q]; i++)
+                    CHECK(r[dsp[q] + i] == val(q, it, i), "it %d gatherv [%d][%d] = %d", it, q, i, r[dsp[q] + i]);
+            CHECK(r[total] == -1, "it %d: gatherv wrote past %d", it, total);
+        }
+        /* Scatterv: the root sends cnt[q] ints to q. */
+        for (int i = 0; i < total; i++)
+            s[i] = val(rank, it, i);
+        for (int i = 0; i < MAXP * MAXC; i++)
+            r[i] = -1;
+        if (lf)
+            MPI_OK(MPI_Scatterv_c(s, accnt, acdsp, MPI_INT, r, cnt[rank], MPI_INT, root, comm));
+        else
+            MPI_OK(MPI_Scatterv(s, acnt, adsp, MPI_INT, r, cnt[rank], MPI_INT, root, comm));
+        for (int i = 0; i < cnt[rank]; i++)
+            CHECK(r[i] == val(root, it, dsp[rank] + i), "it %d scatterv [%d] = %d", it, i, r[i]);
+        CHECK(r[cnt[rank]] == -1, "it %d: scatterv wrote past %d", it, cnt[rank]);
+    }
+    free(junk);
+    free(cjunk);
+    free(cdjunk);
+}
+
+/* Alltoallw with two ints to and from every rank, as MPI_INT or (odd
+ * calls) as MPI_SHORT, which moves half the bytes: the type array changes
+ * in place. */
+static void typed_rounds(MPI_Comm comm)
+{
+    enum { MAXP = 64 };
+    unsigned char s[MAXP * 8], r[MAXP * 8 + 8];
+    int cnt[MAXP], dsp[MAXP];
+    MPI_Datatype ty[MAXP];
+    for (int q = 0; q < size; q++) {
+        cnt[q] = 2;
+        dsp[q] = 8 * q;
+    }
+    for (int it = 0; it < 12; it++) {
+        int bytes = it % 2 ? 4 : 8;   /* per block */
+        for (int q = 0; q < size; q++)
+            ty[q] = it % 2 ? MPI_SHORT : MPI_INT;
+        for (int i = 0; i < MAXP * 8; i++)
+            s[i] = (unsigned char)(rank * 7 + it * 3 + i);
+        memset(r, 0xee, sizeof r);
+        MPI_OK(MPI_Alltoallw(s, cnt, dsp, ty, r, cnt, dsp, ty, comm));
+        for (int q = 0; q < size; q++)
+            for (int i = 0; i < 8; i++) {
+                int want = i < bytes ? (unsigned char)(q * 7 + it * 3 + 8 * rank + i) : 0xee;
+                CHECK(r[8 * q + i] == want, "it %d alltoallw from %d byte %d = %#x, want %#x", it, q, i,
+                      r[8 * q + i], want);
+            }
+    }
+}
+
 /* A user type freed and another made: a Bcast with the new one moves the
  * new layout (not kept: the result must follow the type). */
 static void derived_rounds(MPI_Comm comm)
@@ -246,6 +346,8 @@ int main(int argc, char **argv)
     eviction_rounds(MPI_COMM_WORLD);
     derived_rounds(MPI_COMM_WORLD);
     counts_rounds(MPI_COMM_WORLD);
+    rooted_counts_rounds(MPI_COMM_WORLD);
+    typed_rounds(MPI_COMM_WORLD);
     for (int k = 0; k < 3; k++) {
         MPI_Comm d;
         MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
