@@ -114,6 +114,10 @@ const halo_coll_algo_t halo_coll_algos[] = {
         "per 32K chunk: 2 flag transfers + copy in, p-1 copies out"),
     ALG(ALLTOALL, "shm", halo_alltoall_shm, HALO_ALG_ONE_NODE,
         "per 32K/p per destination: 2 flag transfers + n copied in, n out"),
+    ALG(ALLTOALLV, "shm_linear", halo_alltoallv_shm_linear, HALO_ALG_ONE_NODE,
+        "each block as Alltoall's table sends its size (shm within 32K/p), else linear's message"),
+    ALG(ALLTOALLW, "shm_linear", halo_alltoallv_shm_linear, HALO_ALG_ONE_NODE,
+        "each block as Alltoall's table sends its size (shm within 32K/p), else linear's message"),
 
     /* Two levels: shared memory on each node, the network among node leaders. */
     ALG(BARRIER, "two_level", halo_barrier_two_level, HALO_ALG_MULTI_NODE,

@@ -7,8 +7,9 @@
  * n bytes in and n out, in chunks of 32 KiB / p per destination; no
  * message. Any datatypes, in place. One node; Alltoall only (the v and w
  * forms have block sizes that no member knows all of, and the rounds must
- * agree). With more than 512 members on the node (chunks under 64 bytes)
- * it falls back to the pairwise exchange. */
+ * agree: shm_alltoallv.c sends their small blocks in one round and the
+ * others as messages). With more than 512 members on the node (chunks
+ * under 64 bytes) it falls back to the pairwise exchange. */
 #include "coll/algos.h"
 #include "coll/shm.h"
 
