@@ -789,9 +789,11 @@ static bool predef_types(const MPI_Datatype *v, int p)
  * a kept call compares all of them. */
 static bool keepable(const coll_args_t *a, const halo_comm_t *c)
 {
-    return !c->is_inter && !c->coll_tag_fixed && predef(a->stype) && predef(a->rtype) && predef(a->type) &&
-           predef(a->op) && !halo_coll_is_neighbor(a->kind) &&
-           (a->kind != HALO_COLL_ALLTOALLW || (predef_types(a->stypes, c->size) && predef_types(a->rtypes, c->size)));
+    if (c->is_inter || c->coll_tag_fixed || halo_coll_is_neighbor(a->kind))
+        return false;
+    if (a->kind == HALO_COLL_ALLTOALLW && !(predef_types(a->stypes, c->size) && predef_types(a->rtypes, c->size)))
+        return false;
+    return predef(a->stype) && predef(a->rtype) && predef(a->type) && predef(a->op);
 }
 
 /* Calls f on each of a's count, displacement and type arrays that is
@@ -834,7 +836,7 @@ static bool same_args(const kept_t *k, const coll_args_t *y, int p)
 #define SAME(arr)                                                                                          \
     do {                                                                                                  \
         for (int i = 0; i < p && same; i++)                                                               \
-            same = kv[i] == KEY((arr)[i]);                                                            \
+            same = kv[i] == KEY((arr)[i]);                                                                \
         kv += p;                                                                                          \
     } while (0)
     FOR_ARRAYS(y, SAME);
@@ -912,7 +914,7 @@ static void keep_put(halo_comm_t *c, const coll_args_t *a, halo_sched_t *s)
 #define COPY(arr)                                                                                          \
     do {                                                                                                  \
         for (int i = 0; i < p; i++)                                                                       \
-            kv[i] = KEY((arr)[i]);                                                                    \
+            kv[i] = KEY((arr)[i]);                                                                        \
         kv += p;                                                                                          \
     } while (0)
         FOR_ARRAYS(a, COPY);
