@@ -74,10 +74,11 @@ const halo_coll_algo_t *halo_coll_select(const halo_coll_args_t *a, halo_comm_t 
 /* Whether this node runs more ranks than it has processors online (the
  * "oversubscribed" of tuning rules; the same on every rank of the node). */
 bool halo_coll_node_oversubscribed(void);
-/* Whether the tuning table of `kind` (Gather or Scatter) on c chooses its
- * shared-memory algorithm for blocks of `bytes`, ignoring
- * HALO_<COLL>_ALGORITHM: the shm_linear Gatherv and Scatterv ask it for
- * each block, and the root and the member of a block get the same answer. */
+/* Whether the tuning table of `kind` (Gather, Scatter or Alltoall) on c
+ * chooses its shared-memory algorithm for blocks of `bytes`, ignoring
+ * HALO_<COLL>_ALGORITHM: the shm_linear Gatherv, Scatterv, Alltoallv and
+ * Alltoallw ask it for each block, and both ends of a block get the same
+ * answer. */
 bool halo_coll_block_by_shm(halo_coll_kind_t kind, halo_comm_t *c, MPI_Count bytes);
 /* The algorithm among the node leaders of a two-level algorithm: `view` is
  * the communicator seen as its leaders (size and rank among them). By the
