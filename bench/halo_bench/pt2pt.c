@@ -27,10 +27,11 @@ static void must(hb_run_t *r, int rc, const char *what)
     MPI_Abort(MPI_COMM_WORLD, 3);
 }
 
-static void corrupt(hb_run_t *r, void *buf, int it, int warmup)
+static void corrupt(hb_run_t *r, void *buf, size_t size, int it, int warmup)
 {
-    /* --inject-error: every rank spoils the first timed message it gets. */
-    if (r->o->inject_error && it == warmup)
+    /* --inject-error: every rank spoils the first timed message it gets
+     * (an empty one has nothing to spoil). */
+    if (r->o->inject_error && it == warmup && size > 0)
         ((uint8_t *)buf)[0] ^= 0xff;
 }
 
@@ -52,8 +53,8 @@ static int run_latency(hb_run_t *r, int multi)
         return 0;
     }
     size_t *sizes;
-    int nsizes = hb_sizes(o, 1, (size_t)1 << 22, 1, &sizes);
-    size_t maxs = nsizes ? sizes[nsizes - 1] : 1;
+    int nsizes = hb_sizes(o, multi ? 1 : 0, (size_t)1 << 22, 1, &sizes);
+    size_t maxs = nsizes && sizes[nsizes - 1] ? sizes[nsizes - 1] : 1;
     uint8_t *sbuf = hb_alloc(maxs), *rbuf = hb_alloc(maxs);
     int in_pair = r->rank < 2 * npairs;
     int first = r->rank < npairs;
@@ -86,7 +87,7 @@ static int run_latency(hb_run_t *r, int multi)
                     must(r, MPI_Send(sbuf, (int)size, MPI_CHAR, peer, TAG_DATA, r->comm), "MPI_Send");
                 }
                 if (o->validate) {
-                    corrupt(r, rbuf, it, warmup);
+                    corrupt(r, rbuf, size, it, warmup);
                     bad += hb_check(rbuf, size, peer, 0, it);
                 }
             }
@@ -179,7 +180,7 @@ static int run_bw(hb_run_t *r, int kind)
                         must(r, MPI_Send(&ack, 1, MPI_CHAR, peer, TAG_ACK, r->comm), "MPI_Send");
                 }
                 if (o->validate && recvs) {
-                    corrupt(r, rbuf, it, warmup);
+                    corrupt(r, rbuf, size, it, warmup);
                     for (int j = 0; j < window; j++)
                         bad += hb_check(rbuf + (size_t)j * size, size, peer, 0, it);
                 }

@@ -16,12 +16,16 @@ int hb_sizes(const hb_opts_t *o, size_t dflt_min, size_t dflt_max, size_t elem, 
     if (o->nsizes > 0) {
         for (int i = 0; i < o->nsizes; i++) {
             size_t v = o->sizes[i] / elem * elem;
-            if (v > 0 && (n == 0 || s[n - 1] != v))
+            if ((v > 0 || dflt_min == 0) && (n == 0 || s[n - 1] != v))
                 s[n++] = v;
         }
     } else {
         size_t lo = o->min_size ? o->min_size : dflt_min;
         size_t hi = o->max_size ? o->max_size : dflt_max;
+        /* A benchmark whose sizes start at 0 (latency, as OSU's) reports an
+         * empty message first, then 1, 2, 4, ... */
+        if (lo == 0)
+            s[n++] = 0;
         if (lo < elem)
             lo = elem;
         for (size_t v = lo; v <= hi && n < 64; v *= 2) {

@@ -744,7 +744,7 @@ static void sched_run_direct(halo_sched_t *s)
         if (s->uses_shm) {
             direct_wait_t w = {s, 0, -1};
             if (!direct_round_ready(&w))
-                halo_progress_wait(direct_round_ready, &w);
+                halo_progress_wait_paced(direct_round_ready, &w);
             if (w.ready < 0) {
                 flag_failed(s, w.rank);
                 return;
@@ -771,7 +771,7 @@ int halo_sched_run_keep(halo_sched_t *s)
     else
         sched_begin(s);
     if (!s->done)
-        halo_progress_wait(sched_is_done, s);
+        halo_progress_wait_paced(sched_is_done, s);
     return s->error;
 }
 
@@ -911,7 +911,7 @@ int halo_sched_rerun_prog(halo_sched_t *s, const halo_sched_prog_t *p)
         case FOP_WAIT: {
             fop_wait_t w = {s, op, 0, -1};
             if (!fop_wait_ready(&w))
-                halo_progress_wait(fop_wait_ready, &w);
+                halo_progress_wait_paced(fop_wait_ready, &w);
             if (w.ready < 0) {
                 flag_failed(s, w.origin);
                 goto stopped;
@@ -943,7 +943,7 @@ int halo_sched_rerun_prog(halo_sched_t *s, const halo_sched_prog_t *p)
     return MPI_SUCCESS;
 stopped:
     if (!s->done)
-        halo_progress_wait(sched_is_done, s);
+        halo_progress_wait_paced(sched_is_done, s);
     return s->error;
 }
 
