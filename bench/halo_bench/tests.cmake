@@ -24,6 +24,12 @@ hb_add(all_validated_2ranks 2 pass pass ${hb_all} quick all ${hb_small})
 hb_add(all_validated_4ranks 4 pass pass ${hb_all} quick all ${hb_small})
 hb_add(all_injected_error_fails 2 fail fail ${hb_all} quick all -c --inject-error -m 1:8 -i 2 -x 0)
 hb_add(all_json_2ranks 2 pass json ${hb_all} quick all -c --json -m 4:16 -i 2 -x 1)
+hb_add(latency_from_zero_2ranks 2 pass pass 1 quick latency -c -m 64 -i 3 -x 1)
+# Its first row is the empty message, validated.
+add_test(NAME bench.latency_zero_bytes_row
+         COMMAND ${hb_runner} $<TARGET_FILE:mpiexec> $<TARGET_FILE:halo-bench> 2 pass 60
+                 "grep=^0 +[0-9.]+ +Pass" -- latency -c --sizes 0,8 -i 3 -x 1)
+set_tests_properties(bench.latency_zero_bytes_row PROPERTIES LABELS "quick;bench" TIMEOUT 90)
 hb_add(overlap_with_tests_2ranks 2 pass pass 1 quick iallreduce -c -t 4 -f -m 4:4096 -i 5 -x 1)
 
 # Launch timing: halo-bench starts `mpiexec -n 2 halo-bench hello` itself.
