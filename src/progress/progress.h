@@ -23,11 +23,12 @@ int halo_progress_poll(void);
 void halo_progress_wait(halo_progress_done_fn_t *done, void *arg);
 
 /* The same, pausing the core between idle polls from the first one on
- * (halo_progress_wait polls a few dozen times without pausing first). For
- * collectives that wait on a flag line beside the data a peer is writing:
- * polled without pauses, that line and its neighbours kept moving to the
- * waiting core while the writer still filled them (2-rank Bcast, Gather,
- * Reduce of 256 bytes 10-17% slower). */
+ * (halo_progress_wait polls a few dozen times without pausing first).
+ * Collective schedules wait through it, all of them (those made of
+ * messages only were not measured either way and keep the pacing they had):
+ * polled without pauses, a shared-memory collective's flag line and its
+ * neighbours kept moving to the waiting core while the writer still filled
+ * them (2-rank Bcast, Gather, Reduce of 256 bytes 10-17% slower). */
 void halo_progress_wait_paced(halo_progress_done_fn_t *done, void *arg);
 
 /* Wakes threads of this process that sleep in halo_progress_wait (for

@@ -414,10 +414,10 @@ static __attribute__((noinline)) int ring_claim_new(int peer)
         p->ring = -1;
         return 0;
     }
+    ring_populate(p->tx, 1);
     /* The ring's first record slot must read as empty; the pages are fresh
      * (zero) unless a previous job of this node used them, which cannot
      * happen since the segment is new. Publish the ring to the receiver. */
-    ring_populate(p->tx, 1);
     size_t words = ((size_t)shm.nlocal + 63) / 64;
     atomic_fetch_or(&shm.bitmaps[(size_t)peer * words + (size_t)shm.me / 64], 1ull << (shm.me % 64));
     atomic_fetch_add_explicit(&r->ring_epoch, 1, memory_order_release);
