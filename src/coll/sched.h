@@ -114,6 +114,9 @@ typedef struct halo_sched {
      * member 0, its slot, and this rank's cache of the members' flags. */
     char *shm_ctl[2], *shm_data[2];
     uint64_t *shm_seen[2];
+    /* A blocking call on the communicator's region: per member, the
+     * highest blocking epoch seen in its flags (coll/shm.h); else NULL. */
+    uint64_t *shm_later;
     /* While building only (never read when running): peers given to
      * halo_sched_send/recv are indices into peer_map when it is set, and
      * rounds are offset by round_base. The two-level algorithms use them to

@@ -36,6 +36,10 @@ typedef struct halo_shm_region {
      * grow, so a wait that this value already meets needs no load of a
      * line that another core has written since (a cache miss each). */
     uint64_t *seen;
+    /* [member], the communicator's region only: the highest blocking-lane
+     * epoch seen in any of the member's flags (coll/shm.h, "Finished
+     * by a later call"). In the same allocation as seen. */
+    uint64_t *later;
 } halo_shm_region_t;
 
 /* A communicator's collective state, private to this process. */
@@ -187,7 +191,9 @@ static void region_open(halo_comm_t *c, halo_coll_state_t *st, halo_shm_region_t
     reg->size = size;
     reg->ctl = reg->base + ctl_off;
     reg->data = reg->base + data_off;
-    reg->seen = halo_calloc((size_t)reg->nchan * (size_t)st->topo.nlocal, sizeof *reg->seen);
+    size_t nseen = (size_t)reg->nchan * (size_t)st->topo.nlocal;
+    reg->seen = halo_calloc(nseen + (size_t)st->topo.nlocal, sizeof *reg->seen);
+    reg->later = reg->seen + nseen;
     for (int k = 0; k < reg->nchan; k++) {
         reg->chan_ctl[k] = reg->ctl + (size_t)k * (size_t)st->topo.nlocal * HALO_CSHM_CTL_BYTES;
         reg->chan_data[k] = reg->data + (size_t)k * (size_t)st->topo.nlocal * HALO_CSHM_SLOT;
@@ -295,6 +301,9 @@ void halo_shm_begin(halo_sched_t *s)
         s->shm_data[k] = reg->chan_data[chan];
         s->shm_seen[k] = &reg->seen[(size_t)chan * n];
     }
+    /* Blocking calls on the communicator's region finish in order on
+     * every member (coll/shm.h, "Finished by a later call"). */
+    s->shm_later = s->seq_fixed || (s->seq & 1) ? NULL : reg->later;
 }
 
 void halo_shm_release(halo_sched_t *s)
@@ -414,11 +423,12 @@ void halo_shm_prefetch_next(halo_sched_t *s)
      * shm_epoch + 4; it first waits for the channel's previous epoch. */
     int chan = chan_of(reg, s->shm_epoch + 4);
     uint64_t need = flag_value(reg->chan_last[chan], HALO_SHM_GAVE_UP);
+    uint64_t finished_by = halo_shm_finished_by(reg->chan_last[chan]);
     const char *ctl = reg->chan_ctl[chan];
     const uint64_t *seen = &reg->seen[(size_t)chan * (size_t)n];
     __builtin_prefetch(ctl + (size_t)me * HALO_CSHM_CTL_BYTES, 1, 3);
     for (int m = 0; m < n; m++)
-        if (m != me && seen[m] < need)
+        if (m != me && seen[m] < need && reg->later[m] < finished_by)
             __builtin_prefetch(ctl + (size_t)m * HALO_CSHM_CTL_BYTES, 0, 3);
 }
 

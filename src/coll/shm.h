@@ -41,6 +41,20 @@
  * finds that fails its own call, naming the same rank (the failure's
  * message may come later than the flag).
  *
+ * Finished by a later call. Blocking collectives end, on each member,
+ * before its next blocking collective on the communicator begins (MPI
+ * orders them, and a call that fails raises its flags first). So a member
+ * whose flag anywhere shows an epoch of a later blocking call has finished
+ * every earlier one, and a wait for the channel's previous epoch needs no
+ * look at its line: each rank keeps, per member, the highest blocking
+ * epoch it has seen in that member's flags (any channel, any step). In a
+ * run of calls where every member waits on every other (Allreduce,
+ * Barrier, Allgather), that makes the previous-epoch wait free: loading
+ * the line again would fetch it from the core that is about to write it
+ * for the new epoch, and then hand it back. Calls of the nonblocking lane
+ * and persistent collectives with regions of their own finish in any
+ * order and always read the flag.
+ *
  * Waking. A waiter that runs out of patience sleeps on its process's
  * doorbell (progress/progress.c); raising a flag rings the doorbells of the
  * group's sleeping members. The lost-wakeup argument is the one of the
@@ -75,6 +89,15 @@ enum { HALO_SHM_ALL = -1 };
 static inline int halo_shm_below(int n)
 {
     return -2 - n;
+}
+
+/* A blocking call's epochs are 2 q + 2 + k with q even and k < 2 (so
+ * 2 or 3 mod 4), and the next blocking call's start 4 higher: a member
+ * whose flag shows an epoch of at least this value has finished the
+ * blocking epoch e ("Finished by a later call"). */
+static inline uint64_t halo_shm_finished_by(int64_t e)
+{
+    return (uint64_t)(e & ~(int64_t)1) + 4;
 }
 
 /* The members [*lo, *hi) that a wait step's member argument names among n;
@@ -255,15 +278,17 @@ void halo_shm_skip(halo_comm_t *c, uint64_t seq);
 static inline int halo_shm_wait_holds(const halo_sched_t *s, int phase, bool prev, int step, int lo, int hi,
                                       int skip, int *origin_p)
 {
-    uint64_t *seen = s->shm_seen[phase];
+    uint64_t *seen = s->shm_seen[phase], *later = s->shm_later;
     const char *ctl = s->shm_ctl[phase];
-    uint64_t target, gave_up, done;
+    uint64_t target, gave_up, done, finished_by = UINT64_MAX;
     if (prev) {
         if (s->shm_prev[phase] == 0)
             return 1;   /* first use of the channel */
         /* done, or gave up */
         target = ((uint64_t)s->shm_prev[phase] << HALO_SHM_STEP_BITS) | HALO_SHM_GAVE_UP;
         gave_up = done = 0;   /* either way, the previous epoch is over */
+        if (later)
+            finished_by = halo_shm_finished_by(s->shm_prev[phase]);
     } else {
         uint64_t e = (uint64_t)(s->shm_epoch + phase) << HALO_SHM_STEP_BITS;
         target = e | (uint64_t)step;
@@ -275,9 +300,13 @@ static inline int halo_shm_wait_holds(const halo_sched_t *s, int phase, bool pre
             continue;
         uint64_t v = seen[m];
         if (v < target) {
+            if (later && later[m] >= finished_by)
+                continue;   /* it has begun a later blocking call */
             v = atomic_load_explicit((_Atomic uint64_t *)(ctl + (size_t)m * HALO_CSHM_CTL_BYTES),
                                      memory_order_acquire);
             seen[m] = v;
+            if (later && (v >> HALO_SHM_STEP_BITS) > later[m])
+                later[m] = v >> HALO_SHM_STEP_BITS;
         }
         if (v >= gave_up && v < done) {
             *origin_p = (int)(v - gave_up);   /* the rank that failed */
