@@ -30,6 +30,12 @@ add_test(NAME bench.latency_zero_bytes_row
          COMMAND ${hb_runner} $<TARGET_FILE:mpiexec> $<TARGET_FILE:halo-bench> 2 pass 60
                  "grep=^0 +[0-9.]+ +Pass" -- latency -c --sizes 0,8 -i 3 -x 1)
 set_tests_properties(bench.latency_zero_bytes_row PROPERTIES LABELS "quick;bench" TIMEOUT 90)
+# multi_lat also starts at 0 bytes (as osu_multi_lat): its default sizes
+# begin with the empty message, validated across two pairs.
+add_test(NAME bench.multi_lat_zero_bytes_row
+         COMMAND ${hb_runner} $<TARGET_FILE:mpiexec> $<TARGET_FILE:halo-bench> 4 pass 60
+                 "grep=^0 +[0-9.]+ +Pass" -- multi_lat -c -m 8 -i 3 -x 1)
+set_tests_properties(bench.multi_lat_zero_bytes_row PROPERTIES LABELS "quick;bench" TIMEOUT 90)
 hb_add(overlap_with_tests_2ranks 2 pass pass 1 quick iallreduce -c -t 4 -f -m 4:4096 -i 5 -x 1)
 
 # Launch timing: halo-bench starts `mpiexec -n 2 halo-bench hello` itself.
