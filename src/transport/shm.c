@@ -392,7 +392,10 @@ _Atomic uint32_t *halo_shm_sleeping(void)
  * in on use as before. */
 static void ring_populate(shm_ring_t *ring, int write)
 {
-    const uintptr_t pg = 4096;
+    /* madvise wants a range that starts on a page of the system's size
+     * (64 KiB on some ARM kernels: a 4 KiB rounding would be refused). */
+    long sz = sysconf(_SC_PAGESIZE);
+    const uintptr_t pg = sz > 0 ? (uintptr_t)sz : 4096;
     uintptr_t a = (uintptr_t)ring & ~(pg - 1);
     uintptr_t e = ((uintptr_t)(ring + 1) + pg - 1) & ~(pg - 1);
     (void)madvise((void *)a, e - a, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
