@@ -252,6 +252,8 @@ halo_coll_build_fn_t halo_allreduce_shm_rsag;
 halo_coll_build_fn_t halo_reduce_scatter_shm;   /* and _block */
 halo_coll_build_fn_t halo_scan_shm;
 halo_coll_build_fn_t halo_exscan_shm;
+halo_coll_build_fn_t halo_scan_shm_parts;
+halo_coll_build_fn_t halo_exscan_shm_parts;
 halo_coll_build_fn_t halo_gather_shm;      /* gather and gatherv */
 halo_coll_build_fn_t halo_scatter_shm;     /* scatter and scatterv */
 halo_coll_build_fn_t halo_gatherv_shm_linear;

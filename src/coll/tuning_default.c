@@ -46,10 +46,17 @@
  * Reduce at 2 ranks: through the slots up to 16K, the single message
  * of the binomial tree above (seven alternations, 32 KiB: 5.3 us against
  * 6.5; 64 KiB 11.1 against 11.6; 8 KiB 1.5 against 1.2).
- * Above those sizes the pipelined chain from 5 ranks, and from 2 MiB at 3
- * and 4 (six alternations against the chain; 8 ranks, 256 KiB to 4 MiB:
- * Scan 0.62-0.95 of its time, Exscan 0.59-0.85; 4 ranks: Scan 0.91 at
- * 1 MiB and 0.67 at 4 MiB, Exscan 1.07 and 0.74).
+ * Above those sizes from 5 ranks: up to 512K the scan by parts (every
+ * member scans its part of all slots at once; three and four alternations
+ * at 8 ranks, Scan 128 KiB 64-79 us against 100-103 for the pipelined
+ * chain, 256 KiB 134-184 against 177-184, 512 KiB 280-348 against
+ * 307-367; Exscan 128 KiB 70-88 against 99-104; at 1 MiB Exscan 778-846
+ * against 658-892, three flag waits per 64 KiB chunk cost a round of
+ * context switches each when ranks outnumber the cores; at 4 ranks no
+ * better than the chain), then the pipelined chain; at 3 and 4 ranks that
+ * chain from 2 MiB (six alternations against the chain; 8 ranks, 256 KiB
+ * to 4 MiB: Scan 0.62-0.95 of its time, Exscan 0.59-0.85; 4 ranks: Scan
+ * 0.91 at 1 MiB and 0.67 at 4 MiB, Exscan 1.07 and 0.74).
  * Scatter through the slots only up to 4K and 4 ranks: from 32K the
  * receivers reading their blocks from the root (CMA) are 2-3x faster
  * (three alternations at 2, 4 and 8 ranks, 64 KiB: 5-16 us against
@@ -183,6 +190,7 @@ const char halo_coll_tuning_default[] =
     "    {\"comm_size_min\": 5, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_min\": 32768, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_max\": 2, \"algorithm\": \"linear\"},\n"
+    "    {\"comm_size_min\": 5, \"msg_size_min\": 65537, \"msg_size_max\": 524288, \"algorithm\": \"shm_parts\"},\n"
     "    {\"comm_size_min\": 5, \"msg_size_min\": 65537, \"algorithm\": \"pipeline\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_min\": 2097152, \"algorithm\": \"pipeline\"},\n"
     "    {\"ppn_min\": 2, \"comm_size_max\": 16, \"algorithm\": \"linear\"},\n"
@@ -193,6 +201,7 @@ const char halo_coll_tuning_default[] =
     "    {\"comm_size_min\": 5, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_min\": 32768, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_max\": 2, \"algorithm\": \"linear\"},\n"
+    "    {\"comm_size_min\": 5, \"msg_size_min\": 65537, \"msg_size_max\": 524288, \"algorithm\": \"shm_parts\"},\n"
     "    {\"comm_size_min\": 5, \"msg_size_min\": 65537, \"algorithm\": \"pipeline\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_min\": 2097152, \"algorithm\": \"pipeline\"},\n"
     "    {\"ppn_min\": 2, \"comm_size_max\": 16, \"algorithm\": \"linear\"},\n"

@@ -138,7 +138,9 @@ int main(int argc, char **argv)
         expect("scan", 2, 8, 1, "shm");                      /* built in: not a list */
         expect("scan", 8, 8, 1, "shm");                      /* one node, from 5 ranks */
         expect("scan", 4, 8, 1, "linear");                   /* 3 and 4 ranks: the chain */
-        expect("scan", 8, 1 << 20, 1, "pipeline");           /* from 5 ranks above 64 KiB */
+        expect("scan", 8, 1 << 18, 1, "shm_parts");          /* from 5 ranks, 64 KiB to 512 KiB */
+        expect("exscan", 5, 1 << 19, 1, "shm_parts");
+        expect("scan", 8, 1 << 20, 1, "pipeline");           /* from 5 ranks above 512 KiB */
         expect("scan", 4, 1 << 20, 1, "linear");             /* 3 and 4 ranks: the chain... */
         expect("exscan", 4, 1 << 22, 1, "pipeline");         /* ...up to 2 MiB */
         expect("exscan", 2, 65536, 1, "linear");
