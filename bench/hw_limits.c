@@ -11,9 +11,15 @@
  *          (one process reads while the other waits) and both directions at
  *          once (each reads from the other; the sum of the two, as
  *          bidirectional bandwidth is counted).
+ *   switch N pairs of processes, both processes of a pair pinned to one CPU
+ *          (pairs alternate between the two CPUs), each waiting for its
+ *          turn with sched_yield: the one-way time when every message needs
+ *          a context switch, the floor under multi-pair latency with more
+ *          ranks than cores (N = 1, 2 and 4 unless --pairs says). Not part
+ *          of "all" (line and cma).
  *
- *   halo-hw-limits [line|cma|all] [--cpus A,B] [-i ITERS] [-r REPEATS]
- *                  [--sizes S1,S2,...] [-W WINDOW] [--json]
+ *   halo-hw-limits [line|cma|all|switch] [--cpus A,B] [-i ITERS] [-r REPEATS]
+ *                  [--sizes S1,S2,...] [-W WINDOW] [--pairs N] [--json]
  *
  * -W: the reader cycles through WINDOW destination buffers, as a bandwidth
  * benchmark's window of receives does (halo-bench bw and bibw receive 64
@@ -55,6 +61,7 @@ typedef struct {
     long sizes[MAX_SIZES];
     int nsizes;
     int json;
+    int pairs;       /* switch: pairs of processes (0: 1, 2 and 4) */
 } opts_t;
 
 static double now_s(void)
@@ -207,6 +214,132 @@ static int probe_line(const opts_t *o, double *med_ns, double *min_ns, char *why
     close(up[0]);
     close(down[1]);
     munmap(l, 4096);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- switch */
+
+#define MAX_PAIRS 8
+
+typedef struct {
+    _Alignas(64) _Atomic uint64_t word;   /* the pair's turn: even for its first process, odd for its second */
+    char pad[56];
+} turn_t;
+
+typedef struct {
+    _Alignas(64) _Atomic int ready;
+    turn_t turn[MAX_PAIRS];
+} switch_t;
+
+typedef struct {
+    pid_t pid[2 * MAX_PAIRS];
+    int status[2 * MAX_PAIRS];   /* -1 while running */
+    int n;
+} kids_t;
+
+/* Reaps the children that have ended; 1 when one of them failed. */
+static int reap_failed(kids_t *k)
+{
+    int bad = 0;
+    for (int i = 0; i < k->n; i++) {
+        int st;
+        if (k->status[i] < 0 && waitpid(k->pid[i], &st, WNOHANG) == k->pid[i])
+            k->status[i] = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+        if (k->status[i] > 0)
+            bad = 1;
+    }
+    return bad;
+}
+
+/* One process of the switch probe: process `id` of 2 npairs, in pair
+ * id % npairs, first of it when id < npairs. Waits for its turn yielding
+ * the CPU, then gives the turn back. The parent (id 0, kids set) times its
+ * pair into t[] and stops (returning -1) when a child failed; a child
+ * stops when the parent is gone. */
+static int switch_run(switch_t *sw, int id, int npairs, long warm, long iters, int repeats, double *t,
+                      kids_t *kids, pid_t parent)
+{
+    turn_t *tn = &sw->turn[id % npairs];
+    uint64_t mine = id < npairs ? 0 : 1;
+    long calls = 0, per = warm + iters;
+    atomic_fetch_add(&sw->ready, 1);
+    while (atomic_load(&sw->ready) < 2 * npairs) {
+        sched_yield();
+        if ((++calls & 0xff) == 0 && (kids ? reap_failed(kids) : getppid() != parent))
+            return -1;
+    }
+    for (long i = 0; i < (long)repeats * per; i++) {
+        if (kids && i % per == warm)
+            t[i / per] = now_s();
+        uint64_t want = 2 * (uint64_t)i + mine;
+        while (atomic_load_explicit(&tn->word, memory_order_acquire) != want) {
+            sched_yield();
+            if ((++calls & 0xffff) == 0 && (kids ? reap_failed(kids) : getppid() != parent))
+                return -1;
+        }
+        atomic_store_explicit(&tn->word, want + 1, memory_order_release);
+        if (kids && i % per == per - 1)
+            t[i / per] = (now_s() - t[i / per]) / (2.0 * (double)iters) * 1e9;
+    }
+    return 0;
+}
+
+/* npairs pairs of processes; both processes of pair k are pinned to one
+ * CPU, cpu[k % 2] (where Open MPI's round-robin binding puts ranks i and
+ * i + n/2 when they outnumber two cores, the pairs of OSU multi_lat), and
+ * wait for their turn with sched_yield: every one-way step needs the CPU
+ * to switch to the other process. Returns 0, or 2 with a reason in why.
+ * out: median and fastest one-way ns of pair 0. */
+static int probe_switch(const opts_t *o, int npairs, double *med_ns, double *min_ns, char *why, size_t nwhy)
+{
+    long iters = o->iters > 0 ? o->iters : 20000, warm = iters / 10 + 100;
+    switch_t *sw = mmap(NULL, sizeof(switch_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (sw == MAP_FAILED) {
+        snprintf(why, nwhy, "mmap: %s", strerror(errno));
+        return 2;
+    }
+    pid_t parent = getpid();
+    kids_t kids = {.n = 0};
+    int rc = 0;
+    for (int id = 1; id < 2 * npairs && rc == 0; id++) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            snprintf(why, nwhy, "fork: %s", strerror(errno));
+            rc = 2;
+        } else if (pid == 0) {
+            if (pin(o->cpu[(id % npairs) % 2]))
+                _exit(3);
+            _exit(switch_run(sw, id, npairs, warm, iters, o->repeats, NULL, NULL, parent) ? 4 : 0);
+        } else {
+            kids.pid[kids.n] = pid;
+            kids.status[kids.n++] = -1;
+        }
+    }
+    double t[MAX_REPEATS];
+    if (rc == 0 && pin(o->cpu[0])) {
+        snprintf(why, nwhy, "cannot pin to CPU %d", o->cpu[0]);
+        rc = 2;
+    }
+    if (rc == 0 && switch_run(sw, 0, npairs, warm, iters, o->repeats, t, &kids, parent)) {
+        snprintf(why, nwhy, "a process of the probe failed (pinned to CPU %d and %d?)", o->cpu[0], o->cpu[1]);
+        rc = 2;
+    }
+    for (int i = 0; i < kids.n; i++) {
+        int st;
+        if (kids.status[i] >= 0)
+            continue;
+        if (rc)
+            kill(kids.pid[i], SIGKILL);
+        if (waitpid(kids.pid[i], &st, 0) == kids.pid[i] && rc == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+            snprintf(why, nwhy, "a process of the probe failed");
+            rc = 2;
+        }
+    }
+    if (rc == 0) {
+        *med_ns = median(t, o->repeats);
+        *min_ns = t[0];   /* sorted by median() */
+    }
+    munmap(sw, sizeof(switch_t));
     return rc;
 }
 
@@ -390,11 +523,14 @@ static int probe_cma(const opts_t *o, cma_row_t *rows, char *why, size_t nwhy)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: halo-hw-limits [line|cma|all] [--cpus A,B] [-i ITERS] [-r REPEATS] "
-               "[--sizes S1,S2,...] [-W WINDOW] [--json]\n"
-               "  line  one-way time of a cache line handed between two pinned processes\n"
-               "  cma   process_vm_readv MB/s between two pinned processes, one way and both at once\n"
-               "  -W    the reader cycles through WINDOW destination buffers (default 1)\n");
+    fprintf(f, "usage: halo-hw-limits [line|cma|all|switch] [--cpus A,B] [-i ITERS] [-r REPEATS] "
+               "[--sizes S1,S2,...] [-W WINDOW] [--pairs N] [--json]\n"
+               "  line    one-way time of a cache line handed between two pinned processes\n"
+               "  cma     process_vm_readv MB/s between two pinned processes, one way and both at once\n"
+               "  all     line and cma (the default)\n"
+               "  switch  one-way time of pairs of processes sharing a CPU, yielding it to each other\n"
+               "  -W      the reader cycles through WINDOW destination buffers (default 1)\n"
+               "  --pairs switch: this many pairs (1 to %d; default 1, 2 and 4 in turn)\n", MAX_PAIRS);
 }
 
 static int parse_sizes(const char *s, opts_t *o)
@@ -437,7 +573,7 @@ int main(int argc, char **argv)
     const char *what = "all";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "line") || !strcmp(a, "cma") || !strcmp(a, "all")) {
+        if (!strcmp(a, "line") || !strcmp(a, "cma") || !strcmp(a, "all") || !strcmp(a, "switch")) {
             what = a;
         } else if (!strcmp(a, "--json")) {
             o.json = 1;
@@ -468,6 +604,12 @@ int main(int argc, char **argv)
                 fprintf(stderr, "halo-hw-limits: -W wants 1 to 1024 buffers (got %s)\n", argv[i]);
                 return 1;
             }
+        } else if (i + 1 < argc && !strcmp(a, "--pairs")) {
+            o.pairs = atoi(argv[++i]);
+            if (o.pairs < 1 || o.pairs > MAX_PAIRS) {
+                fprintf(stderr, "halo-hw-limits: --pairs wants 1 to %d (got %s)\n", MAX_PAIRS, argv[i]);
+                return 1;
+            }
         } else if (i + 1 < argc && !strcmp(a, "--sizes")) {
             if (parse_sizes(argv[++i], &o)) {
                 fprintf(stderr, "halo-hw-limits: --sizes wants positive sizes like 64K,1M (got %s)\n", argv[i]);
@@ -485,7 +627,36 @@ int main(int argc, char **argv)
     bool no_cpus = o.cpu[0] < 0 && default_cpus(&o) != 0;
     if (no_cpus)
         snprintf(why, sizeof why, "this process may run on fewer than two CPUs");
-    if (strcmp(what, "cma")) {
+    bool do_line = !strcmp(what, "line") || !strcmp(what, "all");
+    bool do_cma = !strcmp(what, "cma") || !strcmp(what, "all");
+    if (!strcmp(what, "switch")) {
+        int list[] = {1, 2, 4}, n = 3;
+        if (o.pairs > 0) {
+            list[0] = o.pairs;
+            n = 1;
+        }
+        for (int k = 0; k < n; k++) {
+            double med = 0, min = 0;
+            int rc = no_cpus ? 2 : probe_switch(&o, list[k], &med, &min, why, sizeof why);
+            if (o.json) {
+                if (rc)
+                    printf("{\"benchmark\":\"hw_switch\",\"status\":\"n/a\",\"pairs\":%d,\"note\":\"%s\"}\n",
+                           list[k], why);
+                else
+                    printf("{\"benchmark\":\"hw_switch\",\"status\":\"ok\",\"cpus\":[%d,%d],\"pairs\":%d,"
+                           "\"rows\":[{\"size\":0,\"avg_us\":%.4f,\"min_us\":%.4f,\"repeats\":%d}]}\n",
+                           o.cpu[0], o.cpu[1], list[k], med / 1e3, min / 1e3, o.repeats);
+            } else if (rc) {
+                printf("# switch: not measured: %s\n", why);
+            } else {
+                printf("# %d pair%s, each on one CPU (%d or %d), yielding it to each other: one-way time, median "
+                       "and fastest of %d\nswitch_ns %d %.1f %.1f\n", list[k], list[k] > 1 ? "s" : "", o.cpu[0],
+                       o.cpu[1], o.repeats, list[k], med, min);
+            }
+            status = rc > status ? rc : status;
+        }
+    }
+    if (do_line) {
         double med = 0, min = 0;
         int rc = no_cpus ? 2 : probe_line(&o, &med, &min, why, sizeof why);
         if (o.json) {
@@ -503,7 +674,7 @@ int main(int argc, char **argv)
         }
         status = rc > status ? rc : status;
     }
-    if (strcmp(what, "line")) {
+    if (do_cma) {
         cma_row_t rows[MAX_SIZES];
         int rc = no_cpus ? 2 : probe_cma(&o, rows, why, sizeof why);
         if (o.json) {

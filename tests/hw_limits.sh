@@ -6,6 +6,9 @@
 #    buffer and into a window of buffers (the program itself checks the bytes
 #    it read and fails with "wrong data");
 #  - --json: both probes print one object each, with status ok and the rows;
+#  - switch: pairs of processes sharing a CPU hand a turn over in 50 ns to
+#    10 ms one way (a context switch each), for 1, 2 and 4 pairs, and 2
+#    pairs in --json;
 #  - with process_vm_readv refused (the deny_cma tool): exit status 2 and a
 #    message that names the refusal; the line probe still runs;
 #  - bad arguments exit 1 with a message naming the option; a CPU that does
@@ -45,6 +48,17 @@ r = objs[1]["rows"]
 assert len(r) == 1 and r[0]["size"] == 131072 and r[0]["mb_s"] > 100 and r[0]["both_mb_s"] > 100, r
 PY
 
+"$exe" switch -r 3 -i 2000 >"$out" 2>&1 || fail "switch exited $?: $(cat "$out")"
+awk '/^switch_ns/ { n++; if (!($2 == (n == 3 ? 4 : n) && $3 > 50 && $3 < 1e7 && $4 > 0 && $4 <= $3)) bad = 1 }
+     END { exit !(n == 3 && !bad) }' "$out" || fail "switch: bad figures: $(cat "$out")"
+"$exe" switch --pairs 2 -r 1 -i 1000 --json >"$out" 2>&1 || fail "switch --json exited $?: $(cat "$out")"
+python3 - "$out" <<'PY' || fail "switch --json output: $(cat "$out")"
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+assert len(objs) == 1 and objs[0]["benchmark"] == "hw_switch" and objs[0]["status"] == "ok", objs
+assert objs[0]["pairs"] == 2 and 0.05 < objs[0]["rows"][0]["avg_us"] < 1e4, objs
+PY
+
 "$deny" "$exe" -r 1 -i 5000 --sizes 64K >"$out" 2>&1
 rc=$?
 if [ $rc -eq 77 ]; then
@@ -56,7 +70,7 @@ else
         fail "with CMA refused: no reason given: $(cat "$out")"
 fi
 
-for bad in "--cpus 0,0" "-W 0" "--sizes 12x" "-r 0" "-i -5" "frobnicate"; do
+for bad in "--cpus 0,0" "-W 0" "--sizes 12x" "-r 0" "-i -5" "--pairs 9" "frobnicate"; do
     # shellcheck disable=SC2086
     "$exe" $bad >"$out" 2>&1
     rc=$?
