@@ -252,6 +252,11 @@ int halo_shm_allreduce_steps(halo_sched_t **s_p, int round, int nmembers, int me
  * (2 * chunks <= HALO_SHM_MAX_STEP). */
 int halo_shm_fold_steps(halo_sched_t **s_p, int round, int me, int nfold, halo_bref_t in, MPI_Count count,
                         MPI_Count d0, MPI_Count d1, halo_bref_t out, MPI_Datatype type, MPI_Op op);
+/* Scan and Exscan through the slots (shm, shm_parts): true when the call
+ * needs no flag step (count 0, or a single member: then a Scan's input is
+ * copied to its result here). */
+struct halo_coll_args;
+bool halo_shm_scan_trivial(const struct halo_coll_args *a, int nmembers, bool exclusive, halo_sched_t **s_p);
 int halo_shm_allreduce_rsag_steps(halo_sched_t **s_p, int round, int nmembers, int me, halo_bref_t in,
                                   halo_bref_t out, MPI_Count count, MPI_Datatype type, MPI_Op op);
 

@@ -17,6 +17,17 @@
 #include "coll/shm.h"
 #include "core/errors.h"
 
+bool halo_shm_scan_trivial(const halo_coll_args_t *a, int nmembers, bool exclusive, halo_sched_t **s_p)
+{
+    if (a->count == 0)
+        return true;
+    if (nmembers > 1)
+        return false;
+    if (!exclusive && a->sbuf != MPI_IN_PLACE)
+        halo_sched_copy(s_p, 0, halo_addr(a->sbuf), a->count, a->type, halo_addr(a->rbuf), a->count, a->type);
+    return true;
+}
+
 static int scan_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p, bool exclusive)
 {
     const halo_coll_topo_t *t = halo_coll_topo(c);
@@ -24,13 +35,8 @@ static int scan_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_
     const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     halo_bref_t ib = halo_addr(in), out = halo_addr(a->rbuf);
     int nfold = exclusive ? me : me + 1;   /* members whose inputs make my result */
-    if (a->count == 0)
+    if (halo_shm_scan_trivial(a, nm, exclusive, s_p))
         return MPI_SUCCESS;
-    if (nm == 1) {
-        if (!exclusive && a->sbuf != MPI_IN_PLACE)
-            halo_sched_copy(s_p, 0, ib, a->count, a->type, out, a->count, a->type);
-        return MPI_SUCCESS;
-    }
     halo_shm_chunks_t ch;
     halo_shm_chunks(&ch, a->count, a->type, HALO_CSHM_SLOT);
     if (2 * ch.n > HALO_SHM_MAX_STEP)

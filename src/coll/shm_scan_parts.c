@@ -29,13 +29,8 @@ static int scan_parts(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **
     halo_bref_t ib = halo_addr(in), out = halo_addr(a->rbuf);
     /* Slots that take part: an Exscan's result never needs the last one. */
     int nscan = exclusive ? nm - 1 : nm;
-    if (a->count == 0)
+    if (halo_shm_scan_trivial(a, nm, exclusive, s_p))
         return MPI_SUCCESS;
-    if (nm == 1) {
-        if (!exclusive && a->sbuf != MPI_IN_PLACE)
-            halo_sched_copy(s_p, 0, ib, a->count, a->type, out, a->count, a->type);
-        return MPI_SUCCESS;
-    }
     halo_shm_use(s_p);
     halo_shm_chunks_t ch;
     halo_shm_chunks(&ch, a->count, a->type, HALO_CSHM_SLOT);
