@@ -268,18 +268,21 @@ static int switch_run(switch_t *sw, int id, int npairs, long warm, long iters, i
         if ((++calls & 0xff) == 0 && (kids ? reap_failed(kids) : getppid() != parent))
             return -1;
     }
-    for (long i = 0; i < (long)repeats * per; i++) {
-        if (kids && i % per == warm)
-            t[i / per] = now_s();
-        uint64_t want = 2 * (uint64_t)i + mine;
-        while (atomic_load_explicit(&tn->word, memory_order_acquire) != want) {
-            sched_yield();
-            if ((++calls & 0xffff) == 0 && (kids ? reap_failed(kids) : getppid() != parent))
-                return -1;
+    uint64_t want = mine;
+    for (int r = 0; r < repeats; r++) {
+        double t0 = 0;
+        for (long i = 0; i < per; i++, want += 2) {
+            if (i == warm)
+                t0 = now_s();
+            while (atomic_load_explicit(&tn->word, memory_order_acquire) != want) {
+                sched_yield();
+                if ((++calls & 0xffff) == 0 && (kids ? reap_failed(kids) : getppid() != parent))
+                    return -1;
+            }
+            atomic_store_explicit(&tn->word, want + 1, memory_order_release);
         }
-        atomic_store_explicit(&tn->word, want + 1, memory_order_release);
-        if (kids && i % per == per - 1)
-            t[i / per] = (now_s() - t[i / per]) / (2.0 * (double)iters) * 1e9;
+        if (t)
+            t[r] = (now_s() - t0) / (2.0 * (double)iters) * 1e9;
     }
     return 0;
 }

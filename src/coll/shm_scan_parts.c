@@ -27,8 +27,9 @@ static int scan_parts(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **
     int nm = t->nlocal, me = t->me;
     const void *in = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
     halo_bref_t ib = halo_addr(in), out = halo_addr(a->rbuf);
-    /* Slots that take part: an Exscan's result never needs the last one. */
-    int nscan = exclusive ? nm - 1 : nm;
+    /* Slots that take part: an Exscan's result never needs the last one;
+     * my result is in slot `from` (none for Exscan's member 0). */
+    int nscan = exclusive ? nm - 1 : nm, from = exclusive ? me - 1 : me;
     if (halo_shm_scan_trivial(a, nm, exclusive, s_p))
         return MPI_SUCCESS;
     halo_shm_use(s_p);
@@ -60,7 +61,6 @@ static int scan_parts(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **
         }
         halo_shm_set(s_p, r + 1, 3 * (int)k + 2);
         /* Out, once every part of the slot I read is done. */
-        int from = exclusive ? me - 1 : me;
         if (from >= 0) {
             halo_shm_wait(s_p, r + 2, HALO_SHM_ALL, 3 * (int)k + 2);
             halo_sched_copy(s_p, r + 2, halo_shm_elem(&ch, from, 0, 0), len, a->type,
