@@ -261,6 +261,8 @@ halo_coll_build_fn_t halo_scatterv_shm_linear;
 halo_coll_build_fn_t halo_allgather_shm;   /* allgather and allgatherv */
 halo_coll_build_fn_t halo_alltoall_shm;
 halo_coll_build_fn_t halo_alltoallv_shm_linear;   /* alltoallv and alltoallw */
+/* Single-copy reads and writes of the other members' buffers. */
+halo_coll_build_fn_t halo_allreduce_cma;
 
 /* Two levels, several nodes (two_level_*.c). */
 halo_coll_build_fn_t halo_barrier_two_level;

@@ -12,6 +12,7 @@
 
 #include "coll/shm.h"
 #include "core/halo.h"
+#include "transport/transport.h"
 
 #define ALG(coll, name, fn, restr, cost) {HALO_COLL_##coll, name, fn, restr, cost}
 
@@ -92,6 +93,8 @@ const halo_coll_algo_t halo_coll_algos[] = {
         "per 64K chunk: 2 flag transfers + copy in + (p-1) n g"),
     ALG(ALLREDUCE, "shm_rsag", halo_allreduce_shm_rsag, HALO_ALG_ONE_NODE | HALO_ALG_SHM_TYPE,
         "per 64K chunk: 3 flag transfers + copy in + (p-1)/p n (g + copy)"),
+    ALG(ALLREDUCE, "cma", halo_allreduce_cma, HALO_ALG_ONE_NODE | HALO_ALG_SHM_TYPE | HALO_ALG_CMA,
+        "2 flag transfers + (p-1)/p n (read + g + write), 2(p-1) system calls per 128K of part"),
     ALG(REDUCE_SCATTER, "shm", halo_reduce_scatter_shm, HALO_ALG_ONE_NODE | HALO_ALG_SHM_TYPE,
         "per 64K chunk: 2 flag transfers + copy in + (p-1) n/p g"),
     ALG(REDUCE_SCATTER_BLOCK, "shm", halo_reduce_scatter_shm, HALO_ALG_ONE_NODE | HALO_ALG_SHM_TYPE,
@@ -194,6 +197,7 @@ void halo_coll_facts(const halo_coll_args_t *a, halo_comm_t *c, halo_coll_facts_
     f->shm_type = true;
     f->flat = false;
     f->oversub = halo_coll_node_oversubscribed();
+    f->cma = halo_tr_cma_node();
     if (a->op && a->op != MPI_OP_NULL) {
         halo_dtype_t *dt = halo_dtype_ptr(a->type);
         f->shm_type = dt->extent > 0 && dt->true_ub - dt->true_lb <= HALO_CSHM_HALF;
@@ -217,6 +221,9 @@ const char *halo_coll_algo_unusable(const halo_coll_algo_t *al, const halo_coll_
         return "the operation is not commutative and the nodes do not hold blocks of consecutive ranks";
     if ((r & HALO_ALG_SHM_TYPE) && !f->shm_type)
         return "an element of the datatype does not fit a shared-memory chunk";
+    if ((r & HALO_ALG_CMA) && !f->cma)
+        return "the node's ranks may not access each other's memory (HALO_CMA=0, or the kernel's ptrace "
+               "rules or system call filter refuse it)";
     return NULL;
 }
 
@@ -232,6 +239,7 @@ void halo_coll_restrictions_str(unsigned r, char *buf, size_t len)
         {HALO_ALG_MULTI_NODE, "several nodes"},
         {HALO_ALG_SHM_TYPE, "element fits a shared chunk"},
         {HALO_ALG_NODE_ORDER, "commutative op or ranks in node blocks"},
+        {HALO_ALG_CMA, "single-copy access between the node's ranks"},
     };
     size_t n = 0;
     buf[0] = '\0';

@@ -12,6 +12,7 @@
 
 #include "coll/tuning_json.h"
 #include "core/config.h"
+#include "transport/transport.h"
 
 HALO_CFG_STR(cfg_tuning_file, "HALO_TUNING_FILE", "",
              "JSON file of collective tuning rules, over the built-in table (docs/collectives.md)");
@@ -363,7 +364,7 @@ static const halo_coll_algo_t *choose(halo_coll_kind_t kind, const halo_coll_fac
 static halo_coll_facts_t one_node_facts(int p, bool commute)
 {
     return (halo_coll_facts_t){.p = p, .ppn = p, .commute = commute, .one_node = true, .shm_type = true,
-                               .oversub = more_than_processors(p)};
+                               .oversub = more_than_processors(p), .cma = halo_tr_cma_node()};
 }
 
 const halo_coll_algo_t *halo_coll_select(const halo_coll_args_t *a, halo_comm_t *c)

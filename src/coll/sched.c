@@ -11,6 +11,7 @@
 #include "progress/progress.h"
 #include "pt2pt/match.h"
 #include "pt2pt/pt2pt.h"
+#include "transport/transport.h"
 
 #define SCHED_INITIAL_STEPS 16
 
@@ -225,6 +226,17 @@ void halo_sched_unpack(halo_sched_t **s_p, int round, halo_bref_t src, MPI_Count
     st->pos = pos;
     st->count2 = len;
     st->b = src;
+}
+
+void halo_sched_cma(halo_sched_t **s_p, int round, bool write, halo_bref_t published, int peer,
+                    MPI_Count pos, halo_bref_t local, MPI_Count len)
+{
+    halo_step_t *st = halo_sched_add(s_p, write ? HALO_STEP_CMA_WRITE : HALO_STEP_CMA_READ, round);
+    st->a = published;
+    st->b = local;
+    st->peer = peer;
+    st->pos = pos;
+    st->count2 = len;
 }
 
 void *halo_sched_tmp(halo_sched_t **s_p, MPI_Count count, MPI_Datatype type)
@@ -469,6 +481,30 @@ static void sched_finish(halo_sched_t *s)
     }
 }
 
+/* A single-copy step: the peer's address from its flag line, then one
+ * process_vm_readv or _writev. A node that turns out to refuse it after
+ * all (a security module, where halo_tr_cma_node could not tell) fails
+ * the collective with a message saying how to avoid it. */
+static int run_cma(halo_sched_t *s, const halo_step_t *st)
+{
+    if (st->count2 == 0)
+        return MPI_SUCCESS;
+    uint64_t raddr;
+    memcpy(&raddr, resolve(s, st, st->a), sizeof raddr);
+    raddr += (uint64_t)st->pos;
+    struct iovec l = {resolve(s, st, st->b), (size_t)st->count2};
+    int world = halo_comm_ptr(s->comm)->world[st->peer];
+    int rc = st->kind == HALO_STEP_CMA_WRITE ? halo_tr_write(world, &l, 1, raddr, l.iov_len)
+                                             : halo_tr_read(world, &l, 1, raddr, l.iov_len);
+    if (rc == 0)
+        return MPI_SUCCESS;
+    bool w = st->kind == HALO_STEP_CMA_WRITE;
+    return halo_err(MPI_ERR_OTHER,
+                    ": the kernel refused a single-copy %s of rank %d's memory (process_vm_%s); "
+                    "HALO_CMA=0 makes the collectives do without",
+                    w ? "write" : "read", st->peer, w ? "writev" : "readv");
+}
+
 static int run_local(halo_sched_t *s, const halo_step_t *st)
 {
     if (st->flat) {
@@ -500,6 +536,9 @@ static int run_local(halo_sched_t *s, const halo_step_t *st)
     case HALO_STEP_SHM_SET:
         halo_shm_set_run(s, st);
         return MPI_SUCCESS;
+    case HALO_STEP_CMA_READ:
+    case HALO_STEP_CMA_WRITE:
+        return run_cma(s, st);
     default:
         return MPI_SUCCESS;
     }

@@ -39,6 +39,13 @@ typedef enum halo_step_kind {
     HALO_STEP_SHM_WAIT,
     HALO_STEP_SHM_WAIT_PREV,
     HALO_STEP_SHM_SET,
+    /* Single-copy steps (local, like a copy): count2 bytes between the
+     * local buffer b and the memory of the communicator's rank `peer`, at
+     * byte pos from the address that this rank published in the spare
+     * bytes of its flag line (a: halo_line(member, off), coll/shm.h).
+     * The node's ranks must allow it (halo_tr_cma_node). */
+    HALO_STEP_CMA_READ,   /* remote -> b */
+    HALO_STEP_CMA_WRITE,  /* b -> remote */
 } halo_step_kind_t;
 
 enum {
@@ -177,6 +184,11 @@ void halo_sched_pack(halo_sched_t **s_p, int round, halo_bref_t buf, MPI_Count c
                      MPI_Datatype type, MPI_Count pos, MPI_Count len, halo_bref_t dst);
 void halo_sched_unpack(halo_sched_t **s_p, int round, halo_bref_t src, MPI_Count pos, MPI_Count len,
                        halo_bref_t buf, MPI_Count count, MPI_Datatype type);
+/* A single-copy read (write = false) or write of len bytes between the
+ * local buffer `local` and byte pos of the buffer whose address the
+ * communicator's rank `peer` published at `published` (HALO_STEP_CMA_*). */
+void halo_sched_cma(halo_sched_t **s_p, int round, bool write, halo_bref_t published, int peer,
+                    MPI_Count pos, halo_bref_t local, MPI_Count len);
 /* A buffer of `count` elements of type owned by the schedule: the address
  * where the buffer's element 0 would be (the data starts at its true lower
  * bound), valid until the schedule is freed. */

@@ -27,6 +27,8 @@ enum {
                                       * positive */
     HALO_ALG_NODE_ORDER = 1u << 5,   /* a commutative operation, or every node holds a block
                                       * of consecutive ranks (two-level reductions) */
+    HALO_ALG_CMA = 1u << 6,          /* the node's ranks may read and write each other's
+                                      * memory (halo_tr_cma_node) */
 };
 
 /* What the restrictions are checked against (the same on every rank). */
@@ -41,6 +43,7 @@ typedef struct halo_coll_facts {
                        * node-aware algorithm */
     bool oversub;     /* the node runs more ranks than it has processors online
                        * (false among node leaders, whose nodes may differ) */
+    bool cma;         /* see HALO_ALG_CMA */
 } halo_coll_facts_t;
 
 typedef struct halo_coll_algo {

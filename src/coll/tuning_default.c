@@ -33,7 +33,18 @@
  * 779-1205, slots 1111-1879). At 2 ranks above 16K recursive doubling,
  * one exchange whose received vector lands in the result (four
  * alternations: 64 KiB 8.0-8.5 us against 10.9-20.7 through the slots,
- * 256 KiB 27-32 against 45-56). Alltoall above 8K: linear at every size with several
+ * 256 KiB 27-32 against 45-56). From 3 ranks on more ranks than
+ * processors, above 256K, single-copy reads and writes (cma: two flag
+ * waits in all where the slots take three per 64K chunk, each a round of
+ * context switches). Alternated runs at 8 ranks, with the cache line
+ * handed over in 31 ns: 512 KiB-2 MiB ahead of the slots (1 MiB 846-909
+ * us against 950-1015), behind them at 256 KiB (258-277 against 185-224)
+ * and 4 MiB (4610-5163 against 4216-4321); with the line at 160 ns (a
+ * slow spell of the VM) ahead at every size from 256 KiB (290-347 against
+ * 457-510; 1 MiB 859-894 against 1936-2043; 4 MiB 4886-5056 against
+ * 8549-8982). At 4 ranks level with Rabenseifner in the fast spell (1 MiB
+ * 320-347 against 309-316) and twice as fast in the slow one (1 MiB
+ * 357-414 against 787-975, 4 MiB 1696-1934 against 3188-3969). Alltoall above 8K: linear at every size with several
  * ranks per node (4 MiB blocks at 4 ranks 5628 us, pairwise 6316; at 8
  * ranks 21520 against 29062). Scan and Exscan: the chain up to 16 ranks
  * of a node (8 ranks, 1 MiB: 1164 us against 2691 for recursive doubling,
@@ -162,6 +173,7 @@ const char halo_coll_tuning_default[] =
     "    {\"msg_size_max\": 1024, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_min\": 16385, \"algorithm\": \"recursive_doubling\"},\n"
     "    {\"msg_size_max\": 262144, \"algorithm\": \"shm_rsag\"},\n"
+    "    {\"comm_size_min\": 3, \"msg_size_min\": 262145, \"oversubscribed\": true, \"algorithm\": \"cma\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 524288, \"algorithm\": \"shm_rsag\"},\n"
     "    {\"comm_size_min\": 5, \"msg_size_max\": 1048576, \"algorithm\": \"shm_rsag\"},\n"
     "    {\"comm_size_min\": 8, \"msg_size_max\": 4194304, \"algorithm\": \"shm_rsag\"},\n"

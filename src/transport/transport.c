@@ -28,6 +28,7 @@ int halo_shm_write(int peer, const struct iovec *local, int nlocal, uint64_t rad
 int halo_shm_readv(int peer, const struct iovec *local, int nlocal, const struct iovec *remote,
                    int nremote);
 int halo_shm_cma_ok(int peer);
+int halo_shm_cma_node(void);
 void halo_shm_wake_fenced_list(const int *peers, int n);
 _Atomic uint32_t *halo_shm_doorbell(void);
 _Atomic uint32_t *halo_shm_sleeping(void);
@@ -214,6 +215,11 @@ int halo_tr_single_copy_ok(int world)
     if (world == halo_world.rank)
         return 0;   /* no point splitting a copy within one process */
     return tr.shm && halo_shm_cma_ok(local_of(world));
+}
+
+int halo_tr_cma_node(void)
+{
+    return halo_shm_cma_node();
 }
 
 int halo_tr_poll(void)

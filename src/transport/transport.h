@@ -120,6 +120,11 @@ int halo_tr_readv(int src_world, const struct iovec *local, int nlocal, const st
 int halo_tr_write(int dst_world, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
 /* Has a single-copy access to this peer's memory worked already? */
 int halo_tr_single_copy_ok(int world);
+/* Whether every rank of this node may read and write the others' memory
+ * directly (halo_tr_read, halo_tr_write), as far as can be told before
+ * trying: the same answer on every rank of the node (transport/shm.c;
+ * decided at the first call, with or without a shared segment). */
+int halo_tr_cma_node(void);
 
 /* Polls every transport once; returns the number of packets handled. */
 int halo_tr_poll(void);
