@@ -36,15 +36,6 @@
 /* Where the addresses go in the flag line's spare bytes. */
 enum { AT_IN = 0, AT_OUT = 8 };
 
-/* Whether count elements of type lie in one run (no holes): then the
- * buffer is its own span. */
-static bool dense(MPI_Datatype type, MPI_Count count)
-{
-    const halo_dtype_t *dt = halo_dtype_ptr(type);
-    MPI_Count n = count * dt->size, off;
-    return halo_dt_flat_range(dt, count, 0, n, &off) == n;
-}
-
 int halo_allreduce_cma(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
 {
     const halo_coll_topo_t *t = halo_coll_topo(c);
@@ -65,7 +56,8 @@ int halo_allreduce_cma(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t *
     MPI_Aint ext = dt->extent, lb = dt->true_lb, tx = dt->true_ub - dt->true_lb;
     if (tx > ext)
         return halo_allreduce_shm_rsag(a, c, s_p);
-    bool holes = !dense(type, count);
+    MPI_Count off;
+    bool holes = !halo_dt_one_run(dt, count, &off);   /* else the buffer is its own span */
     /* The published buffers (element 0's origin, as typed buffers have it). */
     const char *pin = in;
     char *pout = out;

@@ -313,8 +313,6 @@ static int seg_attach(void)
     return 0;
 }
 
-int halo_shm_cma_node(void);
-
 /* Whether single-copy access between this node's ranks can be counted on,
  * decided by each rank alone from what is the same for all of them (the
  * configuration, the kernel's ptrace policy, the system call filter), so
@@ -342,6 +340,14 @@ static int cma_node_check(void)
     uint64_t got = 0;
     struct iovec l = {&got, sizeof got}, r = {(void *)&probe, sizeof probe};
     return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)sizeof got && got == probe;
+}
+
+int halo_shm_cma_node(void)
+{
+    static int known = -1;
+    if (known < 0)
+        known = cma_node_check();
+    return known;
 }
 
 int halo_shm_init(halo_pkt_handler_fn_t *handler)
@@ -796,14 +802,6 @@ int halo_shm_read(int peer, const struct iovec *local, int nlocal, uint64_t radd
 int halo_shm_write(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len)
 {
     return cma_move(peer, local, nlocal, raddr, len, 1);
-}
-
-int halo_shm_cma_node(void)
-{
-    static int known = -1;
-    if (known < 0)
-        known = cma_node_check();
-    return known;
 }
 
 int halo_shm_cma_ok(int peer)
