@@ -17,9 +17,17 @@
  *          a context switch, the floor under multi-pair latency with more
  *          ranks than cores (N = 1, 2 and 4 unless --pairs says). Not part
  *          of "all" (line and cma).
+ *   alltoall   the copy floor of an Alltoall of N ranks (4 and 8 unless
+ *          --ranks says; blocks of 8 KiB to 1 MiB unless --sizes says):
+ *          every rank's send and receive buffers in one shared mapping,
+ *          each of the two pinned processes copying the blocks of half the
+ *          ranks with memcpy, nothing in between. Every block has to be
+ *          copied once by some core, so no library on the node exchanges
+ *          them faster. Reports microseconds an exchange (median, fastest)
+ *          and GB/s of blocks. Not part of "all".
  *
- *   halo-hw-limits [line|cma|all|switch] [--cpus A,B] [-i ITERS] [-r REPEATS]
- *                  [--sizes S1,S2,...] [-W WINDOW] [--pairs N] [--json]
+ *   halo-hw-limits [line|cma|all|switch|alltoall] [--cpus A,B] [-i ITERS] [-r REPEATS]
+ *                  [--sizes S1,S2,...] [-W WINDOW] [--pairs N] [--ranks N] [--json]
  *
  * -W: the reader cycles through WINDOW destination buffers, as a bandwidth
  * benchmark's window of receives does (halo-bench bw and bibw receive 64
@@ -51,6 +59,7 @@
 #include <unistd.h>
 
 #define MAX_SIZES 32
+#define MAX_A2A_RANKS 64
 #define MAX_REPEATS 101
 
 typedef struct {
@@ -62,6 +71,8 @@ typedef struct {
     int nsizes;
     int json;
     int pairs;       /* switch: pairs of processes (0: 1, 2 and 4) */
+    int ranks;       /* alltoall: ranks (0: 4 and 8) */
+    int sizes_given; /* --sizes was given (alltoall has sizes of its own otherwise) */
 } opts_t;
 
 static double now_s(void)
@@ -522,18 +533,162 @@ static int probe_cma(const opts_t *o, cma_row_t *rows, char *why, size_t nwhy)
     return rc;
 }
 
+/* ---------------------------------------------------------------- alltoall */
+
+/* Barriers passed by each of the two processes, a line each. */
+typedef struct {
+    _Alignas(64) _Atomic uint64_t passed;
+    char pad[56];
+} a2a_flag_t;
+
+/* Rank s's send buffer and rank r's receive buffer in the shared mapping:
+ * n blocks of len bytes each, block r of send s bound for rank r. */
+static char *a2a_send(char *base, int n, size_t len, int s)
+{
+    return base + (size_t)s * (size_t)n * len;
+}
+static char *a2a_recv(char *base, int n, size_t len, int r)
+{
+    return base + ((size_t)n + (size_t)r) * (size_t)n * len;
+}
+static char a2a_byte(int s, int r)
+{
+    return (char)(s * 31 + r * 7 + 1);
+}
+
+/* Barrier b of the two processes; false when the other one is gone (kid:
+ * the partner for the parent, 0 in the partner). */
+static bool a2a_barrier(a2a_flag_t *f, int me, uint64_t b, pid_t kid, pid_t parent)
+{
+    atomic_store_explicit(&f[me].passed, b, memory_order_release);
+    long spins = 0;
+    int st;
+    while (atomic_load_explicit(&f[!me].passed, memory_order_acquire) < b) {
+        relax();
+        if ((++spins & 0xfffff) == 0 && (kid > 0 ? waitpid(kid, &st, WNOHANG) == kid : getppid() != parent))
+            return false;
+    }
+    return true;
+}
+
+/* One of the two processes: fills the send buffers of its ranks (rank r
+ * belongs to process r % 2), then in every repeat copies, for each of its
+ * ranks r, block r of every rank's send buffer into r's receive buffer,
+ * iters times, between two barriers; checks the blocks it wrote at the
+ * end. The parent times the repeats into t[]. 0, or a reason code: 1 a
+ * barrier's partner is gone, 2 wrong data. */
+static int a2a_run(char *base, a2a_flag_t *f, int me, int n, size_t len, long iters, int repeats, double *t,
+                   pid_t kid, pid_t parent)
+{
+    for (int s = me; s < n; s += 2)
+        for (int r = 0; r < n; r++)
+            memset(a2a_send(base, n, len, s) + (size_t)r * len, a2a_byte(s, r), len);
+    uint64_t b = 0;
+    for (int rep = -1; rep < repeats; rep++) {   /* -1: untimed, faults the receive pages in */
+        if (!a2a_barrier(f, me, ++b, kid, parent))
+            return 1;
+        double t0 = now_s();
+        for (long i = 0; i < (rep < 0 ? 1 : iters); i++)
+            for (int r = me; r < n; r += 2)
+                for (int k = 0; k < n; k++) {
+                    int s = (r + k) % n;
+                    memcpy(a2a_recv(base, n, len, r) + (size_t)s * len, a2a_send(base, n, len, s) + (size_t)r * len,
+                           len);
+                }
+        if (!a2a_barrier(f, me, ++b, kid, parent))
+            return 1;
+        if (t && rep >= 0)
+            t[rep] = (now_s() - t0) / (double)iters;
+    }
+    for (int r = me; r < n; r += 2)
+        for (int s = 0; s < n; s++) {
+            const char *blk = a2a_recv(base, n, len, r) + (size_t)s * len;
+            for (size_t i = 0; i < len; i++)
+                if (blk[i] != a2a_byte(s, r))
+                    return 2;
+        }
+    return 0;
+}
+
+/* The copy floor of an Alltoall of n ranks with blocks of len bytes: every
+ * rank's send and receive buffers in one shared mapping, the two processes
+ * pinned to the two CPUs each copying the blocks of half the ranks with
+ * memcpy, no synchronisation per block. Every block of an Alltoall has to
+ * be copied once by some core; no library on this node moves them faster.
+ * Returns 0, or 2 with a reason in why. out: median and fastest seconds of
+ * one exchange. */
+static int probe_alltoall(const opts_t *o, int n, size_t len, double *med_s, double *min_s, char *why, size_t nwhy)
+{
+    size_t bytes = 2 * (size_t)n * (size_t)n * len;
+    long iters = o->iters > 0 ? o->iters : (long)((64ul << 20) / ((size_t)n * (size_t)n * len));
+    if (iters < 1)
+        iters = 1;
+    char *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    a2a_flag_t *f = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED || f == MAP_FAILED) {
+        snprintf(why, nwhy, "mmap of %zu bytes: %s", bytes, strerror(errno));
+        if (base != MAP_FAILED)
+            munmap(base, bytes);
+        if (f != MAP_FAILED)
+            munmap(f, 4096);
+        return 2;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(why, nwhy, "fork: %s", strerror(errno));
+        munmap(base, bytes);
+        munmap(f, 4096);
+        return 2;
+    }
+    if (pid == 0) {
+        if (pin(o->cpu[1]))
+            _exit(3);
+        _exit(10 + a2a_run(base, f, 1, n, len, iters, o->repeats, NULL, 0, parent));
+    }
+    double t[MAX_REPEATS];
+    int rc = 0, code = 0, st = 0;
+    if (pin(o->cpu[0])) {
+        snprintf(why, nwhy, "cannot pin to CPU %d", o->cpu[0]);
+        kill(pid, SIGKILL);
+        rc = 2;
+    } else {
+        code = a2a_run(base, f, 0, n, len, iters, o->repeats, t, pid, parent);
+        if (code == 1)
+            pid = -1;   /* reaped by the barrier */
+    }
+    if (pid > 0)
+        waitpid(pid, &st, 0);
+    if (rc == 0 && (code == 2 || (pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 12))) {
+        snprintf(why, nwhy, "wrong data in a receive buffer");
+        rc = 2;
+    } else if (rc == 0 && (code == 1 || !(WIFEXITED(st) && WEXITSTATUS(st) == 10))) {
+        snprintf(why, nwhy, "the partner process failed (pinned to CPU %d?)", o->cpu[1]);
+        rc = 2;
+    }
+    if (rc == 0) {
+        *med_s = median(t, o->repeats);
+        *min_s = t[0];   /* sorted by median() */
+    }
+    munmap(base, bytes);
+    munmap(f, 4096);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: halo-hw-limits [line|cma|all|switch] [--cpus A,B] [-i ITERS] [-r REPEATS] "
-               "[--sizes S1,S2,...] [-W WINDOW] [--pairs N] [--json]\n"
+    fprintf(f, "usage: halo-hw-limits [line|cma|all|switch|alltoall] [--cpus A,B] [-i ITERS] [-r REPEATS] "
+               "[--sizes S1,S2,...] [-W WINDOW] [--pairs N] [--ranks N] [--json]\n"
                "  line    one-way time of a cache line handed between two pinned processes\n"
                "  cma     process_vm_readv MB/s between two pinned processes, one way and both at once\n"
                "  all     line and cma (the default)\n"
                "  switch  one-way time of pairs of processes sharing a CPU, yielding it to each other\n"
+               "  alltoall  the copy floor of an Alltoall: every block copied once by memcpy on two CPUs\n"
                "  -W      the reader cycles through WINDOW destination buffers (default 1)\n"
-               "  --pairs switch: this many pairs (1 to %d; default 1, 2 and 4 in turn)\n", MAX_PAIRS);
+               "  --pairs switch: this many pairs (1 to %d; default 1, 2 and 4 in turn)\n"
+               "  --ranks alltoall: this many ranks (2 to %d; default 4 and 8 in turn)\n", MAX_PAIRS, MAX_A2A_RANKS);
 }
 
 static int parse_sizes(const char *s, opts_t *o)
@@ -576,7 +731,8 @@ int main(int argc, char **argv)
     const char *what = "all";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "line") || !strcmp(a, "cma") || !strcmp(a, "all") || !strcmp(a, "switch")) {
+        if (!strcmp(a, "line") || !strcmp(a, "cma") || !strcmp(a, "all") || !strcmp(a, "switch") ||
+            !strcmp(a, "alltoall")) {
             what = a;
         } else if (!strcmp(a, "--json")) {
             o.json = 1;
@@ -613,7 +769,14 @@ int main(int argc, char **argv)
                 fprintf(stderr, "halo-hw-limits: --pairs wants 1 to %d (got %s)\n", MAX_PAIRS, argv[i]);
                 return 1;
             }
+        } else if (i + 1 < argc && !strcmp(a, "--ranks")) {
+            o.ranks = atoi(argv[++i]);
+            if (o.ranks < 2 || o.ranks > MAX_A2A_RANKS) {
+                fprintf(stderr, "halo-hw-limits: --ranks wants 2 to %d (got %s)\n", MAX_A2A_RANKS, argv[i]);
+                return 1;
+            }
         } else if (i + 1 < argc && !strcmp(a, "--sizes")) {
+            o.sizes_given = 1;
             if (parse_sizes(argv[++i], &o)) {
                 fprintf(stderr, "halo-hw-limits: --sizes wants positive sizes like 64K,1M (got %s)\n", argv[i]);
                 return 1;
@@ -655,6 +818,48 @@ int main(int argc, char **argv)
                 printf("# %d pair%s, each on one CPU (%d or %d), yielding it to each other: one-way time, median "
                        "and fastest of %d\nswitch_ns %d %.1f %.1f\n", list[k], list[k] > 1 ? "s" : "", o.cpu[0],
                        o.cpu[1], o.repeats, list[k], med, min);
+            }
+            status = rc > status ? rc : status;
+        }
+    }
+    if (!strcmp(what, "alltoall")) {
+        int list[] = {4, 8}, n = 2;
+        if (o.ranks > 0) {
+            list[0] = o.ranks;
+            n = 1;
+        }
+        if (!o.sizes_given) {
+            static const long dflt[] = {8192, 65536, 262144, 1048576};
+            o.nsizes = 4;
+            memcpy(o.sizes, dflt, sizeof dflt);
+        }
+        for (int k = 0; k < n; k++) {
+            double med[MAX_SIZES], min[MAX_SIZES];
+            int rc = no_cpus ? 2 : 0;
+            for (int i = 0; i < o.nsizes && rc == 0; i++)
+                rc = probe_alltoall(&o, list[k], (size_t)o.sizes[i], &med[i], &min[i], why, sizeof why);
+            if (o.json) {
+                if (rc) {
+                    printf("{\"benchmark\":\"hw_alltoall\",\"status\":\"n/a\",\"ranks\":%d,\"note\":\"%s\"}\n",
+                           list[k], why);
+                } else {
+                    printf("{\"benchmark\":\"hw_alltoall\",\"status\":\"ok\",\"cpus\":[%d,%d],\"ranks\":%d,\"rows\":[",
+                           o.cpu[0], o.cpu[1], list[k]);
+                    for (int i = 0; i < o.nsizes; i++)
+                        printf("%s{\"size\":%ld,\"avg_us\":%.3f,\"min_us\":%.3f,\"gb_s\":%.2f,\"repeats\":%d}",
+                               i ? "," : "", o.sizes[i], med[i] * 1e6, min[i] * 1e6,
+                               (double)list[k] * list[k] * (double)o.sizes[i] / med[i] / 1e9, o.repeats);
+                    printf("]}\n");
+                }
+            } else if (rc) {
+                printf("# alltoall: not measured: %s\n", why);
+            } else {
+                printf("# Alltoall of %d ranks, every block copied once by memcpy on CPUs %d and %d: block bytes, "
+                       "us an exchange (median and fastest of %d), GB/s of blocks\n", list[k], o.cpu[0], o.cpu[1],
+                       o.repeats);
+                for (int i = 0; i < o.nsizes; i++)
+                    printf("alltoall %d %ld %.2f %.2f %.2f\n", list[k], o.sizes[i], med[i] * 1e6, min[i] * 1e6,
+                           (double)list[k] * list[k] * (double)o.sizes[i] / med[i] / 1e9);
             }
             status = rc > status ? rc : status;
         }

@@ -9,6 +9,11 @@
 #  - switch: pairs of processes sharing a CPU hand a turn over in 50 ns to
 #    10 ms one way (a context switch each), for 1, 2 and 4 pairs, and 2
 #    pairs in --json;
+#  - alltoall: 3 ranks (odd: one process copies for two ranks) at two
+#    block sizes gives positive times, the fastest at most the median, and
+#    GB/s that match ranks^2 x block / time; the program checks every
+#    received block and exits 2 "wrong data" otherwise; --json prints one
+#    object; a partner pinned to a CPU that does not exist is reported;
 #  - with process_vm_readv refused (the deny_cma tool): exit status 2 and a
 #    message that names the refusal; the line probe still runs;
 #  - bad arguments exit 1 with a message naming the option; a CPU that does
@@ -59,6 +64,23 @@ assert len(objs) == 1 and objs[0]["benchmark"] == "hw_switch" and objs[0]["statu
 assert objs[0]["pairs"] == 2 and 0.05 < objs[0]["rows"][0]["avg_us"] < 1e4, objs
 PY
 
+"$exe" alltoall --ranks 3 --sizes 4K,64K -r 3 >"$out" 2>&1 || fail "alltoall exited $?: $(cat "$out")"
+awk '/^alltoall / { n++; gb = 9 * $3 / ($4 * 1e3)
+                    if (!($2 == 3 && $4 > 0 && $5 > 0 && $5 <= $4 && $6 > 0.5 * gb && $6 < 2 * gb)) bad = 1 }
+     END { exit !(n == 2 && !bad) }' "$out" || fail "alltoall: bad figures: $(cat "$out")"
+"$exe" alltoall --ranks 2 --sizes 16K -r 1 --json >"$out" 2>&1 || fail "alltoall --json exited $?: $(cat "$out")"
+python3 - "$out" <<'PY' || fail "alltoall --json output: $(cat "$out")"
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+assert len(objs) == 1 and objs[0]["benchmark"] == "hw_alltoall" and objs[0]["status"] == "ok", objs
+r = objs[0]["rows"]
+assert objs[0]["ranks"] == 2 and len(r) == 1 and r[0]["size"] == 16384 and r[0]["avg_us"] > 0 and r[0]["gb_s"] > 0, objs
+PY
+"$exe" alltoall --ranks 2 --sizes 4K -r 1 --cpus 0,4095 >"$out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "alltoall --cpus 0,4095: exit $rc, expected 2: $(cat "$out")"
+grep -q "alltoall: not measured: the partner process failed" "$out" || fail "alltoall --cpus 0,4095: no reason: $(cat "$out")"
+
 "$deny" "$exe" -r 1 -i 5000 --sizes 64K >"$out" 2>&1
 rc=$?
 if [ $rc -eq 77 ]; then
@@ -70,7 +92,7 @@ else
         fail "with CMA refused: no reason given: $(cat "$out")"
 fi
 
-for bad in "--cpus 0,0" "-W 0" "--sizes 12x" "-r 0" "-i -5" "--pairs 9" "frobnicate"; do
+for bad in "--cpus 0,0" "-W 0" "--sizes 12x" "-r 0" "-i -5" "--pairs 9" "--ranks 1" "--ranks 65" "frobnicate"; do
     # shellcheck disable=SC2086
     "$exe" $bad >"$out" 2>&1
     rc=$?
