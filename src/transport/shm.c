@@ -313,15 +313,13 @@ static int seg_attach(void)
     return 0;
 }
 
-/* Whether single-copy access between this node's ranks can be counted on,
- * decided by each rank alone from what is the same for all of them (the
- * configuration, the kernel's ptrace policy, the system call filter), so
- * that the collectives that read and write other members' buffers
- * (HALO_ALG_CMA) are chosen alike everywhere. Yama's ptrace_scope 1 allows
- * it only towards processes that declare so: every rank does (the sibling
- * ranks of one job run as the same user). A read from this process itself
- * finds a kernel without the call or a filter that refuses it. */
-static int cma_node_check(void)
+/* Whether this rank can count on single-copy access to its node's ranks,
+ * from the configuration, the kernel's ptrace policy and the system call
+ * filter. Yama's ptrace_scope 1 allows it only towards processes that
+ * declare so: every rank does (the sibling ranks of one job run as the
+ * same user). A read from this process itself finds a kernel without the
+ * call or a filter that refuses it. */
+static int cma_rank_check(void)
 {
     if (!halo_cfg_get(&cfg_cma))
         return 0;
@@ -342,12 +340,38 @@ static int cma_node_check(void)
     return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)sizeof got && got == probe;
 }
 
-int halo_shm_cma_node(void)
+static int cma_rank(void)
 {
     static int known = -1;
     if (known < 0)
-        known = cma_node_check();
+        known = cma_rank_check();
     return known;
+}
+
+/* Whether single-copy access holds between all of this node's ranks, so
+ * that the collectives that read and write other members' buffers
+ * (HALO_ALG_CMA) are chosen alike everywhere, even where one rank runs
+ * with another HALO_CMA or under a filter of its own: the conjunction of
+ * every rank's verdict, which each writes into its line of the segment
+ * right after attaching it (1 no, 2 yes). Every rank of the node is past
+ * the launcher's fence by then, so a verdict not written yet is about to
+ * be. Without a segment (a rank alone on its node) its own verdict. */
+int halo_shm_cma_node(void)
+{
+    static int node = -1;
+    if (node >= 0)
+        return node;
+    int v = cma_rank();
+    if (!shm.ranks)
+        return v;
+    for (int r = 0; r < shm.nlocal && v; r++) {
+        int32_t x;
+        while ((x = atomic_load_explicit(&shm.ranks[r].cma, memory_order_acquire)) == 0)
+            sched_yield();
+        v = x == 2;
+    }
+    node = v;
+    return node;
 }
 
 int halo_shm_init(halo_pkt_handler_fn_t *handler)
@@ -356,7 +380,7 @@ int halo_shm_init(halo_pkt_handler_fn_t *handler)
     shm.nlocal = halo_world.local_size;
     shm.me = halo_world.local_rank;
     shm.cma_enabled = (int)halo_cfg_get(&cfg_cma);
-    (void)halo_shm_cma_node();   /* declares this rank traceable where Yama asks for it */
+    int cma = cma_rank();   /* also declares this rank traceable where Yama asks for it */
     shm.eager_max = (size_t)halo_cfg_get(&cfg_eager);
     long after = halo_cfg_get(&cfg_ring_after);
     shm.ring_after = after < 0 ? 0 : (uint32_t)after;
@@ -365,6 +389,7 @@ int halo_shm_init(halo_pkt_handler_fn_t *handler)
     if (seg_attach() != 0)
         return -1;
     shm.ranks = (shm_rank_t *)(shm.base + shm.seg->off_ranks);
+    atomic_store_explicit(&shm.ranks[shm.me].cma, cma ? 2 : 1, memory_order_release);
     shm.bitmaps = (_Atomic uint64_t *)(shm.base + shm.seg->off_bitmaps);
     shm.peers = halo_calloc((size_t)shm.nlocal, sizeof *shm.peers);
     long start = halo_cfg_get(&cfg_rec_start);

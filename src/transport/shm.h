@@ -60,6 +60,7 @@ typedef struct shm_rank {
     _Atomic uint32_t doorbell HALO_ALIGNED(HALO_CACHELINE);
     _Atomic uint32_t sleeping;
     int32_t pid;
+    _Atomic int32_t cma;    /* this rank's single-copy verdict: 0 not yet, 1 no, 2 yes (shm.c) */
     shm_queue_t recvq;      /* cells sent to this rank */
     shm_queue_t freeq;      /* this rank's cells, handed back */
     _Atomic int32_t nrings HALO_ALIGNED(HALO_CACHELINE);  /* rings claimed toward this rank */

@@ -7,13 +7,18 @@
  * shared cells. Before it execs, it checks that the refusal is in force
  * (a read of its own memory must fail with EPERM). Where the kernel will not
  * take a seccomp filter it says so and exits 77, which run_mpi_test.sh
- * reports as a skipped test. */
+ * reports as a skipped test.
+ *
+ * With HALO_TEST_DENY_CMA_RANK=R in the environment only the rank whose
+ * PMI_RANK is R runs under the filter; the others run PROGRAM as it is (a
+ * job whose ranks disagree about CMA). */
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -57,6 +62,12 @@ int main(int argc, char **argv)
     if (argc < 2) {
         fprintf(stderr, "usage: deny_cma PROGRAM [ARGS...]\n");
         return 2;
+    }
+    const char *only = getenv("HALO_TEST_DENY_CMA_RANK"), *rank = getenv("PMI_RANK");
+    if (only && (!rank || strcmp(only, rank) != 0)) {
+        execvp(argv[1], argv + 1);
+        fprintf(stderr, "deny_cma: cannot run %s: %s\n", argv[1], strerror(errno));
+        return 127;
     }
     if (install_filter() != 0)
         return 77;
