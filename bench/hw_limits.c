@@ -713,6 +713,19 @@ static int parse_sizes(const char *s, opts_t *o)
     return o->nsizes > 0 ? 0 : -1;
 }
 
+/* An integer option's value, lo to hi; -1 with a message naming the
+ * option otherwise (unit: after the range in the message, or ""). */
+static int int_arg(const char *opt, const char *val, int lo, int hi, const char *unit, int *out)
+{
+    int v = atoi(val);
+    if (v < lo || v > hi) {
+        fprintf(stderr, "halo-hw-limits: %s wants %d to %d%s (got %s)\n", opt, lo, hi, unit, val);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 static int default_cpus(opts_t *o)
 {
     cpu_set_t set;
@@ -752,29 +765,17 @@ int main(int argc, char **argv)
                 return 1;
             }
         } else if (i + 1 < argc && !strcmp(a, "-r")) {
-            o.repeats = atoi(argv[++i]);
-            if (o.repeats < 1 || o.repeats > MAX_REPEATS) {
-                fprintf(stderr, "halo-hw-limits: -r wants 1 to %d (got %s)\n", MAX_REPEATS, argv[i]);
+            if (int_arg(a, argv[++i], 1, MAX_REPEATS, "", &o.repeats))
                 return 1;
-            }
         } else if (i + 1 < argc && !strcmp(a, "-W")) {
-            o.window = atoi(argv[++i]);
-            if (o.window < 1 || o.window > 1024) {
-                fprintf(stderr, "halo-hw-limits: -W wants 1 to 1024 buffers (got %s)\n", argv[i]);
+            if (int_arg(a, argv[++i], 1, 1024, " buffers", &o.window))
                 return 1;
-            }
         } else if (i + 1 < argc && !strcmp(a, "--pairs")) {
-            o.pairs = atoi(argv[++i]);
-            if (o.pairs < 1 || o.pairs > MAX_PAIRS) {
-                fprintf(stderr, "halo-hw-limits: --pairs wants 1 to %d (got %s)\n", MAX_PAIRS, argv[i]);
+            if (int_arg(a, argv[++i], 1, MAX_PAIRS, "", &o.pairs))
                 return 1;
-            }
         } else if (i + 1 < argc && !strcmp(a, "--ranks")) {
-            o.ranks = atoi(argv[++i]);
-            if (o.ranks < 2 || o.ranks > MAX_A2A_RANKS) {
-                fprintf(stderr, "halo-hw-limits: --ranks wants 2 to %d (got %s)\n", MAX_A2A_RANKS, argv[i]);
+            if (int_arg(a, argv[++i], 2, MAX_A2A_RANKS, "", &o.ranks))
                 return 1;
-            }
         } else if (i + 1 < argc && !strcmp(a, "--sizes")) {
             o.sizes_given = 1;
             if (parse_sizes(argv[++i], &o)) {
@@ -834,10 +835,12 @@ int main(int argc, char **argv)
             memcpy(o.sizes, dflt, sizeof dflt);
         }
         for (int k = 0; k < n; k++) {
-            double med[MAX_SIZES], min[MAX_SIZES];
+            double med[MAX_SIZES], min[MAX_SIZES], gbs[MAX_SIZES];
             int rc = no_cpus ? 2 : 0;
-            for (int i = 0; i < o.nsizes && rc == 0; i++)
+            for (int i = 0; i < o.nsizes && rc == 0; i++) {
                 rc = probe_alltoall(&o, list[k], (size_t)o.sizes[i], &med[i], &min[i], why, sizeof why);
+                gbs[i] = rc ? 0 : (double)list[k] * list[k] * (double)o.sizes[i] / med[i] / 1e9;
+            }
             if (o.json) {
                 if (rc) {
                     printf("{\"benchmark\":\"hw_alltoall\",\"status\":\"n/a\",\"ranks\":%d,\"note\":\"%s\"}\n",
@@ -847,8 +850,7 @@ int main(int argc, char **argv)
                            o.cpu[0], o.cpu[1], list[k]);
                     for (int i = 0; i < o.nsizes; i++)
                         printf("%s{\"size\":%ld,\"avg_us\":%.3f,\"min_us\":%.3f,\"gb_s\":%.2f,\"repeats\":%d}",
-                               i ? "," : "", o.sizes[i], med[i] * 1e6, min[i] * 1e6,
-                               (double)list[k] * list[k] * (double)o.sizes[i] / med[i] / 1e9, o.repeats);
+                               i ? "," : "", o.sizes[i], med[i] * 1e6, min[i] * 1e6, gbs[i], o.repeats);
                     printf("]}\n");
                 }
             } else if (rc) {
@@ -858,8 +860,7 @@ int main(int argc, char **argv)
                        "us an exchange (median and fastest of %d), GB/s of blocks\n", list[k], o.cpu[0], o.cpu[1],
                        o.repeats);
                 for (int i = 0; i < o.nsizes; i++)
-                    printf("alltoall %d %ld %.2f %.2f %.2f\n", list[k], o.sizes[i], med[i] * 1e6, min[i] * 1e6,
-                           (double)list[k] * list[k] * (double)o.sizes[i] / med[i] / 1e9);
+                    printf("alltoall %d %ld %.2f %.2f %.2f\n", list[k], o.sizes[i], med[i] * 1e6, min[i] * 1e6, gbs[i]);
             }
             status = rc > status ? rc : status;
         }
