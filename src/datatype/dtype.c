@@ -112,6 +112,7 @@ static halo_dt_block_t pair_blocks[HALO_ARRAY_LEN(predefs)][2];
 void halo_dtype_init(void)
 {
     halo_obj_kind_setup(HALO_KIND_DTYPE, sizeof(halo_dtype_t), 1u << 22);
+    halo_dt_movers_avx2(1);
     for (size_t i = 0; i < HALO_ARRAY_LEN(predefs); i++) {
         const predef_desc_t *d = &predefs[i];
         halo_dtype_t *t = &predef_objs[i];

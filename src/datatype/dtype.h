@@ -173,6 +173,20 @@ MPI_Count halo_dt_pack(const void *buf, MPI_Count count, const halo_dtype_t *dt,
 /* Unpacks src into the packed bytes [pos, pos + len) of (buf, count, dt). */
 MPI_Count halo_dt_unpack(void *buf, MPI_Count count, const halo_dtype_t *dt,
                          MPI_Count pos, const void *src, MPI_Count len);
+/* Which movers halo_dt_pack and halo_dt_unpack use for derived types:
+ * with `avx2` 1 the AVX2 build (pack_avx2.c) when this processor and
+ * build have it, with 0 the baseline one; -1 only asks. Returns 1 when
+ * the AVX2 movers are in use after the call. halo_dtype_init chooses AVX2
+ * where it can; tests call this to run both. */
+int halo_dt_movers_avx2(int avx2);
+#if defined(HALO_DT_AVX2)
+/* pack_avx2.c: the walk of pack.c's movers in AVX2 code; `stream` picks
+ * the movers that write whole lines with streaming stores. */
+void halo_dt_pack_avx2(uintptr_t buf, const halo_dtype_t *dt, MPI_Count pos, MPI_Count len, void *dst,
+                       bool stream);
+void halo_dt_unpack_avx2(uintptr_t buf, const halo_dtype_t *dt, MPI_Count pos, MPI_Count len, const void *src,
+                         bool stream);
+#endif
 /* Fills at most maxiov iovecs with the runs of the packed range starting at
  * *pos_p and ending at `limit` (or the end of the data), advancing *pos_p
  * past what they cover; returns the number filled. Call again from *pos_p

@@ -4,120 +4,8 @@
  * displacements is well defined. */
 #include "datatype/dtype.h"
 
-/* Index of the run holding packed position `pos` of a list. */
-static MPI_Count find_block(const halo_dt_block_t *bl, MPI_Count n, MPI_Count pos)
-{
-    MPI_Count lo = 0, hi = n - 1;
-    while (lo < hi) {
-        MPI_Count mid = (lo + hi + 1) / 2;
-        if (bl[mid].pos <= pos)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
-static MPI_Count find_ent(const halo_dt_ent_t *e, MPI_Count n, MPI_Count pos)
-{
-    MPI_Count lo = 0, hi = n - 1;
-    while (lo < hi) {
-        MPI_Count mid = (lo + hi + 1) / 2;
-        if (e[mid].pos <= pos)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
-#define W(name) pk_##name
-#define PF_RW 0
-#define MOVE(a, pk, n) memcpy((pk), (const void *)(a), (n))
-#define MOVEK(a, pk, K) memcpy((pk), (const void *)(a), K)
-#include "datatype/walk.h"
-#undef W
-#undef MOVE
-#undef MOVEK
-#undef PF_RW
-
-#define PF_RW 1
-#define W(name) up_##name
-#define MOVE(a, pk, n) memcpy((void *)(a), (pk), (n))
-#define MOVEK(a, pk, K) memcpy((void *)(a), (pk), K)
-#include "datatype/walk.h"
-#undef W
-#undef MOVE
-#undef MOVEK
-#undef PF_RW
-
-/* Calls that move at least this many bytes write with non-temporal stores
- * (runs of 64 bytes and more): the data does not fit in cache anyway, and
- * streaming stores save reading every destination line before writing it,
- * which strided copies pay on top of the lines the prefetcher fetches for
- * nothing. Smaller calls (pipeline chunks, whose data the peer reads next)
- * keep ordinary stores. */
-#define NT_MIN ((MPI_Count)16 << 20)
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-
-static inline void nt_copy(void *dst, const void *src, size_t n)
-{
-    unsigned char *d = dst;
-    const unsigned char *s = src;
-    /* Streaming stores only for whole, aligned lines: a line written
-     * partly by them is flushed piecemeal, far slower than caching it. */
-    size_t head = (64 - ((uintptr_t)d & 63)) & 63;
-    if (n < head + 64) {
-        halo_copy(d, s, n);
-        return;
-    }
-    halo_copy_lt64(d, s, head);
-    d += head;
-    s += head;
-    n -= head;
-    for (; n >= 64; n -= 64, d += 64, s += 64) {
-        __m128i x0 = _mm_loadu_si128((const __m128i *)s), x1 = _mm_loadu_si128((const __m128i *)(s + 16));
-        __m128i x2 = _mm_loadu_si128((const __m128i *)(s + 32)), x3 = _mm_loadu_si128((const __m128i *)(s + 48));
-        _mm_stream_si128((__m128i *)d, x0);
-        _mm_stream_si128((__m128i *)(d + 16), x1);
-        _mm_stream_si128((__m128i *)(d + 32), x2);
-        _mm_stream_si128((__m128i *)(d + 48), x3);
-    }
-    halo_copy_lt64(d, s, n);
-}
-#define NT_FENCE() _mm_sfence()
-#else
-#define nt_copy memcpy
-#define NT_FENCE() ((void)0)
-#endif
-
-/* Runs shorter than 64 bytes cannot fill whole lines: ordinary stores.
- * Runs of whole lines are moved whole (WHOLE_RUNS), so that a run that
- * does not start on a line streams all the lines it covers entirely. */
-#undef WHOLE_RUNS
-#define WHOLE_RUNS 1
-#define PF_RW 0
-#define W(name) pkn_##name
-#define MOVE(a, pk, n) ((n) >= 64 ? nt_copy((pk), (const void *)(a), (n)) : (void)memcpy((pk), (const void *)(a), (n)))
-#define MOVEK(a, pk, K) ((K) >= 64 ? nt_copy((pk), (const void *)(a), K) : (void)memcpy((pk), (const void *)(a), K))
-#include "datatype/walk.h"
-#undef W
-#undef MOVE
-#undef MOVEK
-
-#undef PF_RW
-#define PF_RW 1
-#define W(name) upn_##name
-#define MOVE(a, pk, n) ((n) >= 64 ? nt_copy((void *)(a), (pk), (n)) : (void)memcpy((void *)(a), (pk), (n)))
-#define MOVEK(a, pk, K) ((K) >= 64 ? nt_copy((void *)(a), (pk), K) : (void)memcpy((void *)(a), (pk), K))
-#include "datatype/walk.h"
-#undef W
-#undef MOVE
-#undef MOVEK
-#undef PF_RW
-#undef WHOLE_RUNS
+#define MV_NAME(name) name
+#include "datatype/movers.h"
 
 /* Whether packing NT_MIN bytes or more streams its stores: where the
  * source is nearly dense, or comes in runs of 64 to 1024 bytes, whole
@@ -165,6 +53,25 @@ MPI_Count halo_dt_flat_range(const halo_dtype_t *dt, MPI_Count count, MPI_Count 
     return len;
 }
 
+/* Whether the derived types move through the AVX2 build of the movers
+ * (pack_avx2.c). On the AMD EPYC host, packing a vector of 256-byte blocks
+ * at twice the block's stride reached 86-91% of memcpy at 1 MiB in 32-byte
+ * registers against 72-80% in 16-byte ones, and 512-byte blocks at 16 MiB
+ * (streaming) 81-97% against 62-67% (a test program of the kernels alone,
+ * best of five, 2026-11-25; halo-bench figures in docs/performance.md). */
+static bool movers_avx2;
+
+int halo_dt_movers_avx2(int avx2)
+{
+#if defined(HALO_DT_AVX2)
+    if (avx2 >= 0)
+        movers_avx2 = avx2 && __builtin_cpu_supports("avx2");
+#else
+    (void)avx2;
+#endif
+    return movers_avx2;
+}
+
 MPI_Count halo_dt_pack(const void *buf, MPI_Count count, const halo_dtype_t *dt, MPI_Count pos,
                        void *dst, MPI_Count len)
 {
@@ -172,6 +79,10 @@ MPI_Count halo_dt_pack(const void *buf, MPI_Count count, const halo_dtype_t *dt,
         return 0;
     if (halo_dt_contig(dt)) {
         memcpy(dst, (const void *)((uintptr_t)buf + (uintptr_t)pos), (size_t)len);
+#if defined(HALO_DT_AVX2)
+    } else if (movers_avx2) {
+        halo_dt_pack_avx2((uintptr_t)buf, dt, pos, len, dst, len >= NT_MIN && pack_streams(dt));
+#endif
     } else if (len >= NT_MIN && pack_streams(dt)) {
         pkn_top((uintptr_t)buf, dt, pos, len, dst);
         NT_FENCE();
@@ -188,6 +99,10 @@ MPI_Count halo_dt_unpack(void *buf, MPI_Count count, const halo_dtype_t *dt, MPI
         return 0;
     if (halo_dt_contig(dt)) {
         memcpy((void *)((uintptr_t)buf + (uintptr_t)pos), src, (size_t)len);
+#if defined(HALO_DT_AVX2)
+    } else if (movers_avx2) {
+        halo_dt_unpack_avx2((uintptr_t)buf, dt, pos, len, src, len >= NT_MIN);
+#endif
     } else if (len >= NT_MIN) {
         upn_top((uintptr_t)buf, dt, pos, len, (unsigned char *)src);
         NT_FENCE();

@@ -879,15 +879,17 @@ static void huge_vector(void)
     halo_api_type_free(&v);
 }
 
-/* Calls of 16 MiB and more stream their stores, and reading blocks of 64
- * to 1024 bytes spread beyond the caches prefetches ahead (pack.c,
- * walk.h): a vector of 320-byte blocks (five lines) at a stride of 712
- * (so the blocks start at every offset in a line, multiple of 8), packed
- * whole and from an odd position to an odd end, then unpacked into a
- * cleared copy, compared byte by byte with the blocks and the gaps. */
-static void streamed_blocks(void)
+/* Calls of 16 MiB and more stream their stores, and blocks of 64 to 1024
+ * bytes spread over 1 MiB and more are prefetched ahead, in groups of four
+ * lines (pack.c, walk.h): a vector of nblk 320-byte blocks (five lines: a
+ * group and one more) at a stride of 712 (so the blocks start at every
+ * offset in a line, multiple of 8), packed whole and from an odd position
+ * to an odd end, then unpacked into a cleared copy, compared byte by byte
+ * with the blocks and the gaps. 60000 blocks (19.2 MB) take the streaming
+ * movers, 6000 (1.9 MB) the ordinary ones with prefetches. */
+static void streamed_blocks(long nblk)
 {
-    const long blk = 320, stride = 712, nblk = 60000;   /* 19.2 MB packed */
+    const long blk = 320, stride = 712;
     MPI_Datatype v;
     UCHECK_EQ(halo_api_type_vector((int)nblk, (int)blk, (int)stride, MPI_BYTE, &v), MPI_SUCCESS);
     UCHECK_EQ(halo_api_type_commit(&v), MPI_SUCCESS);
@@ -934,7 +936,12 @@ int main(int argc, char **argv)
     int ntrees = argc > 1 ? atoi(argv[1]) : 1500;
     if (argc > 2)
         rng_state = strtoull(argv[2], NULL, 0);
+    /* Where the AVX2 movers exist (pack_avx2.c), odd trees and the second
+     * pass below use them and the rest the baseline ones. */
+    int avx2 = halo_dt_movers_avx2(-1);
+    printf("movers: baseline%s\n", avx2 ? " and AVX2" : " only (no AVX2 here)");
     for (int i = 0; i < ntrees; i++) {
+        halo_dt_movers_avx2(avx2 && i % 2);
         budget = (int)rr(4, 600);
         uint64_t seed = rng_state;
         rt_t *r = gen((int)rr(1, 4));
@@ -949,8 +956,12 @@ int main(int argc, char **argv)
         }
         free_rt(r);
     }
-    huge_vector();
-    streamed_blocks();
+    for (int pass = 0; pass <= avx2; pass++) {
+        UCHECK_EQ(halo_dt_movers_avx2(pass), pass);
+        huge_vector();
+        streamed_blocks(60000);
+        streamed_blocks(6000);
+    }
     printf("%d type/count pairs checked (%d with overlapping maps: unpack skipped)\n", checked_types,
            skipped_unpack);
     UNIT_DONE();
