@@ -64,8 +64,11 @@ static bool movers_avx2;
 int halo_dt_movers_avx2(int avx2)
 {
 #if defined(HALO_DT_AVX2)
-    if (avx2 >= 0)
-        movers_avx2 = avx2 && __builtin_cpu_supports("avx2");
+    /* Written only when it changes: ranks' threads read it unlocked, and
+     * a later halo_dtype_init (a new session) sets the same value. */
+    bool want = avx2 && __builtin_cpu_supports("avx2");
+    if (avx2 >= 0 && want != movers_avx2)
+        movers_avx2 = want;
 #else
     (void)avx2;
 #endif

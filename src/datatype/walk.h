@@ -6,7 +6,9 @@
  *   MOVEL(a, pk)     the same for one 64-byte line,
  *   PF_RW            0 when user memory is read, 1 when it is written,
  *   WHOLE_RUNS       (optional, default 0) 1: runs of whole lines are moved
- *                    with one MOVE each rather than by 64-byte MOVEKs.
+ *                    with one MOVE each rather than line by line (MOVEL),
+ * and MV_NAME(name), the including unit's prefix (datatype/movers.h), for
+ * the searches MV_NAME(find_block) and MV_NAME(find_ent) it defines.
  * Node offsets are applied by the function that receives the node.
  * No include guard: this is a template. */
 
