@@ -1,5 +1,5 @@
 /* The data mover over a type's program, written once for both directions:
- * datatype/pack.c includes this file twice, with
+ * datatype/movers.h includes this file once per direction and kind of store,
  *   W(name)          the name of a function for this direction,
  *   MOVE(a, pk, n)   copy n bytes between user address a and packed pk,
  *   MOVEK(a, pk, K)  the same for a constant K (a plain load and store),
