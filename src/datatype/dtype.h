@@ -86,6 +86,22 @@ typedef struct halo_dt_ent {
     int32_t node;
 } halo_dt_ent_t;
 
+/* Index of the entry holding packed position `pos` in a list of n entries
+ * (runs or list entries) whose packed positions rise: the first entry's
+ * `pos` field at first, the next ones `step` bytes apart. */
+static inline MPI_Count halo_dt_find_pos(const MPI_Count *first, size_t step, MPI_Count n, MPI_Count pos)
+{
+    MPI_Count lo = 0, hi = n - 1;
+    while (lo < hi) {
+        MPI_Count mid = (lo + hi + 1) / 2;
+        if (*(const MPI_Count *)((const char *)first + (size_t)mid * step) <= pos)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 typedef struct halo_dt_prog {
     halo_dt_node_t *nodes;
     halo_dt_block_t *blk;
@@ -180,8 +196,9 @@ MPI_Count halo_dt_unpack(void *buf, MPI_Count count, const halo_dtype_t *dt,
  * where it can; tests call this to run both. */
 int halo_dt_movers_avx2(int avx2);
 #if defined(HALO_DT_AVX2)
-/* pack_avx2.c: the walk of pack.c's movers in AVX2 code; `stream` picks
- * the movers that write whole lines with streaming stores. */
+/* pack_avx2.c: pack and unpack a range of a derived type with the movers
+ * built for AVX2; `stream` picks the ones that write whole lines with
+ * streaming stores. */
 void halo_dt_pack_avx2(uintptr_t buf, const halo_dtype_t *dt, MPI_Count pos, MPI_Count len, void *dst,
                        bool stream);
 void halo_dt_unpack_avx2(uintptr_t buf, const halo_dtype_t *dt, MPI_Count pos, MPI_Count len, const void *src,

@@ -4,38 +4,12 @@
  *   pk_top, up_top     pack and unpack with ordinary stores,
  *   pkn_top, upn_top   the same writing whole lines with streaming stores
  *                      (x86 with SSE2; elsewhere ordinary stores),
- * all resumable at any packed byte (walk.h). pack.c builds them for the
+ * all resumable at any packed byte (walk.h), and pack_range and
+ * unpack_range, which call one or the other. pack.c builds them for the
  * baseline instruction set and pack_avx2.c again with AVX2, so that lines
  * move in 32-byte registers on processors that have them (pack.c chooses
- * at start-up). NT_MIN and NT_FENCE() come along for the callers. No
- * include guard: a template. */
-/* Index of the run holding packed position `pos` of a list. */
-static MPI_Count MV_NAME(find_block)(const halo_dt_block_t *bl, MPI_Count n, MPI_Count pos)
-{
-    MPI_Count lo = 0, hi = n - 1;
-    while (lo < hi) {
-        MPI_Count mid = (lo + hi + 1) / 2;
-        if (bl[mid].pos <= pos)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
-static MPI_Count MV_NAME(find_ent)(const halo_dt_ent_t *e, MPI_Count n, MPI_Count pos)
-{
-    MPI_Count lo = 0, hi = n - 1;
-    while (lo < hi) {
-        MPI_Count mid = (lo + hi + 1) / 2;
-        if (e[mid].pos <= pos)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
+ * at start-up). NT_MIN comes along for the callers. No include guard: a
+ * template. */
 /* One 64-byte line with ordinary stores: in 32-byte registers where the
  * unit is built for AVX2 (GCC's generic tuning would expand a memcpy of 64
  * bytes into 16-byte moves even then). */
@@ -173,3 +147,28 @@ static inline void MV_NAME(nt_copy)(void *dst, const void *src, size_t n)
 #undef PF_RW
 #undef WHOLE_RUNS
 
+/* Packs (unpacks) the packed bytes [pos, pos + len) of the derived type
+ * dt at buf, clamped to the data by the caller; `stream`: with the movers
+ * that stream their stores, then a fence so that the bytes are visible
+ * to whoever is told next. */
+static inline void MV_NAME(pack_range)(uintptr_t buf, const halo_dtype_t *dt, MPI_Count pos, MPI_Count len,
+                                       void *dst, bool stream)
+{
+    if (stream) {
+        MV_NAME(pkn_top)(buf, dt, pos, len, dst);
+        NT_FENCE();
+    } else {
+        MV_NAME(pk_top)(buf, dt, pos, len, dst);
+    }
+}
+
+static inline void MV_NAME(unpack_range)(uintptr_t buf, const halo_dtype_t *dt, MPI_Count pos, MPI_Count len,
+                                         const void *src, bool stream)
+{
+    if (stream) {
+        MV_NAME(upn_top)(buf, dt, pos, len, (unsigned char *)src);
+        NT_FENCE();
+    } else {
+        MV_NAME(up_top)(buf, dt, pos, len, (unsigned char *)src);
+    }
+}

@@ -82,16 +82,16 @@ MPI_Count halo_dt_pack(const void *buf, MPI_Count count, const halo_dtype_t *dt,
         return 0;
     if (halo_dt_contig(dt)) {
         memcpy(dst, (const void *)((uintptr_t)buf + (uintptr_t)pos), (size_t)len);
-#if defined(HALO_DT_AVX2)
-    } else if (movers_avx2) {
-        halo_dt_pack_avx2((uintptr_t)buf, dt, pos, len, dst, len >= NT_MIN && pack_streams(dt));
-#endif
-    } else if (len >= NT_MIN && pack_streams(dt)) {
-        pkn_top((uintptr_t)buf, dt, pos, len, dst);
-        NT_FENCE();
-    } else {
-        pk_top((uintptr_t)buf, dt, pos, len, dst);
+        return len;
     }
+    bool stream = len >= NT_MIN && pack_streams(dt);
+#if defined(HALO_DT_AVX2)
+    if (movers_avx2) {
+        halo_dt_pack_avx2((uintptr_t)buf, dt, pos, len, dst, stream);
+        return len;
+    }
+#endif
+    pack_range((uintptr_t)buf, dt, pos, len, dst, stream);
     return len;
 }
 
@@ -102,16 +102,16 @@ MPI_Count halo_dt_unpack(void *buf, MPI_Count count, const halo_dtype_t *dt, MPI
         return 0;
     if (halo_dt_contig(dt)) {
         memcpy((void *)((uintptr_t)buf + (uintptr_t)pos), src, (size_t)len);
-#if defined(HALO_DT_AVX2)
-    } else if (movers_avx2) {
-        halo_dt_unpack_avx2((uintptr_t)buf, dt, pos, len, src, len >= NT_MIN);
-#endif
-    } else if (len >= NT_MIN) {
-        upn_top((uintptr_t)buf, dt, pos, len, (unsigned char *)src);
-        NT_FENCE();
-    } else {
-        up_top((uintptr_t)buf, dt, pos, len, (unsigned char *)src);
+        return len;
     }
+    bool stream = len >= NT_MIN;   /* the scattered side: every shape streams */
+#if defined(HALO_DT_AVX2)
+    if (movers_avx2) {
+        halo_dt_unpack_avx2((uintptr_t)buf, dt, pos, len, src, stream);
+        return len;
+    }
+#endif
+    unpack_range((uintptr_t)buf, dt, pos, len, src, stream);
     return len;
 }
 
@@ -169,7 +169,7 @@ static bool iv_part(const halo_dt_prog_t *p, const halo_dt_node_t *n, uintptr_t 
     }
     case HALO_DT_BLOCKS: {
         const halo_dt_block_t *bl = p->blk + n->first;
-        for (MPI_Count j = find_block(bl, n->count, skip); len > 0; j++) {
+        for (MPI_Count j = halo_dt_find_pos(&bl->pos, sizeof *bl, n->count, skip); len > 0; j++) {
             MPI_Count s = skip - bl[j].pos, m = bl[j].len - s < len ? bl[j].len - s : len;
             if (!iv_emit(w, b + (uintptr_t)(bl[j].off + s), m))
                 return false;
@@ -180,7 +180,7 @@ static bool iv_part(const halo_dt_prog_t *p, const halo_dt_node_t *n, uintptr_t 
     }
     default: {
         const halo_dt_ent_t *e = p->ent + n->first;
-        for (MPI_Count j = find_ent(e, n->count, skip); len > 0; j++) {
+        for (MPI_Count j = halo_dt_find_pos(&e->pos, sizeof *e, n->count, skip); len > 0; j++) {
             const halo_dt_node_t *c = &p->nodes[e[j].node];
             MPI_Count s = skip - e[j].pos, m = c->size - s < len ? c->size - s : len;
             if (!iv_part(p, c, b, s, m, w))

@@ -11,23 +11,13 @@
 void halo_dt_pack_avx2(uintptr_t buf, const halo_dtype_t *dt, MPI_Count pos, MPI_Count len, void *dst,
                        bool stream)
 {
-    if (stream) {
-        avx2_pkn_top(buf, dt, pos, len, dst);
-        NT_FENCE();
-    } else {
-        avx2_pk_top(buf, dt, pos, len, dst);
-    }
+    avx2_pack_range(buf, dt, pos, len, dst, stream);
 }
 
 void halo_dt_unpack_avx2(uintptr_t buf, const halo_dtype_t *dt, MPI_Count pos, MPI_Count len, const void *src,
                          bool stream)
 {
-    if (stream) {
-        avx2_upn_top(buf, dt, pos, len, (unsigned char *)src);
-        NT_FENCE();
-    } else {
-        avx2_up_top(buf, dt, pos, len, (unsigned char *)src);
-    }
+    avx2_unpack_range(buf, dt, pos, len, src, stream);
 }
 
 #endif

@@ -6,9 +6,7 @@
  *   MOVEL(a, pk)     the same for one 64-byte line,
  *   PF_RW            0 when user memory is read, 1 when it is written,
  *   WHOLE_RUNS       (optional, default 0) 1: runs of whole lines are moved
- *                    with one MOVE each rather than line by line (MOVEL),
- * and MV_NAME(name), the including unit's prefix (datatype/movers.h), for
- * the searches MV_NAME(find_block) and MV_NAME(find_ent) it defines.
+ *                    with one MOVE each rather than line by line (MOVEL).
  * Node offsets are applied by the function that receives the node.
  * No include guard: this is a template. */
 
@@ -45,37 +43,28 @@
 /* len bytes of whole lines (len a multiple of 64) at a, four lines a turn:
  * a block of 256 bytes is one straight sequence of moves (with 32-byte
  * registers, pack_avx2.c, that is where the time of a strided copy in
- * cache goes: the loop's own instructions, not the moves). */
-static inline void W(lines)(uintptr_t a, unsigned char *pk, MPI_Count len)
+ * cache goes: the loop's own instructions, not the moves). With `pf`
+ * (a constant at every call), the lines `ahead` bytes on are asked for in
+ * the same turn. */
+static inline void W(lines)(uintptr_t a, unsigned char *pk, MPI_Count len, bool pf, uintptr_t ahead)
 {
     MPI_Count o = 0;
     for (; o + 256 <= len; o += 256) {
-        MOVEL(a + (uintptr_t)o, pk + o);
-        MOVEL(a + (uintptr_t)o + 64, pk + o + 64);
-        MOVEL(a + (uintptr_t)o + 128, pk + o + 128);
-        MOVEL(a + (uintptr_t)o + 192, pk + o + 192);
-    }
-    for (; o < len; o += 64)
-        MOVEL(a + (uintptr_t)o, pk + o);
-}
-
-/* W(lines), asking for the lines `ahead` bytes on as it goes. */
-static inline void W(lines_pf)(uintptr_t a, unsigned char *pk, MPI_Count len, uintptr_t ahead)
-{
-    MPI_Count o = 0;
-    for (; o + 256 <= len; o += 256) {
-        uintptr_t f = a + ahead + (uintptr_t)o;
-        __builtin_prefetch((const void *)f, PF_RW, HALO_DT_PF_LOC);
-        __builtin_prefetch((const void *)(f + 64), PF_RW, HALO_DT_PF_LOC);
-        __builtin_prefetch((const void *)(f + 128), PF_RW, HALO_DT_PF_LOC);
-        __builtin_prefetch((const void *)(f + 192), PF_RW, HALO_DT_PF_LOC);
+        if (pf) {
+            uintptr_t f = a + ahead + (uintptr_t)o;
+            __builtin_prefetch((const void *)f, PF_RW, HALO_DT_PF_LOC);
+            __builtin_prefetch((const void *)(f + 64), PF_RW, HALO_DT_PF_LOC);
+            __builtin_prefetch((const void *)(f + 128), PF_RW, HALO_DT_PF_LOC);
+            __builtin_prefetch((const void *)(f + 192), PF_RW, HALO_DT_PF_LOC);
+        }
         MOVEL(a + (uintptr_t)o, pk + o);
         MOVEL(a + (uintptr_t)o + 64, pk + o + 64);
         MOVEL(a + (uintptr_t)o + 128, pk + o + 128);
         MOVEL(a + (uintptr_t)o + 192, pk + o + 192);
     }
     for (; o < len; o += 64) {
-        __builtin_prefetch((const void *)(a + ahead + (uintptr_t)o), PF_RW, HALO_DT_PF_LOC);
+        if (pf)
+            __builtin_prefetch((const void *)(a + ahead + (uintptr_t)o), PF_RW, HALO_DT_PF_LOC);
         MOVEL(a + (uintptr_t)o, pk + o);
     }
 }
@@ -145,7 +134,7 @@ static inline void W(runs)(uintptr_t a, MPI_Count len, MPI_Count reps, MPI_Count
                         W(pf_lines)(a + ahead, len);
                         MOVE(a, pk, (size_t)len);
                     } else {
-                        W(lines_pf)(a, pk, len, ahead);
+                        W(lines)(a, pk, len, true, ahead);
                     }
                 }
                 break;
@@ -156,7 +145,7 @@ static inline void W(runs)(uintptr_t a, MPI_Count len, MPI_Count reps, MPI_Count
                 break;
             }
             for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += len)
-                W(lines)(a, pk, len);
+                W(lines)(a, pk, len, false, 0);
             break;
         }
         for (MPI_Count k = 0; k < reps; k++, a += (uintptr_t)stride, pk += len)
@@ -256,7 +245,7 @@ static void W(part)(const halo_dt_prog_t *p, const halo_dt_node_t *n, uintptr_t 
     }
     case HALO_DT_BLOCKS: {
         const halo_dt_block_t *bl = p->blk + n->first;
-        for (MPI_Count j = MV_NAME(find_block)(bl, n->count, skip); len > 0; j++) {
+        for (MPI_Count j = halo_dt_find_pos(&bl->pos, sizeof *bl, n->count, skip); len > 0; j++) {
             MPI_Count s = skip - bl[j].pos, m = bl[j].len - s < len ? bl[j].len - s : len;
             MOVE(b + (uintptr_t)(bl[j].off + s), *pkp, (size_t)m);
             *pkp += m;
@@ -267,7 +256,7 @@ static void W(part)(const halo_dt_prog_t *p, const halo_dt_node_t *n, uintptr_t 
     }
     default: {
         const halo_dt_ent_t *e = p->ent + n->first;
-        for (MPI_Count j = MV_NAME(find_ent)(e, n->count, skip); len > 0; j++) {
+        for (MPI_Count j = halo_dt_find_pos(&e->pos, sizeof *e, n->count, skip); len > 0; j++) {
             const halo_dt_node_t *c = &p->nodes[e[j].node];
             MPI_Count s = skip - e[j].pos, m = c->size - s < len ? c->size - s : len;
             W(part)(p, c, b, s, m, pkp);
