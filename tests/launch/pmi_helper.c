@@ -19,6 +19,8 @@
  *   print N                   N lines to stdout and stderr per rank
  *   env NAME...               print the named environment variables
  *   affinity                  print Cpus_allowed_list of /proc/self/status
+ *   thp BYTES                 malloc BYTES, touch them, print the THPeligible
+ *                             flag of the mapping that holds them (smaps)
  *   fds                       list open descriptors above 2 (PMI_FD aside)
  *   reinit                    init/put/finalize, then init again: works for a
  *                             singleton (with an empty table), refused when
@@ -203,6 +205,54 @@ static void helper_print(int n)
     printf("tail of rank %d", helper_info.rank);
 }
 
+/* malloc(bytes) and touch every page; prints "thp: eligible N" from the
+ * smaps entry of the mapping that holds them, "thp: unreported" where the
+ * kernel has no such line, "thp: sanitizer" where malloc is not glibc's. */
+static int helper_thp(long bytes)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    (void)bytes;
+    printf("rank %d: thp: sanitizer\n", helper_info.rank);
+    return 0;
+#else
+    char *p = malloc((size_t)bytes);
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    int inside = 0, eligible = -1;
+
+    if (p == NULL || f == NULL) {
+        fprintf(stderr, "rank %d: thp: malloc or smaps failed\n", helper_info.rank);
+        free(p);
+        if (f != NULL) {
+            fclose(f);
+        }
+        return 1;
+    }
+    for (long i = 0; i < bytes; i += 4096) {
+        p[i] = (char)i;
+    }
+    while (fgets(line, sizeof(line), f) != NULL && eligible < 0) {
+        unsigned long lo, hi;
+        char c;
+
+        /* a mapping's first line: "lo-hi perms ..."; no field line parses so */
+        if (sscanf(line, "%lx-%lx %c", &lo, &hi, &c) == 3) {
+            inside = (unsigned long)p >= lo && (unsigned long)p < hi;
+        } else if (inside) {
+            sscanf(line, "THPeligible: %d", &eligible);
+        }
+    }
+    fclose(f);
+    free(p);
+    if (eligible < 0) {
+        printf("rank %d: thp: unreported\n", helper_info.rank);
+    } else {
+        printf("rank %d: thp: eligible %d\n", helper_info.rank, eligible);
+    }
+    return 0;
+#endif
+}
+
 static int helper_affinity(void)
 {
     char line[512];
@@ -344,6 +394,8 @@ int main(int argc, char **argv)
 
             printf("rank %d: %s=%s\n", helper_info.rank, argv[i], v != NULL ? v : "(unset)");
         }
+    } else if (strcmp(cmd, "thp") == 0) {
+        rc = helper_thp(helper_arg_int(argc, argv, 2));
     } else if (strcmp(cmd, "affinity") == 0) {
         rc = helper_affinity();
     } else if (strcmp(cmd, "fds") == 0) {

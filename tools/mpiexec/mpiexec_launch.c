@@ -109,8 +109,53 @@ static int launch_env_apply(launch_env_t *env, const mpiexec_env_list_t *list)
     return 0;
 }
 
+/* The value of name in env, or NULL. */
+static const char *launch_env_get(const launch_env_t *env, const char *name)
+{
+    for (int i = 0; i < env->n; i++) {
+        if (launch_env_name_is(env->vars[i], name)) {
+            return env->vars[i] + strlen(name) + 1;
+        }
+    }
+    return NULL;
+}
+
+/* Large allocations on transparent huge pages. Unless the job sets
+ * HALO_HUGEPAGES=0, or names glibc.malloc.hugetlb in GLIBC_TUNABLES itself,
+ * the ranks' glibc (2.35 and later) marks every region of 2 MiB or more
+ * that malloc maps for huge pages; where the kernel's THP mode is "never",
+ * or "always" (which already gives them), glibc leaves it alone. One TLB
+ * entry then covers what 512 did: packing a face out of a large array, or
+ * reading a large buffer with process_vm_readv, stops walking the page
+ * tables every 4 KiB (docs/performance.md, "Huge pages"). */
+static int launch_env_hugepages(launch_env_t *env)
+{
+    static const char tunable[] = "glibc.malloc.hugetlb";
+    const char *want = launch_env_get(env, "HALO_HUGEPAGES");
+    const char *old = launch_env_get(env, "GLIBC_TUNABLES");
+
+    if ((want != NULL && strcmp(want, "0") == 0) || (old != NULL && strstr(old, tunable) != NULL)) {
+        return 0;
+    }
+    if (old == NULL || old[0] == '\0') {
+        return launch_env_set(env, "GLIBC_TUNABLES", "glibc.malloc.hugetlb=1");
+    }
+    size_t len = strlen(old) + sizeof(tunable) + 3;
+    char *value = malloc(len);
+
+    if (value == NULL) {
+        return -1;
+    }
+    snprintf(value, len, "%s:%s=1", old, tunable);
+    int rc = launch_env_set(env, "GLIBC_TUNABLES", value);
+
+    free(value);
+    return rc;
+}
+
 /* mpiexec's environment, then -genv/-x, then the app's -env; without the
- * per-rank names, which the rank's own entries supply. */
+ * per-rank names, which the rank's own entries supply; then the huge-page
+ * tunable. */
 static int launch_env_build(const mpiexec_opts_t *opts, const mpiexec_app_t *app,
                             launch_env_t *env_p)
 {
@@ -129,7 +174,8 @@ static int launch_env_build(const mpiexec_opts_t *opts, const mpiexec_app_t *app
             goto fail;
         }
     }
-    if (launch_env_apply(&env, &opts->genv) != 0 || launch_env_apply(&env, &app->env) != 0) {
+    if (launch_env_apply(&env, &opts->genv) != 0 || launch_env_apply(&env, &app->env) != 0 ||
+        launch_env_hugepages(&env) != 0) {
         goto fail;
     }
     for (int i = 0; i < env.n; i++) {
