@@ -202,6 +202,14 @@ void halo_sched_reduce(halo_sched_t **s_p, int round, halo_bref_t in, halo_bref_
     st->count = count;
     st->type = type;
     st->op = op;
+    /* The receives that land in either operand are read at once: their
+     * rendezvous stays whole (halo_irecv_consumed). */
+    halo_sched_t *s = *s_p;
+    for (int j = s->nsteps - 2; j >= 0; j--) {
+        halo_step_t *rv = &s->steps[j];
+        if (rv->kind == HALO_STEP_RECV && (halo_bref_same(rv->a, in) || halo_bref_same(rv->a, inout)))
+            rv->consumed = 1;
+    }
 }
 
 void halo_sched_pack(halo_sched_t **s_p, int round, halo_bref_t buf, MPI_Count count,
@@ -606,8 +614,9 @@ static void sched_advance(halo_sched_t *s)
                 rc = halo_isend(resolve(s, st, st->a), st->count, halo_dtype_ptr(st->type), st->peer,
                                 s->tag, comm, s->ctx, HALO_MODE_STANDARD, &r);
             else if (st->kind == HALO_STEP_RECV)
-                rc = halo_irecv(resolve(s, st, st->a), st->count, halo_dtype_ptr(st->type), st->peer,
-                                s->tag, comm, s->ctx, &r);
+                rc = (st->consumed ? halo_irecv_consumed : halo_irecv)(resolve(s, st, st->a), st->count,
+                                                                       halo_dtype_ptr(st->type), st->peer,
+                                                                       s->tag, comm, s->ctx, &r);
             else
                 continue;
             if (rc != MPI_SUCCESS && !halo_req_done(r)) {

@@ -82,6 +82,7 @@ typedef struct halo_step {
      * engine or halo_op_apply does the step. */
     int64_t flat, off_a, off_b;
     int32_t kernel;
+    int32_t consumed;   /* RECV: a later REDUCE of this rank reads the buffer */
 } halo_step_t;
 
 /* A shared-memory flag wait: checked before anything of its round runs

@@ -87,7 +87,19 @@
  * on 2 cores, 8 B, all-flags -> fan: Bcast 2.53 -> 0.11 us, Scatter 1.79
  * -> 0.10, the barrier itself 3.45 -> 5.44; Open MPI 0.63-0.79,
  * 0.66-0.69, 4.10-5.93 in the same runs; docs/performance.md). At 8
- * ranks on 2 cores the barrier's own cost (6.7 -> 10.5 us) outweighs it. */
+ * ranks on 2 cores the barrier's own cost (6.7 -> 10.5 us) outweighs it.
+ * Intel processors ("cpu": "intel"; a Xeon of the Sapphire Rapids family
+ * under KVM, where a line written by one core takes 64 ns to reach the
+ * other, twice the EPYC's time): 2 ranks with a core each leave the slots
+ * for point-to-point from 4 KiB, whose single-copy rendezvous copies once
+ * where the slots copy twice across the cores (forced, medians of 3, 8
+ * and 16 KiB: Bcast 1.15/2.11 us through the slots against 0.95/1.11 by
+ * binomial tree, Gather 1.13/2.24 against 0.91/1.75 linear, Allgather
+ * 1.84/3.44 against 1.40/1.95, Alltoall 1.83/3.69 against 1.45/1.97,
+ * Reduce 1.16/2.29 against 0.97/1.37, Allreduce by shm_rsag 2.15/3.74
+ * against 1.44/1.90 by recursive doubling; Reduce_scatter of 64 KiB 4.96
+ * against 4.17 pairwise); Exscan keeps the slots to 32 KiB (8 KiB 0.38
+ * against 0.92). */
 #include "coll/select.h"
 
 const char halo_coll_tuning_default[] =
@@ -100,6 +112,7 @@ const char halo_coll_tuning_default[] =
     "  ],\n"
     "  \"bcast\": [\n"
     "    {\"algorithm\": \"two_level\"},\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"msg_size_max\": 16384, \"algorithm\": \"binomial\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 16384, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"msg_size_max\": 12288, \"algorithm\": \"binomial\"},\n"
@@ -109,6 +122,7 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"pipeline\"}\n"
     "  ],\n"
     "  \"gather\": [\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"linear\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 32768, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 131072, \"algorithm\": \"shm\"},\n"
     "    {\"algorithm\": \"linear\"}\n"
@@ -126,6 +140,7 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"linear\"}\n"
     "  ],\n"
     "  \"allgather\": [\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"msg_size_max\": 32768, \"algorithm\": \"linear\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 32768, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 131072, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 8, \"msg_size_max\": 524288, \"algorithm\": \"shm\"},\n"
@@ -136,6 +151,7 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"ring\"}\n"
     "  ],\n"
     "  \"allgatherv\": [\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"msg_size_max\": 32768, \"algorithm\": \"linear\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 32768, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 131072, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 8, \"msg_size_max\": 524288, \"algorithm\": \"shm\"},\n"
@@ -144,6 +160,7 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"ring\"}\n"
     "  ],\n"
     "  \"alltoall\": [\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"linear\"},\n"
     "    {\"msg_size_max\": 8192, \"algorithm\": \"shm\"},\n"
     "    {\"ppn_min\": 2, \"comm_size_max\": 64, \"algorithm\": \"linear\"},\n"
     "    {\"msg_size_max\": 1048576, \"algorithm\": \"linear\"},\n"
@@ -161,6 +178,7 @@ const char halo_coll_tuning_default[] =
     "  ],\n"
     "  \"reduce\": [\n"
     "    {\"algorithm\": \"two_level\"},\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"binomial\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 16384, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 262144, \"algorithm\": \"shm\"},\n"
     "    {\"msg_size_max\": 4096, \"algorithm\": \"binomial\"},\n"
@@ -170,6 +188,7 @@ const char halo_coll_tuning_default[] =
     "  ],\n"
     "  \"allreduce\": [\n"
     "    {\"algorithm\": \"two_level\"},\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"recursive_doubling\"},\n"
     "    {\"msg_size_max\": 1024, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_min\": 16385, \"algorithm\": \"recursive_doubling\"},\n"
     "    {\"msg_size_max\": 262144, \"algorithm\": \"shm_rsag\"},\n"
@@ -184,6 +203,7 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"rabenseifner\"}\n"
     "  ],\n"
     "  \"reduce_scatter\": [\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 32769, \"msg_size_max\": 65536, \"algorithm\": \"pairwise\"},\n"
     "    {\"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 8, \"msg_size_max\": 262144, \"algorithm\": \"shm\"},\n"
     "    {\"ppn_min\": 2, \"msg_size_min\": 131072, \"algorithm\": \"pairwise\"},\n"
@@ -191,6 +211,7 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"pairwise\"}\n"
     "  ],\n"
     "  \"reduce_scatter_block\": [\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 32769, \"msg_size_max\": 65536, \"algorithm\": \"pairwise\"},\n"
     "    {\"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 8, \"msg_size_max\": 262144, \"algorithm\": \"shm\"},\n"
     "    {\"ppn_min\": 2, \"msg_size_min\": 131072, \"algorithm\": \"pairwise\"},\n"
@@ -209,6 +230,7 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"recursive_doubling\"}\n"
     "  ],\n"
     "  \"exscan\": [\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_max\": 32768, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 4096, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 5, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_min\": 32768, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"

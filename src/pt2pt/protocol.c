@@ -13,6 +13,7 @@
 #include "pt2pt/match.h"
 
 #include "core/config.h"
+#include "core/cpu.h"
 #include "core/errors.h"
 #include "progress/progress.h"
 
@@ -25,9 +26,28 @@
 #define PUSH_MAX (256 * 1024)
 #define RDV_IOV 256
 
-HALO_CFG_INT(cfg_split_min, "HALO_SPLIT_MIN", 16384,
+HALO_CFG_INT(cfg_split_min, "HALO_SPLIT_MIN", -1,
              "rendezvous messages at least this large are copied by both sides at once (the "
-             "receiver reads the first half, the sender writes the second); 0 disables");
+             "receiver reads the first half, the sender writes the second); 0 disables; -1: "
+             "32768 on Intel processors, else 16384");
+
+/* HALO_SPLIT_MIN unless set. A split costs a round trip of control packets
+ * and a system call on the sender, and leaves the second half modified in
+ * the sender's cache; where a line crosses between cores slowly (a Xeon of
+ * the Sapphire Rapids family, 64 ns) that outweighs halving the copy below
+ * 24 KiB (2 ranks, 16 KiB, split against not: latency 1.47 us against
+ * 1.28-1.30, Bcast 1.51 against 1.09-1.12, Scatter 1.67 against 1.17-1.19;
+ * from 32 KiB the split wins, latency 1.79 against 2.03-2.06); on an AMD
+ * EPYC it wins from 16 KiB (20 KiB 2.60 us against 3.21). */
+static long split_min;   /* set at halo_pt2pt_init */
+
+static long split_min_default(void)
+{
+    long v = halo_cfg_get(&cfg_split_min);
+    if (v < 0)
+        v = halo_cpu() == HALO_CPU_INTEL ? 32768 : 16384;
+    return v;
+}
 
 /* Packets waiting for room, in one FIFO; a pass skips destinations that are
  * still full, which keeps each pair's packets in order. */
@@ -476,14 +496,18 @@ static void recv_deliver(halo_request_t *r, int src_world, int type, int flags, 
          * the second half while we read the first, so both cores copy. The
          * request then waits for two completions: our read and the
          * sender's WDONE (or its pushed DATA, if it may not write our
-         * memory). When, see rdv_split. */
+         * memory). When, see rdv_split. Not when we read the data at
+         * once ourselves (r->consumed: a reduction follows): the half the
+         * sender wrote sits modified in its core's cache, and fetching it
+         * from there line by line costs more than copying it here (2
+         * ranks, Reduce of 16 KiB 2.97 us split against 1.37, 256 KiB 24.8
+         * against 12.0, on a Xeon whose cache line crosses in 64 ns). */
         MPI_Count limit = n;
-        long split_min = halo_cfg_get(&cfg_split_min);
         /* The halves meet on a page boundary (a message too short to have
          * one past its middle is not split, whatever HALO_SPLIT_MIN says). */
         MPI_Count off = (n / 2 + 4095) & ~(MPI_Count)4095;
-        if (split_min > 0 && n >= split_min && off < n && !rs.v && halo_dt_contig(r->dtype) &&
-            rdv_split(src_world) && halo_tr_single_copy_ok(src_world)) {
+        if (split_min > 0 && n >= split_min && off < n && !rs.v && !r->consumed &&
+            halo_dt_contig(r->dtype) && rdv_split(src_world) && halo_tr_single_copy_ok(src_world)) {
             halo_split_t sp = {(uint64_t)(uintptr_t)((char *)r->buf + off), (uint64_t)off, (uint64_t)n,
                                (uint64_t)(uintptr_t)r};
             atomic_fetch_add(&r->cc, 1);
@@ -548,8 +572,8 @@ void halo_req_stack_init(halo_request_t *r, int kind, const void *buf, MPI_Count
     r->mode = (uint8_t)mode;
 }
 
-int halo_irecv(void *buf, MPI_Count count, halo_dtype_t *dt, int source, int tag,
-               halo_comm_t *comm, uint32_t ctx, halo_request_t **req_p)
+static int irecv(void *buf, MPI_Count count, halo_dtype_t *dt, int source, int tag, halo_comm_t *comm,
+                 uint32_t ctx, bool consumed, halo_request_t **req_p)
 {
     halo_request_t *r = halo_req_alloc(HALO_REQ_RECV, comm);
     *req_p = r;
@@ -560,7 +584,20 @@ int halo_irecv(void *buf, MPI_Count count, halo_dtype_t *dt, int source, int tag
     r->peer = source;
     r->tag = tag;
     r->ctx = ctx;
+    r->consumed = consumed;
     return halo_req_start(r);
+}
+
+int halo_irecv(void *buf, MPI_Count count, halo_dtype_t *dt, int source, int tag,
+               halo_comm_t *comm, uint32_t ctx, halo_request_t **req_p)
+{
+    return irecv(buf, count, dt, source, tag, comm, ctx, false, req_p);
+}
+
+int halo_irecv_consumed(void *buf, MPI_Count count, halo_dtype_t *dt, int source, int tag,
+                        halo_comm_t *comm, uint32_t ctx, halo_request_t **req_p)
+{
+    return irecv(buf, count, dt, source, tag, comm, ctx, true, req_p);
 }
 
 static int recv_start(halo_request_t *r)
@@ -759,6 +796,7 @@ void halo_pt2pt_init(void)
     halo_req_init();
     halo_obj_kind_setup(HALO_KIND_MESSAGE, 64, 1u << 20);
     pend_count = halo_calloc((size_t)halo_world.size, sizeof *pend_count);
+    split_min = split_min_default();
     rdv_out = halo_calloc((size_t)halo_world.size, sizeof *rdv_out);
     blocked = halo_calloc(((size_t)halo_world.size + 63) / 64, sizeof *blocked);
     if (halo_tr_init(on_packet) != 0)

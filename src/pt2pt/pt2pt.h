@@ -58,6 +58,8 @@ struct halo_request {
     uint8_t cancelled;
     uint8_t rdv_counted;   /* send: counted in its peer's outstanding rendezvous sends */
     uint8_t push_back;     /* send: pushing its chunks from the last to the first */
+    uint8_t consumed;      /* receive: this rank reads the data at once (a reduction
+                            * follows), so a rendezvous is not split (protocol.c) */
     _Atomic int cc;        /* completions still to come; 0 = complete */
     MPI_Status status;
     halo_comm_t *comm;
@@ -181,6 +183,10 @@ int halo_isend(const void *buf, MPI_Count count, halo_dtype_t *dt, int dest, int
                halo_comm_t *comm, uint32_t ctx, int mode, halo_request_t **req_p);
 int halo_irecv(void *buf, MPI_Count count, halo_dtype_t *dt, int source, int tag,
                halo_comm_t *comm, uint32_t ctx, halo_request_t **req_p);
+/* The same for data that this rank reads as soon as it lands (a collective
+ * step that reduces it): never split between both sides. */
+int halo_irecv_consumed(void *buf, MPI_Count count, halo_dtype_t *dt, int source, int tag,
+                        halo_comm_t *comm, uint32_t ctx, halo_request_t **req_p);
 /* (Re)starts a persistent or prepared request. */
 int halo_req_start(halo_request_t *r);
 /* Prepares a request on a blocking call's stack (start it with

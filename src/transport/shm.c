@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/cpu.h"
 #include "pmi.h"
+#include "progress/progress.h"
 
 #define ALIGN64(x) (((x) + 63) & ~(size_t)63)
 #define REC_BYTES(len) ALIGN64(sizeof(shm_rec_t) + (len))
@@ -74,8 +76,10 @@ HALO_CFG_INT(cfg_ring_after, "HALO_SHM_RING_AFTER", 8,
 HALO_CFG_INT(cfg_rec_start, "HALO_SHM_REC_START", 0,
              "number the rings' records from this value (for tests: a value near 4294967295 "
              "makes every ring's record numbers wrap within its first records)");
-HALO_CFG_INT(cfg_eager, "HALO_SHM_EAGER_MAX", 16384,
-             "largest message sent eagerly through shared memory, in bytes; larger ones use rendezvous");
+HALO_CFG_INT(cfg_eager, "HALO_SHM_EAGER_MAX", -1,
+             "largest message sent eagerly through shared memory, in bytes; larger ones use "
+             "rendezvous; -1: 2048 on Intel processors when every rank has a core and single-copy "
+             "reads work, else 16384");
 
 size_t halo_shm_seg_size(int nlocal)
 {
@@ -374,6 +378,28 @@ int halo_shm_cma_node(void)
     return node;
 }
 
+/* The eager limit unless HALO_SHM_EAGER_MAX says. An eager message is
+ * copied twice, into a cell and out of it on the other core; a rendezvous
+ * is copied once, by the receiver from the sender's buffer, after a round
+ * trip of control packets. Where a line just written by one core is slow
+ * to read from another (64 ns on a Xeon of the Sapphire Rapids family
+ * under KVM, against 30 on an AMD EPYC), the second copy of an eager
+ * message costs more than the round trip from 2 KiB (one way, 2 ranks:
+ * 4 KiB 1.31-1.67 us eager against 0.94-0.99, 8 KiB 2.1-2.2 against
+ * 1.0-1.1, 16 KiB 3.5-3.7 against 1.6; bandwidth at 8 and 16 KiB 1.3 and
+ * 1.5 times as high), so eager packets stop at the ring's records there.
+ * With more ranks than cores a rendezvous waits for the receiver to be
+ * scheduled before the sender can go on (multi-pair latency at 4 ranks,
+ * 4-16 KiB: 1.5-1.9 times as long), and without single-copy reads it
+ * pushes through the same cells after a round trip: eager up to 16 KiB
+ * then, and on other processors (docs/performance.md). */
+static size_t eager_default(int cma)
+{
+    if (cma && !halo_progress_oversubscribed() && halo_cpu() == HALO_CPU_INTEL)
+        return HALO_SHM_RING_MAX;
+    return 16384;
+}
+
 int halo_shm_init(halo_pkt_handler_fn_t *handler)
 {
     shm.handler = handler;
@@ -381,7 +407,8 @@ int halo_shm_init(halo_pkt_handler_fn_t *handler)
     shm.me = halo_world.local_rank;
     shm.cma_enabled = (int)halo_cfg_get(&cfg_cma);
     int cma = cma_rank();   /* also declares this rank traceable where Yama asks for it */
-    shm.eager_max = (size_t)halo_cfg_get(&cfg_eager);
+    long eager = halo_cfg_get(&cfg_eager);
+    shm.eager_max = eager >= 0 ? (size_t)eager : eager_default(cma);
     long after = halo_cfg_get(&cfg_ring_after);
     shm.ring_after = after < 0 ? 0 : (uint32_t)after;
     if (shm.eager_max > HALO_SHM_CELL_PAYLOAD)

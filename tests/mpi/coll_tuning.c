@@ -1,6 +1,6 @@
 /* Collective selection from a tuning file (HALO_TUNING_FILE).
  *
- *   coll_tuning good | syntax | rules | missing
+ *   coll_tuning good | syntax | rules | missing | intel
  *
  * writes a tuning file of its own (one per rank), points HALO_TUNING_FILE
  * at it before MPI_Init, and checks what the tables choose:
@@ -14,7 +14,11 @@
  * - rules: unknown collectives, unknown algorithms and malformed rules are
  *   skipped with a warning, the file's good rules still apply (a collective
  *   left with no usable rule keeps its built-in ones);
- * - missing: a file that cannot be opened: a warning, built-in tables. */
+ * - missing: a file that cannot be opened: a warning, built-in tables;
+ * - intel: the built-in rules for Intel processors (HALO_CPU=intel), and a
+ *   file's rules with a "cpu" key.
+ * The other modes run as if on an AMD processor (HALO_CPU=amd), whose
+ * built-in choices are the ones listed for them. */
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -51,7 +55,15 @@ static const char good[] =
     "  \"scan\": [ {\"ppn_min\": 5, \"algorithm\": \"linear\"}, {\"algorithm\": \"recursive_doubling\"} ],\n"
     "  \"barrier\": [ {\"oversubscribed\": true, \"algorithm\": \"dissemination\"},\n"
     "               {\"oversubscribed\": false, \"ppn_min\": 2, \"algorithm\": \"shm_fan\"} ],\n"
-    "  \"alltoall\": []\n"
+    "  \"alltoall\": [],\n"
+    "  \"allgatherv\": [ {\"cpu\": \"intel\", \"algorithm\": \"ring\"}, {\"cpu\": \"amd\", \"algorithm\": \"bruck\"},\n"
+    "                  {\"algorithm\": \"linear\"} ]\n"
+    "}\n";
+
+static const char intel[] =
+    "{\n"
+    "  \"allgatherv\": [ {\"cpu\": \"amd\", \"algorithm\": \"bruck\"}, {\"cpu\": \"intel\", \"algorithm\": \"ring\"},\n"
+    "                  {\"algorithm\": \"linear\"} ]\n"
     "}\n";
 
 static const char syntax[] =
@@ -71,7 +83,9 @@ static const char rules_ok[] =
     "  ],\n"
     "  \"scan\": {\"algorithm\": \"linear\"},\n"
     "  \"bcast\": [ {\"algorithm\": \"nope\"} ],\n"
-    "  \"barrier\": [ {\"oversubscribed\": 1, \"algorithm\": \"dissemination\"}, {\"algorithm\": \"shm\"} ]\n"
+    "  \"barrier\": [ {\"oversubscribed\": 1, \"algorithm\": \"dissemination\"}, {\"algorithm\": \"shm\"} ],\n"
+    "  \"allgatherv\": [ {\"cpu\": \"arm\", \"algorithm\": \"ring\"}, {\"cpu\": 1, \"algorithm\": \"ring\"},\n"
+    "                  {\"algorithm\": \"bruck\"} ]\n"
     "}\n";
 
 int main(int argc, char **argv)
@@ -80,7 +94,9 @@ int main(int argc, char **argv)
     char path[128];
     snprintf(path, sizeof path, "/tmp/halo-coll-tuning-%d.json", (int)getpid());
     const char *text = !strcmp(mode, "good") ? good : !strcmp(mode, "syntax") ? syntax
-                     : !strcmp(mode, "rules") ? rules_ok : NULL;
+                     : !strcmp(mode, "rules") ? rules_ok : !strcmp(mode, "intel") ? intel : NULL;
+    int is_intel = !strcmp(mode, "intel");
+    setenv("HALO_CPU", is_intel ? "intel" : "amd", 1);
     if (text) {
         FILE *f = fopen(path, "w");
         if (!f || fputs(text, f) < 0 || fclose(f))
@@ -95,9 +111,40 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
 
     /* Built-in rules, untouched by every file here. */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    CHECK(ncpu >= 1, "sysconf(_SC_NPROCESSORS_ONLN) = %ld", ncpu);
     expect("gather", 8, 8, 1, "shm");
     expect("gather", 4, 8, 1, "shm");
     expect("gather", 2, 65536, 1, "linear");
+    if (is_intel) {
+        /* Two ranks with a core each: from 4 KiB point-to-point (single-copy
+         * rendezvous) rather than the shared slots, the slots below. */
+        int two = ncpu >= 2;
+        expect("bcast", 2, 4096, 1, "shm");
+        expect("bcast", 2, 4097, 1, two ? "binomial" : "shm");
+        expect("bcast", 2, 16384, 1, two ? "binomial" : "shm");
+        expect("bcast", 3, 16384, 1, "shm");
+        expect("gather", 2, 4096, 1, "shm");
+        expect("gather", 2, 8192, 1, two ? "linear" : "shm");
+        expect("allgather", 2, 8192, 1, two ? "linear" : "shm");
+        expect("allgather", 4, 8192, 1, "shm");
+        expect("alltoall", 2, 4096, 1, "shm");
+        expect("alltoall", 2, 8192, 1, two ? "linear" : "shm");
+        expect("reduce", 2, 16384, 1, two ? "binomial" : "shm");
+        expect("reduce", 4, 16384, 1, "shm");
+        expect("allreduce", 2, 8192, 1, two ? "recursive_doubling" : "shm_rsag");
+        expect("allreduce", 2, 1024, 1, "shm");
+        expect("reduce_scatter", 2, 65536, 1, two ? "pairwise" : "shm");
+        expect("exscan", 2, 32768, 1, two ? "shm" : "linear");
+        expect("exscan", 2, 65536, 1, "linear");
+        /* The file's: the first rule whose "cpu" holds. */
+        expect("allgatherv", 4, 8, 1, "ring");
+        goto run;
+    }
+    expect("bcast", 2, 16384, 1, !strcmp(mode, "good") ? "pipeline" : "shm");
+    expect("alltoall", 2, 8192, 1, !strcmp(mode, "good") ? "pairwise" : "shm");
+    expect("allreduce", 2, 8192, 1, !strcmp(mode, "good") ? "recursive_doubling" : "shm_rsag");
+    expect("exscan", 2, 32768, 1, "linear");
     expect("scatter", 4, 4096, 1, "shm");
     expect("scatter", 4, 65536, 1, "linear");
     expect("gather", 4, 65536, 1, "shm");
@@ -115,8 +162,6 @@ int main(int argc, char **argv)
     expect("reduce_scatter", 4, 1 << 20, 1, "pairwise");
     /* The node's processors decide "oversubscribed" (the fan barrier up to
      * 4 ranks with more ranks than processors). */
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    CHECK(ncpu >= 1, "sysconf(_SC_NPROCESSORS_ONLN) = %ld", ncpu);
     int tuned_barrier = !strcmp(mode, "good") || !strcmp(mode, "rules");
     if (!tuned_barrier) {
         expect("barrier", (int)ncpu + 1, 0, 1, ncpu + 1 <= 4 ? "shm_fan" : "shm");
@@ -143,6 +188,7 @@ int main(int argc, char **argv)
         if (ncpu >= 2)
             expect("barrier", (int)ncpu, 0, 1, "shm_fan");
         expect("barrier", 1, 0, 1, "dissemination");   /* below ppn_min: no rule, the registry's first */
+        expect("allgatherv", 4, 8, 1, "bruck");             /* the first rule whose "cpu" holds */
     } else if (!strcmp(mode, "rules")) {
         expect("reduce", 8, 8, 1, "rabenseifner");           /* the one usable rule */
         expect("reduce", 8, 1 << 20, 1, "rabenseifner");
@@ -159,6 +205,7 @@ int main(int argc, char **argv)
         expect("bcast", 8, 8, 1, "shm");                     /* no usable rule: built in */
         expect("bcast", 8, 1 << 22, 1, "linear");            /* one node: single-copy reads */
         expect("barrier", (int)ncpu + 1, 0, 1, "shm");       /* "oversubscribed": 1 is not a boolean */
+        expect("allgatherv", 4, 8, 1, "bruck");              /* "cpu": "arm" and 1 are refused */
     } else {
         /* syntax, missing: the built-in tables everywhere. From 3 ranks
          * on more ranks than processors, above 256 KiB: single-copy. */
@@ -186,6 +233,7 @@ int main(int argc, char **argv)
         expect("reduce", 16, 1 << 20, 1, "rabenseifner");
     }
 
+run:
     /* The collectives run under whatever was chosen. */
     enum { N = 5000 };
     int *in = malloc(N * sizeof(int)), *out = malloc(N * sizeof(int));
