@@ -317,12 +317,18 @@ static int seg_attach(void)
     return 0;
 }
 
+static const uint64_t cma_probe = 0x48616c6f434d4121ull;
+
 /* Whether this rank can count on single-copy access to its node's ranks,
  * from the configuration, the kernel's ptrace policy and the system call
  * filter. Yama's ptrace_scope 1 allows it only towards processes that
- * declare so: every rank does (the sibling ranks of one job run as the
- * same user). A read from this process itself finds a kernel without the
- * call or a filter that refuses it. */
+ * declare a tracer: every rank declares the process that started it (our
+ * mpiexec, Hydra's proxy, slurmstepd), which Yama lets in together with
+ * all its descendants, the job's other ranks on this node; never any
+ * process (PR_SET_PTRACER_ANY), and nothing for an orphan, whose parent is
+ * init, the ancestor of every process. A read from this process itself
+ * finds a kernel without the call or a filter that refuses it; whether
+ * the declaration covers the other ranks, cma_verdict checks. */
 static int cma_rank_check(void)
 {
     if (!halo_cfg_get(&cfg_cma))
@@ -336,12 +342,32 @@ static int cma_rank_check(void)
     }
     if (scope >= 2)
         return 0;
-    if (scope == 1 && prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0) != 0)
-        return 0;
-    static const uint64_t probe = 0x48616c6f434d4121ull;
+    if (scope == 1) {
+        pid_t launcher = getppid();
+        if (launcher <= 1 || prctl(PR_SET_PTRACER, (unsigned long)launcher, 0, 0, 0) != 0)
+            return 0;
+    }
     uint64_t got = 0;
-    struct iovec l = {&got, sizeof got}, r = {(void *)&probe, sizeof probe};
-    return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)sizeof got && got == probe;
+    struct iovec l = {&got, sizeof got}, r = {(void *)&cma_probe, sizeof cma_probe};
+    return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)sizeof got && got == cma_probe;
+}
+
+/* This rank's verdict for the node (halo_shm_cma_node): its own check, and
+ * a read of its neighbour's probe word, which finds a peer outside the
+ * reach of our declaration (a rank started through a wrapper process of
+ * its own, under Yama) or a filter that refuses other processes only. The
+ * neighbour publishes its probe right after attaching, whatever its own
+ * verdict, so the wait ends. */
+static int cma_verdict(int mine)
+{
+    if (!mine || shm.nlocal < 2)
+        return mine;
+    const shm_rank_t *nb = &shm.ranks[(shm.me + 1) % shm.nlocal];
+    while (!atomic_load_explicit(&nb->probe_set, memory_order_acquire))
+        sched_yield();
+    uint64_t got = 0;
+    struct iovec l = {&got, sizeof got}, r = {(void *)(uintptr_t)nb->probe, sizeof got};
+    return process_vm_readv(nb->pid, &l, 1, &r, 1, 0) == (ssize_t)sizeof got && got == cma_probe;
 }
 
 static int cma_rank(void)
@@ -407,16 +433,21 @@ int halo_shm_init(halo_pkt_handler_fn_t *handler)
     shm.me = halo_world.local_rank;
     shm.cma_enabled = (int)halo_cfg_get(&cfg_cma);
     int cma = cma_rank();   /* also declares this rank traceable where Yama asks for it */
-    long eager = halo_cfg_get(&cfg_eager);
-    shm.eager_max = eager >= 0 ? (size_t)eager : eager_default(cma);
     long after = halo_cfg_get(&cfg_ring_after);
     shm.ring_after = after < 0 ? 0 : (uint32_t)after;
-    if (shm.eager_max > HALO_SHM_CELL_PAYLOAD)
-        shm.eager_max = HALO_SHM_CELL_PAYLOAD;
     if (seg_attach() != 0)
         return -1;
     shm.ranks = (shm_rank_t *)(shm.base + shm.seg->off_ranks);
-    atomic_store_explicit(&shm.ranks[shm.me].cma, cma ? 2 : 1, memory_order_release);
+    shm_rank_t *mine = &shm.ranks[shm.me];
+    mine->pid = (int32_t)getpid();
+    mine->probe = (uint64_t)(uintptr_t)&cma_probe;
+    atomic_store_explicit(&mine->probe_set, 1, memory_order_release);
+    cma = cma_verdict(cma);
+    atomic_store_explicit(&mine->cma, cma ? 2 : 1, memory_order_release);
+    long eager = halo_cfg_get(&cfg_eager);
+    shm.eager_max = eager >= 0 ? (size_t)eager : eager_default(cma);
+    if (shm.eager_max > HALO_SHM_CELL_PAYLOAD)
+        shm.eager_max = HALO_SHM_CELL_PAYLOAD;
     shm.bitmaps = (_Atomic uint64_t *)(shm.base + shm.seg->off_bitmaps);
     shm.peers = halo_calloc((size_t)shm.nlocal, sizeof *shm.peers);
     long start = halo_cfg_get(&cfg_rec_start);
@@ -427,8 +458,6 @@ int halo_shm_init(halo_pkt_handler_fn_t *handler)
         shm.peers[i].nrec = shm.peers[i].cnrec = rec_start;
     }
     shm.ring_senders = halo_calloc((size_t)shm.nlocal, sizeof(int));
-    shm_rank_t *mine = &shm.ranks[shm.me];
-    mine->pid = (int32_t)getpid();
     /* Cells are not touched before their first use (their owner is set
      * then): writing each at start cost every rank a page per cell, 128 KiB
      * of shared memory whether it ever sent a large message or not. */

@@ -61,6 +61,9 @@ typedef struct shm_rank {
     _Atomic uint32_t sleeping;
     int32_t pid;
     _Atomic int32_t cma;    /* this rank's single-copy verdict: 0 not yet, 1 no, 2 yes (shm.c) */
+    _Atomic int32_t probe_set;  /* pid and probe below are written (release) */
+    uint64_t probe;         /* address, in this rank's memory, of a word its neighbour
+                             * reads to check single-copy access (shm.c, cma_verdict) */
     shm_queue_t recvq;      /* cells sent to this rank */
     shm_queue_t freeq;      /* this rank's cells, handed back */
     _Atomic int32_t nrings HALO_ALIGNED(HALO_CACHELINE);  /* rings claimed toward this rank */

@@ -11,12 +11,19 @@
  *
  * With HALO_TEST_DENY_CMA_RANK=R in the environment only the rank whose
  * PMI_RANK is R runs under the filter; the others run PROGRAM as it is (a
- * job whose ranks disagree about CMA). */
+ * job whose ranks disagree about CMA).
+ *
+ * With HALO_TEST_DENY_CMA_PEERS=1 the calls are refused only towards other
+ * processes, as Yama's ptrace_scope 1 refuses them to a rank outside the
+ * reach of the others' PR_SET_PTRACER declarations: a read of its own
+ * memory works (the filter compares the pid argument with this process's,
+ * which exec keeps). */
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +40,9 @@
 #error "deny_cma: unknown architecture"
 #endif
 
-static int install_filter(void)
+/* Refuses process_vm_readv/writev; with `peers`, only when their pid
+ * argument (the low word of args[0], little-endian) is not `self`. */
+static int install_filter(int peers, pid_t self)
 {
     struct sock_filter prog[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
@@ -42,6 +51,9 @@ static int install_filter(void)
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 2, 0),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_writev, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, peers ? (uint32_t)self : 0xffffffffu, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
     };
@@ -69,13 +81,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "deny_cma: cannot run %s: %s\n", argv[1], strerror(errno));
         return 127;
     }
-    if (install_filter() != 0)
+    const char *peers_env = getenv("HALO_TEST_DENY_CMA_PEERS");
+    int peers = peers_env && !strcmp(peers_env, "1");
+    if (install_filter(peers, getpid()) != 0)
         return 77;
     char src[16] = "cma", dst[16] = "";
     struct iovec local = {dst, sizeof dst}, remote = {src, sizeof src};
     ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    if (peers ? n != (ssize_t)sizeof dst : n >= 0 || errno != EPERM) {
+        fprintf(stderr, "deny_cma: a read of this process's own memory was %s (returned %zd, %s)\n",
+                peers ? "refused" : "not refused", n, n < 0 ? strerror(errno) : "no error");
+        return 2;
+    }
+    /* towards another process (the parent: it exists) */
+    n = process_vm_readv(getppid(), &local, 1, &remote, 1, 0);
     if (n >= 0 || errno != EPERM) {
-        fprintf(stderr, "deny_cma: process_vm_readv was not refused (returned %zd, %s)\n", n,
+        fprintf(stderr, "deny_cma: a read of another process was not refused (returned %zd, %s)\n", n,
                 n < 0 ? strerror(errno) : "no error");
         return 2;
     }
