@@ -124,6 +124,10 @@ int main(int argc, char **argv)
         expect("bcast", 2, 4097, 1, two ? "binomial" : "shm");
         expect("bcast", 2, 16384, 1, two ? "binomial" : "shm");
         expect("bcast", 3, 16384, 1, "shm");
+        expect("bcast", 3, 32769, 1, "shm");
+        expect("reduce", 4, 131071, 1, "shm");
+        expect("reduce", 4, 131072, 1, "binomial");
+        expect("reduce", 5, 131072, 1, "shm");
         expect("gather", 2, 4096, 1, "shm");
         expect("gather", 2, 8192, 1, two ? "linear" : "shm");
         expect("allgather", 2, 8192, 1, two ? "linear" : "shm");
@@ -145,6 +149,8 @@ int main(int argc, char **argv)
     expect("alltoall", 2, 8192, 1, !strcmp(mode, "good") ? "pairwise" : "shm");
     expect("allreduce", 2, 8192, 1, !strcmp(mode, "good") ? "recursive_doubling" : "shm_rsag");
     expect("exscan", 2, 32768, 1, "linear");
+    expect("bcast", 3, 32769, 1, !strcmp(mode, "good") ? "pipeline" : "shm");
+    expect("reduce", 4, 131072, 1, !strcmp(mode, "rules") ? "rabenseifner" : "shm");
     expect("scatter", 4, 4096, 1, "shm");
     expect("scatter", 4, 65536, 1, "linear");
     expect("gather", 4, 65536, 1, "shm");
