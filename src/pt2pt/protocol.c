@@ -750,7 +750,16 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
         halo_split_t sp;
         memcpy(&sp, payload, sizeof sp);
         r = (halo_request_t *)(uintptr_t)h->sreq;
-        const char *base = r->pack_buf ? (const char *)r->pack_buf : (const char *)r->buf;
+        /* Where the RTS said the bytes lie: a packed copy, or the one run
+         * of the send type, which need not start at the buffer (a type
+         * whose data lies past its lower bound). */
+        const char *base = (const char *)r->pack_buf;
+        MPI_Count run_off = 0;
+        if (!base) {
+            if (!halo_dt_one_run(r->dtype, r->count, &run_off))
+                halo_fatal("rank %d asked to split a message that is not one run", src_world);
+            base = (const char *)r->buf + run_off;
+        }
         struct iovec iov = {(void *)(base + sp.off), (size_t)(sp.end - sp.off)};
         if (halo_tr_write(r->peer_world, &iov, 1, sp.raddr, iov.iov_len) == 0) {
             send_ctrl(r->peer_world, HALO_PKT_WDONE, 0, sp.rtoken, 0);

@@ -3,7 +3,9 @@
  * (every other push from its last chunk to its first; one size ends in a
  * short chunk),
  * medium runs pushed (up to 256 KiB) or packed and read (above), long runs
- * read in place from their list (including a tiny run among long ones).
+ * read in place from their list (including a tiny run among long ones),
+ * one run that starts past the buffer's start (read in place; split by a
+ * contiguous receive, the sender writing its half from the run).
  * Each goes into a contiguous receive, a receive type of short runs (read
  * through a bounce buffer), one of 4 KiB runs (read with iovecs), and a
  * receive too small for it (MPI_ERR_TRUNCATE, the prefix delivered); the
@@ -57,6 +59,17 @@ static layout_t list_layout(int n, const long *lens, long gap)
         l.bytes += lens[i];
     }
     l.span = o - gap;
+    return l;
+}
+
+/* One run of len bytes that starts off bytes into the buffer (the type's
+ * data does not start at its buffer: a sender reads it in place from
+ * there, and a split receive asks it to write its half from there too). */
+static layout_t run_layout(long off, long len)
+{
+    layout_t l = vec_layout(1, len, len);
+    l.off[0] = off;
+    l.span = off + len;
     return l;
 }
 
@@ -229,6 +242,7 @@ int main(int argc, char **argv)
         {"1 KiB runs, 512 KiB (packed, read)", vec_layout(512, 1024, 2048)},
         {"16 KiB runs, 512 KiB (runs read in place)", vec_layout(32, 16384, 20000)},
         {"mixed long and tiny runs (runs read in place)", list_layout(5, mixed, 100)},
+        {"one run 8 bytes into the buffer, 256 KiB (read in place, split)", run_layout(8, 262144)},
     };
     int nshapes = (int)(sizeof shapes / sizeof *shapes);
     partner = rank ^ 1;
