@@ -289,8 +289,12 @@ static int32_t copy_node(compact_t *c, int32_t i)
             MPI_Count f = reserve_ent(c->d, n.count);
             for (MPI_Count k = 0; k < n.count; k++)
                 c->d->p.ent[f + k] = c->s->ent[n.first + k];
-            for (MPI_Count k = 0; k < n.count; k++)
-                c->d->p.ent[f + k].node = copy_node(c, c->s->ent[n.first + k].node);
+            /* The copy of a child may grow (move) the entry array: its
+             * result is stored only once the call has returned. */
+            for (MPI_Count k = 0; k < n.count; k++) {
+                int32_t child = copy_node(c, c->s->ent[n.first + k].node);
+                c->d->p.ent[f + k].node = child;
+            }
             c->emap[n.first] = f;
         }
         n.first = c->emap[n.first];

@@ -371,6 +371,67 @@ static void sizes_and_pack(void)
     CHECK(m == MPI_DOUBLE_INT, "value_index");
 }
 
+/* A list of many pieces that are lists themselves: hindexed_block of nb
+ * copies of a hindexed type of negative-stride vectors (the shape of one
+ * of MPICH's dtpools types). Building its program copies the outer list's
+ * entries and then its pieces', so the entry array grows in the middle of
+ * the copy; pack and unpack are checked against the type map written out
+ * by hand. */
+static void nested_lists(int nb, int count)
+{
+    MPI_Datatype v, h, b;
+    MPI_OK(MPI_Type_vector(2, 1, -2, MPI_INT, &v));          /* ints at 0, -8; extent 12 */
+    int hbl[2] = {3, 1};
+    MPI_Aint hd[2] = {32, 8};
+    MPI_OK(MPI_Type_create_hindexed(2, hbl, hd, v, &h));     /* 8 ints; lb 0, extent 60 */
+    MPI_Aint *bd = malloc(sizeof(MPI_Aint) * (size_t)nb);
+    for (int i = 0; i < nb; i++)
+        bd[i] = 8 + 30L * i * (i + 1);                        /* gaps growing by 60 */
+    MPI_OK(MPI_Type_create_hindexed_block(nb, 1, bd, h, &b));
+    MPI_OK(MPI_Type_commit(&b));
+    MPI_Aint lb, ext;
+    MPI_OK(MPI_Type_get_extent(b, &lb, &ext));
+    CHECK(lb == 8 && ext == bd[nb - 1] + 60 - 8, "nested lists (%d): lb %ld extent %ld", nb, (long)lb,
+          (long)ext);
+    /* the type map, element by element, as byte offsets */
+    long n = 0, *map = malloc(sizeof(long) * 8 * (size_t)nb * (size_t)count);
+    for (int c = 0; c < count; c++)
+        for (int i = 0; i < nb; i++) {
+            long at = c * (long)ext + (long)bd[i];
+            for (int k = 0; k < 3; k++) {
+                map[n++] = at + 32 + 12 * k;
+                map[n++] = at + 32 + 12 * k - 8;
+            }
+            map[n++] = at + 8;
+            map[n++] = at;
+        }
+    long span = count * (long)ext + 64;
+    int *buf = calloc((size_t)span / 4 + 1, sizeof(int)), *back = calloc((size_t)span / 4 + 1, sizeof(int));
+    for (long i = 0; i < n; i++)
+        buf[map[i] / 4] = (int)i + 1;
+    int psz;
+    MPI_OK(MPI_Pack_size(count, b, MPI_COMM_SELF, &psz));
+    CHECK(psz == 4 * n, "nested lists (%d): pack size %d, expected %ld", nb, psz, 4 * n);
+    int *pk = malloc((size_t)psz), pos = 0;
+    MPI_OK(MPI_Pack(buf, count, b, pk, psz, &pos, MPI_COMM_SELF));
+    for (long i = 0; i < n; i++)
+        CHECK(pk[i] == (int)i + 1, "nested lists (%d blocks, count %d): packed int %ld is %d, expected %ld", nb,
+              count, i, pk[i], i + 1);
+    pos = 0;
+    MPI_OK(MPI_Unpack(pk, psz, &pos, back, count, b, MPI_COMM_SELF));
+    for (long i = 0; i < span / 4; i++)
+        CHECK(back[i] == buf[i], "nested lists (%d blocks, count %d): unpacked byte offset %ld holds %d, "
+              "expected %d", nb, count, 4 * i, back[i], buf[i]);
+    MPI_OK(MPI_Type_free(&v));
+    MPI_OK(MPI_Type_free(&h));
+    MPI_OK(MPI_Type_free(&b));
+    free(bd);
+    free(map);
+    free(buf);
+    free(back);
+    free(pk);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -380,6 +441,9 @@ int main(int argc, char **argv)
     count_contents();
     names_attrs_addresses();
     sizes_and_pack();
+    for (int nb = 1; nb <= 40; nb += 3)
+        for (int count = 1; count <= 2; count++)
+            nested_lists(nb, count);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0)
