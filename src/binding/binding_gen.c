@@ -2997,7 +2997,7 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 }
 extern __typeof__(PMPI_Dims_create) MPI_Dims_create __attribute__((weak, alias("PMPI_Dims_create")));
 
-static int halo_dflt_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
+static int halo_dflt_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int *weights, MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
     (void)comm_old;
     (void)n;
@@ -3010,8 +3010,8 @@ static int halo_dflt_dist_graph_create(MPI_Comm comm_old, int n, const int sourc
     (void)comm_dist_graph;
     return halo_unsupported("MPI_Dist_graph_create");
 }
-int halo_api_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) __attribute__((weak, alias("halo_dflt_dist_graph_create")));
-int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
+int halo_api_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int *weights, MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) __attribute__((weak, alias("halo_dflt_dist_graph_create")));
+int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int *weights, MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
     int rc;
     HALO_CHECK_INIT("MPI_Dist_graph_create");
@@ -3030,7 +3030,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
 }
 extern __typeof__(PMPI_Dist_graph_create) MPI_Dist_graph_create __attribute__((weak, alias("PMPI_Dist_graph_create")));
 
-static int halo_dflt_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
+static int halo_dflt_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int *sourceweights, int outdegree, const int destinations[], const int *destweights, MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
     (void)comm_old;
     (void)indegree;
@@ -3044,8 +3044,8 @@ static int halo_dflt_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree,
     (void)comm_dist_graph;
     return halo_unsupported("MPI_Dist_graph_create_adjacent");
 }
-int halo_api_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) __attribute__((weak, alias("halo_dflt_dist_graph_create_adjacent")));
-int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
+int halo_api_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int *sourceweights, int outdegree, const int destinations[], const int *destweights, MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) __attribute__((weak, alias("halo_dflt_dist_graph_create_adjacent")));
+int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int *sourceweights, int outdegree, const int destinations[], const int *destweights, MPI_Info info, int reorder, MPI_Comm* comm_dist_graph)
 {
     int rc;
     HALO_CHECK_INIT("MPI_Dist_graph_create_adjacent");
@@ -3063,7 +3063,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
 }
 extern __typeof__(PMPI_Dist_graph_create_adjacent) MPI_Dist_graph_create_adjacent __attribute__((weak, alias("PMPI_Dist_graph_create_adjacent")));
 
-static int halo_dflt_dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
+static int halo_dflt_dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int *sourceweights, int maxoutdegree, int destinations[], int *destweights)
 {
     (void)comm;
     (void)maxindegree;
@@ -3074,8 +3074,8 @@ static int halo_dflt_dist_graph_neighbors(MPI_Comm comm, int maxindegree, int so
     (void)destweights;
     return halo_unsupported("MPI_Dist_graph_neighbors");
 }
-int halo_api_dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]) __attribute__((weak, alias("halo_dflt_dist_graph_neighbors")));
-int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
+int halo_api_dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int *sourceweights, int maxoutdegree, int destinations[], int *destweights) __attribute__((weak, alias("halo_dflt_dist_graph_neighbors")));
+int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int *sourceweights, int maxoutdegree, int destinations[], int *destweights)
 {
     int rc;
     HALO_CHECK_INIT("MPI_Dist_graph_neighbors");

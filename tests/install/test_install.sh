@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The installed tree works as users expect: `cmake --install` gives
 # bin/mpicc, bin/mpiexec, include/mpi.h and lib/libmpi_abi.so (and libmpi.so);
-# a program builds with the installed wrapper, with pkg-config, with
+# a program builds with the installed wrapper (without warnings where it
+# passes the standard's sentinels, -Wall -Wextra -Werror), with pkg-config, with
 # find_package(Halo), and with CMake's own find_package(MPI) pointed at the
 # wrapper; and it runs on 2 ranks.
 set -euo pipefail
@@ -30,6 +31,9 @@ run() { # program: 2 ranks must print 2 ok lines
 run "$tmp/a_wrapper"
 "$prefix/bin/mpicxx" -x c++ "$src/hello_install.c" -o "$tmp/a_cxx"
 run "$tmp/a_cxx"
+# MPI_UNWEIGHTED and friends where mpi.h declares arrays: no warning
+"$prefix/bin/mpicc" -O2 -Wall -Wextra -Werror "$src/sentinels.c" -o "$tmp/a_sentinels"
+run "$tmp/a_sentinels"
 
 if command -v pkg-config >/dev/null; then
     flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs halo)

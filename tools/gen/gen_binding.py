@@ -86,6 +86,13 @@ PARAM_FIXES = {
     ("MPI_Info_create_env", "argv"): "char* argv[]",
 }
 
+# Array parameters that may be given a sentinel address (MPI_UNWEIGHTED,
+# MPI_WEIGHTS_EMPTY: small non-null constants in the standard ABI) are
+# declared as pointers, the same type in C: GCC reads `int w[]` as an
+# array of at least one element and warns at every call that passes a
+# sentinel (-Wstringop-overread, -Wstringop-overflow).
+SENTINEL_ARRAYS = {"sourceweights", "destweights", "weights"}
+
 
 def lower_name(cname):
     assert cname.startswith("MPI_")
@@ -122,6 +129,8 @@ class Func:
             if fix:
                 p.decl = fix
                 p.type = fix.rsplit(" ", 1)[0]
+            if p.name in SENTINEL_ARRAYS and p.decl.endswith(p.name + "[]"):
+                p.decl = p.decl[:-len(p.name) - 2].rstrip() + " *" + p.name
         self.impl = "halo_api_" + lower_name(self.cname)
         self.base = None   # for a _c function: nothing; for a small one: its _c twin
 
