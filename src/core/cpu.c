@@ -5,8 +5,8 @@
 #include "core/cpu.h"
 
 HALO_CFG_STR(cfg_cpu, "HALO_CPU", "auto",
-             "the processor maker whose defaults apply (eager limit, tuning rules with a \"cpu\" "
-             "key): auto (this processor's), intel, amd or other");
+             "the processor maker whose defaults apply (eager limit, rendezvous split, tuning "
+             "rules with a \"cpu\" key): auto (this processor's), intel, amd or other");
 
 const char *halo_cpu_name(halo_cpu_t c)
 {
