@@ -161,21 +161,37 @@ bool halo_match_unpost(halo_match_t *m, halo_request_t *r)
     return false;
 }
 
+static void unexp_unlink(halo_match_t *m, halo_unexp_t *u)
+{
+    if (u->prev)
+        u->prev->next = u->next;
+    else
+        m->uq_head = u->next;
+    if (u->next)
+        u->next->prev = u->prev;
+    else
+        m->uq_tail = u->prev;
+    u->next = u->prev = NULL;
+}
+
 halo_unexp_t *halo_match_unexp(halo_match_t *m, int source, int tag, bool take)
 {
     for (halo_unexp_t *u = m->uq_head; u; u = u->next) {
         if ((source == MPI_ANY_SOURCE || source == u->src) && halo_tag_match(tag, u->tag)) {
-            if (take) {
-                if (u->prev)
-                    u->prev->next = u->next;
-                else
-                    m->uq_head = u->next;
-                if (u->next)
-                    u->next->prev = u->prev;
-                else
-                    m->uq_tail = u->prev;
-                u->next = u->prev = NULL;
-            }
+            if (take)
+                unexp_unlink(m, u);
+            return u;
+        }
+    }
+    return NULL;
+}
+
+halo_unexp_t *halo_match_unexp_of_send(halo_match_t *m, int src_world, uint64_t sreq)
+{
+    for (halo_unexp_t *u = m->uq_head; u; u = u->next) {
+        if (u->src_world == src_world && u->sreq == sreq &&
+            (u->type == HALO_PKT_RTS || (u->flags & HALO_PKT_F_SYNC))) {
+            unexp_unlink(m, u);
             return u;
         }
     }

@@ -56,6 +56,11 @@ extern int halo_match_nposted;
 /* First unexpected message matching (source, tag) with wildcards; removed
  * from the queue when `take`. */
 halo_unexp_t *halo_match_unexp(halo_match_t *m, int source, int tag, bool take);
+/* Takes the unexpected message that the send sreq of process src_world
+ * sent, if it is still there and its sender still waits on it (an RTS, a
+ * synchronous eager message: the only kinds whose sreq names a live
+ * request), or returns NULL. */
+halo_unexp_t *halo_match_unexp_of_send(halo_match_t *m, int src_world, uint64_t sreq);
 void halo_match_unexp_add(halo_match_t *m, halo_unexp_t *u);
 void halo_unexp_free(halo_unexp_t *u);
 

@@ -546,6 +546,74 @@ static void recv_deliver(halo_request_t *r, int src_world, int type, int flags, 
     halo_req_complete(r);
 }
 
+/* ---------------------------------------------------------------- send cancel */
+
+/* MPI_Cancel of a send. A send still queued here leaves the queue. One
+ * whose packet left and that waits on its receiver (a rendezvous, a
+ * synchronous eager send) asks the receiver with CANCEL: a message still
+ * unmatched in the receiver's unexpected queue is dropped there; one
+ * already matched completes as usual, uncancelled. The request counts the
+ * answer as one more completion, so it outlives the answer's arrival, and
+ * a wait on it returns once the receiver has answered, whatever the
+ * application does next. A standard eager send completed as it left: it
+ * stays sent (the standard lets a cancel fail), as does a send being
+ * pushed (its receiver asked for the data). */
+static void send_cancelled(halo_request_t *r)
+{
+    halo_status_set_cancelled(&r->status, 1);
+    halo_status_set_bytes(&r->status, 0);
+    rdv_out_done(r);
+    halo_req_complete(r);
+}
+
+/* The receiver's side of CANCEL: true when the message was dropped. */
+static bool cancel_unexpected(int src_world, uint32_t ctx, uint64_t sreq)
+{
+    halo_match_t *m = halo_match_find(ctx);
+    halo_unexp_t *u = m ? halo_match_unexp_of_send(m, src_world, sreq) : NULL;
+    if (!u)
+        return false;
+    if (u->type == HALO_PKT_RTS)
+        unexp_rts--;
+    halo_unexp_free(u);
+    return true;
+}
+
+void halo_send_cancel(halo_request_t *r)
+{
+    if (r->cancel_asked || halo_req_done(r))
+        return;
+    if (r->send_state == HALO_SEND_QUEUED) {
+        pend_t **pp = &pend_head, *last = NULL;
+        for (pend_t *p = pend_head; p; p = p->next) {
+            if (p->what == PEND_SEND && p->r == r) {
+                *pp = p->next;
+                if (pend_tail == p)
+                    pend_tail = last;
+                pend_count[p->dst]--;
+                free(p);
+                send_cancelled(r);
+                return;
+            }
+            last = p;
+            pp = &p->next;
+        }
+        return;
+    }
+    if (r->send_state != HALO_SEND_POSTED)
+        return;
+    r->cancel_asked = 1;
+    /* To ourselves, a message already in our unexpected queue is dropped at
+     * once (one still on its way through the self path is asked after it). */
+    if (r->peer_world == halo_world.rank &&
+        cancel_unexpected(r->peer_world, r->ctx, (uint64_t)(uintptr_t)r)) {
+        send_cancelled(r);
+        return;
+    }
+    atomic_fetch_add(&r->cc, 1);
+    send_ctrl(r->peer_world, HALO_PKT_CANCEL, (uint64_t)(uintptr_t)r, r->ctx, 0);
+}
+
 void halo_recv_from_unexp(halo_request_t *r, halo_unexp_t *u)
 {
     if (u->type == HALO_PKT_RTS)
@@ -625,6 +693,7 @@ int halo_req_start(halo_request_t *r)
 {
     atomic_store_explicit(&r->cc, 1, memory_order_relaxed);
     r->cancelled = 0;
+    r->cancel_asked = 0;
     if (r->kind == HALO_REQ_SEND) {
         halo_status_empty(&r->status);
         if (r->peer == MPI_PROC_NULL) {
@@ -780,6 +849,16 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
     }
     case HALO_PKT_WDONE:
         halo_req_complete((halo_request_t *)(uintptr_t)h->aux);
+        return;
+    case HALO_PKT_CANCEL:
+        send_ctrl(src_world, HALO_PKT_CANCEL_ANS, h->sreq,
+                  cancel_unexpected(src_world, (uint32_t)h->aux, h->sreq), 0);
+        return;
+    case HALO_PKT_CANCEL_ANS:
+        r = (halo_request_t *)(uintptr_t)h->sreq;
+        if (h->aux)
+            send_cancelled(r);   /* the completion its message will never bring */
+        halo_req_complete(r);    /* the answer's own */
         return;
     case HALO_PKT_COLL_ERR:
         if (coll_peer_failed)

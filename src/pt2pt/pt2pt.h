@@ -60,6 +60,7 @@ struct halo_request {
     uint8_t push_back;     /* send: pushing its chunks from the last to the first */
     uint8_t consumed;      /* receive: this rank reads the data at once (a reduction
                             * follows), so a rendezvous is not split (protocol.c) */
+    uint8_t cancel_asked;  /* send: MPI_Cancel asked the receiver to drop it */
     _Atomic int cc;        /* completions still to come; 0 = complete */
     MPI_Status status;
     halo_comm_t *comm;
@@ -187,6 +188,8 @@ int halo_irecv(void *buf, MPI_Count count, halo_dtype_t *dt, int source, int tag
  * step that reduces it): never split between both sides. */
 int halo_irecv_consumed(void *buf, MPI_Count count, halo_dtype_t *dt, int source, int tag,
                         halo_comm_t *comm, uint32_t ctx, halo_request_t **req_p);
+/* MPI_Cancel of a send that has not completed (protocol.c). */
+void halo_send_cancel(halo_request_t *r);
 /* (Re)starts a persistent or prepared request. */
 int halo_req_start(halo_request_t *r);
 /* Prepares a request on a blocking call's stack (start it with

@@ -446,8 +446,8 @@ int halo_api_cancel(MPI_Request *request)
         }
         return MPI_SUCCESS;
     }
-    /* A send that left cannot be taken back: the standard lets cancel
-     * fail, and the send then completes normally (Test_cancelled: false). */
+    if (r->kind == HALO_REQ_SEND)
+        halo_send_cancel(r);
     return MPI_SUCCESS;
 }
 

@@ -29,6 +29,8 @@ enum halo_pkt_type {
                            * (payload: halo_split_t) */
     HALO_PKT_WDONE,       /* sender wrote its part (aux = receiver token) */
     HALO_PKT_COLL_ERR,    /* the sender's collective (ctx, tag) failed (aux = its error class) */
+    HALO_PKT_CANCEL,      /* drop the message of send sreq if still unmatched (aux = its context) */
+    HALO_PKT_CANCEL_ANS,  /* answer to CANCEL (sreq as asked; aux = 1 when it was dropped) */
 };
 
 /* Payload of HALO_PKT_SPLIT: the sender writes bytes [off, end) of the
