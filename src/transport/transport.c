@@ -222,11 +222,9 @@ int halo_tr_cma_node(void)
     return halo_shm_cma_node();
 }
 
-int halo_tr_poll(void)
+int halo_tr_poll_self(void)
 {
     int n = 0;
-    if (tr.shm)
-        n += halo_shm_poll();
     if (tr.head) {
         /* Take the current list; packets queued by the handlers wait for the
          * next poll. */
@@ -241,6 +239,14 @@ int halo_tr_poll(void)
         }
     }
     return n;
+}
+
+int halo_tr_poll(void)
+{
+    int n = 0;
+    if (tr.shm)
+        n += halo_shm_poll();
+    return n + halo_tr_poll_self();
 }
 
 _Atomic uint32_t *halo_tr_doorbell(void)

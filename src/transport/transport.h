@@ -130,6 +130,9 @@ int halo_tr_cma_node(void);
 
 /* Polls every transport once; returns the number of packets handled. */
 int halo_tr_poll(void);
+/* Delivers the packets this process sent itself so far (those the
+ * handlers queue meanwhile wait for the next poll). */
+int halo_tr_poll_self(void);
 
 /* Publisher side of the doorbell's lost-wakeup protocol (progress.c) for
  * shared-memory collectives' flags (halo_tr_wake_targets_ring) and this process's
