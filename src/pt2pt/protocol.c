@@ -41,11 +41,6 @@ HALO_CFG_INT(cfg_split_min, "HALO_SPLIT_MIN", -1,
  * EPYC it wins from 16 KiB (20 KiB 2.60 us against 3.21). */
 static long split_min;   /* set at halo_pt2pt_init */
 
-HALO_CFG_INT(cfg_stream_eager, "HALO_STREAM_EAGER_MAX", 0,
-             "while a rendezvous send to the same rank is still out, sends up to this many "
-             "bytes (and at most a transport cell) go eager instead; 0 disables");
-static size_t stream_eager;   /* set at halo_pt2pt_init */
-
 static long split_min_default(void)
 {
     long v = halo_cfg_get(&cfg_split_min);
@@ -337,9 +332,7 @@ static int send_start(halo_request_t *r)
     r->send_state = HALO_SEND_QUEUED;
     halo_pkt_hdr_t h = {.ctx = r->ctx, .src = comm->rank, .tag = r->tag,
                         .bytes = (uint64_t)r->bytes, .sreq = (uint64_t)(uintptr_t)r};
-    if ((size_t)r->bytes <= halo_tr_eager_max(r->peer_world) ||
-        ((size_t)r->bytes <= stream_eager && rdv_out[r->peer_world] > 0 &&
-         (size_t)r->bytes <= halo_tr_chunk_max(r->peer_world))) {
+    if ((size_t)r->bytes <= halo_tr_eager_max(r->peer_world)) {
         h.type = HALO_PKT_EAGER;
         if (r->mode == HALO_MODE_SYNC)
             h.flags = HALO_PKT_F_SYNC;
@@ -895,7 +888,6 @@ void halo_pt2pt_init(void)
     halo_obj_kind_setup(HALO_KIND_MESSAGE, 64, 1u << 20);
     pend_count = halo_calloc((size_t)halo_world.size, sizeof *pend_count);
     split_min = split_min_default();
-    stream_eager = (size_t)halo_cfg_get(&cfg_stream_eager);
     rdv_out = halo_calloc((size_t)halo_world.size, sizeof *rdv_out);
     blocked = halo_calloc(((size_t)halo_world.size + 63) / 64, sizeof *blocked);
     if (halo_tr_init(on_packet) != 0)
