@@ -44,4 +44,10 @@ int halo_op_predef_valid(MPI_Op op, MPI_Datatype type);
 int halo_op_predef_kernel(MPI_Op op, MPI_Datatype type);
 void halo_op_kernel_run(int kernel, const void *in, void *inout, size_t count);
 
+/* Which build of the kernels runs: 1 the AVX2 one (where the processor and
+ * the build have it), 0 the baseline one, -1 only asks. Returns the build in
+ * use after the call; the AVX2 one is taken at load when available (tests
+ * run both). */
+int halo_op_kernels_use_avx2(int avx2);
+
 #endif /* HALO_COLL_OP_PREDEF_H */

@@ -766,13 +766,21 @@ static void test_negative_count(void)
 
 int main(void)
 {
-    test_defined_pairs_match_reference();
-    test_undefined_pairs_rejected();
-    test_unknown_handles();
-    test_valid_agrees_with_apply();
-    test_nan_propagates();
-    test_operand_order();
-    test_negative_count();
+    /* Every check with each build of the kernels the processor can run
+     * (the AVX2 one, where there is one, first: the one taken at load). */
+    int avx2 = halo_op_kernels_use_avx2(-1);
+    for (int pass = avx2; pass >= 0; pass--) {
+        if (halo_op_kernels_use_avx2(pass) != pass)
+            FAIL("could not switch the kernels to the %s build", pass ? "AVX2" : "baseline");
+        test_defined_pairs_match_reference();
+        test_undefined_pairs_rejected();
+        test_unknown_handles();
+        test_valid_agrees_with_apply();
+        test_nan_propagates();
+        test_operand_order();
+        test_negative_count();
+    }
+    printf("test_op_predef: kernels checked in %s\n", avx2 ? "the AVX2 and baseline builds" : "the baseline build");
     if (failures) {
         printf("test_op_predef: %d failure(s)\n", failures);
         return 1;
