@@ -77,23 +77,30 @@ static void recv_outcome(int tag, size_t n, int k, const char *what)
     free(b);
 }
 
+/* Isend (sync 0) or Issend (sync 1) of n bytes of b to dest. */
+static MPI_Request start_send(const unsigned char *b, size_t n, int tag, int sync)
+{
+    MPI_Request r;
+    if (sync)
+        MPI_OK(MPI_Issend(b, (int)n, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &r));
+    else
+        MPI_OK(MPI_Isend(b, (int)n, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &r));
+    return r;
+}
+
 static void send_outcome(int cancelled)
 {
     MPI_OK(MPI_Send(&cancelled, 1, MPI_INT, dest, TAG_OUTCOME, MPI_COMM_WORLD));
 }
 
-/* An unmatched send started by `start` (Isend, Issend, or a persistent
- * request) is cancelled: must_cancel says whether Halo has to succeed. */
+/* An unmatched Isend (mode 0) or Issend (mode 1) is cancelled:
+ * must_cancel says whether Halo has to succeed. */
 static void unmatched(int tag, size_t n, int k, int mode, int must_cancel, const char *what)
 {
     if (rank == 0) {
         unsigned char *b = malloc(n + 1);
         fill(b, n, k);
-        MPI_Request r;
-        if (mode == 0)
-            MPI_OK(MPI_Isend(b, (int)n, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &r));
-        else
-            MPI_OK(MPI_Issend(b, (int)n, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &r));
+        MPI_Request r = start_send(b, n, tag, mode);
         MPI_OK(MPI_Cancel(&r));
         MPI_Status st;
         MPI_OK(MPI_Wait(&r, &st));
@@ -114,11 +121,7 @@ static void matched(int tag, size_t n, int k, int sync, const char *what)
     if (rank == 0) {
         unsigned char *b = malloc(n + 1);
         fill(b, n, k);
-        MPI_Request r;
-        if (sync)
-            MPI_OK(MPI_Issend(b, (int)n, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &r));
-        else
-            MPI_OK(MPI_Isend(b, (int)n, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &r));
+        MPI_Request r = start_send(b, n, tag, sync);
         int note;
         MPI_OK(MPI_Recv(&note, 1, MPI_INT, dest, TAG_NOTE, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         MPI_OK(MPI_Cancel(&r));
