@@ -30,9 +30,10 @@ static pthread_t main_thread;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Read by mpiexec, not here: declared so that halo_info and MPI_T list it. */
-HALO_CFG_INT(cfg_hugepages, "HALO_HUGEPAGES", 1,
-             "mpiexec asks the ranks' glibc to back allocations of 2 MiB or more with transparent "
-             "huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1); 0 leaves malloc as it is");
+HALO_CFG_INT(cfg_hugepages, "HALO_HUGEPAGES", 0,
+             "1: mpiexec asks the ranks' glibc to back allocations of 2 MiB or more with "
+             "transparent huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1); 0 leaves malloc as "
+             "it is");
 HALO_CFG_INT(cfg_fake_nodes, "HALO_FAKE_NODES", 0,
              "pretend to the collectives that the ranks sit on this many nodes (blocks of "
              "consecutive ranks), to test node-aware algorithms on one machine");

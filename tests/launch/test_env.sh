@@ -32,22 +32,22 @@ expect_grep out '^rank 0: A=2$' "a later -genv wins"
 run -n 1 -x "=bad" true
 expect_rc 2 "-x with an empty name is a usage error"
 
-# Huge pages for large allocations: mpiexec adds glibc's tunable unless the
-# job turns it off or chose a value of its own.
+# Huge pages for large allocations: mpiexec adds glibc's tunable when the
+# job asks (HALO_HUGEPAGES=1) and has not chosen a value of its own.
 unset GLIBC_TUNABLES HALO_HUGEPAGES
 run -n 1 "$HELPER" env GLIBC_TUNABLES
-expect_grep out '^rank 0: GLIBC_TUNABLES=glibc.malloc.hugetlb=1$' "huge pages asked for by default"
-GLIBC_TUNABLES=glibc.malloc.arena_max=4 run -n 1 "$HELPER" env GLIBC_TUNABLES
+expect_grep out '^rank 0: GLIBC_TUNABLES=\(unset\)$' "no huge pages by default"
+HALO_HUGEPAGES=1 GLIBC_TUNABLES=glibc.malloc.arena_max=4 run -n 1 "$HELPER" env GLIBC_TUNABLES
 expect_grep out '^rank 0: GLIBC_TUNABLES=glibc.malloc.arena_max=4:glibc.malloc.hugetlb=1$' \
     "the tunable appended to the job's own"
-GLIBC_TUNABLES=glibc.malloc.hugetlb=0 run -n 1 "$HELPER" env GLIBC_TUNABLES
+HALO_HUGEPAGES=1 GLIBC_TUNABLES=glibc.malloc.hugetlb=0 run -n 1 "$HELPER" env GLIBC_TUNABLES
 expect_grep out '^rank 0: GLIBC_TUNABLES=glibc.malloc.hugetlb=0$' "the job's own hugetlb value kept"
-HALO_HUGEPAGES=0 run -n 1 "$HELPER" env GLIBC_TUNABLES
-expect_grep out '^rank 0: GLIBC_TUNABLES=\(unset\)$' "HALO_HUGEPAGES=0 in the environment"
-run -n 1 -genv HALO_HUGEPAGES 0 "$HELPER" env GLIBC_TUNABLES
-expect_grep out '^rank 0: GLIBC_TUNABLES=\(unset\)$' "-genv HALO_HUGEPAGES 0"
-run -n 1 -x HALO_HUGEPAGES=1 "$HELPER" env GLIBC_TUNABLES
-expect_grep out '^rank 0: GLIBC_TUNABLES=glibc.malloc.hugetlb=1$' "HALO_HUGEPAGES=1"
+HALO_HUGEPAGES=1 run -n 1 "$HELPER" env GLIBC_TUNABLES
+expect_grep out '^rank 0: GLIBC_TUNABLES=glibc.malloc.hugetlb=1$' "HALO_HUGEPAGES=1 in the environment"
+run -n 1 -genv HALO_HUGEPAGES 1 "$HELPER" env GLIBC_TUNABLES
+expect_grep out '^rank 0: GLIBC_TUNABLES=glibc.malloc.hugetlb=1$' "-genv HALO_HUGEPAGES 1"
+HALO_HUGEPAGES=1 run -n 1 -x HALO_HUGEPAGES=0 "$HELPER" env GLIBC_TUNABLES
+expect_grep out '^rank 0: GLIBC_TUNABLES=\(unset\)$' "-x HALO_HUGEPAGES=0 over the environment"
 
 # And glibc acts on it: an 8 MiB allocation lands in a mapping the kernel
 # may back with huge pages, which it would not without the tunable (where
@@ -55,12 +55,12 @@ expect_grep out '^rank 0: GLIBC_TUNABLES=glibc.malloc.hugetlb=1$' "HALO_HUGEPAGE
 # malloc).
 thp_mode=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
 glibc_minor=$(getconf GNU_LIBC_VERSION 2>/dev/null | sed -n 's/^glibc 2\.\([0-9]*\).*/\1/p')
-run -n 1 "$HELPER" thp 8388608
+HALO_HUGEPAGES=1 run -n 1 "$HELPER" thp 8388608
 expect_rc 0 "thp run"
 if [ "$thp_mode" = madvise ] && [ "${glibc_minor:-0}" -ge 35 ] && ! grep -Eq 'thp: (sanitizer|unreported)' "$TMP/out"; then
-    expect_grep out '^rank 0: thp: eligible 1$' "8 MiB malloc eligible for huge pages"
-    HALO_HUGEPAGES=0 run -n 1 "$HELPER" thp 8388608
-    expect_grep out '^rank 0: thp: eligible 0$' "not eligible with HALO_HUGEPAGES=0"
+    expect_grep out '^rank 0: thp: eligible 1$' "8 MiB malloc eligible for huge pages with HALO_HUGEPAGES=1"
+    run -n 1 "$HELPER" thp 8388608
+    expect_grep out '^rank 0: thp: eligible 0$' "not eligible by default"
 else
     echo "skip: THP mode '${thp_mode:-?}', glibc 2.${glibc_minor:-?}, $(cat "$TMP/out")"
 fi

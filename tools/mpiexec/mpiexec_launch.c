@@ -120,21 +120,24 @@ static const char *launch_env_get(const launch_env_t *env, const char *name)
     return NULL;
 }
 
-/* Large allocations on transparent huge pages. Unless the job sets
- * HALO_HUGEPAGES=0, or names glibc.malloc.hugetlb in GLIBC_TUNABLES itself,
- * the ranks' glibc (2.35 and later) marks every region of 2 MiB or more
- * that malloc maps for huge pages; where the kernel's THP mode is "never",
- * or "always" (which already gives them), glibc leaves it alone. One TLB
- * entry then covers what 512 did: packing a face out of a large array, or
- * reading a large buffer with process_vm_readv, stops walking the page
- * tables every 4 KiB (docs/performance.md, "Huge pages"). */
+/* Large allocations on transparent huge pages, when the job asks with
+ * HALO_HUGEPAGES=1 (and does not name glibc.malloc.hugetlb in
+ * GLIBC_TUNABLES itself): the ranks' glibc (2.35 and later) then marks
+ * every region of 2 MiB or more that malloc maps for huge pages; where the
+ * kernel's THP mode is "never", or "always" (which already gives them),
+ * glibc leaves it alone. One TLB entry then covers what 512 did: packing a
+ * face out of a large array, or reading a large buffer with
+ * process_vm_readv, stops walking the page tables every 4 KiB. Not by
+ * default: a program that allocates and frees a lot (miniAMR) pays for
+ * the huge pages' faults and compaction, 40% of its run time here
+ * (docs/performance.md, "Huge pages"). */
 static int launch_env_hugepages(launch_env_t *env)
 {
     static const char tunable[] = "glibc.malloc.hugetlb";
     const char *want = launch_env_get(env, "HALO_HUGEPAGES");
     const char *old = launch_env_get(env, "GLIBC_TUNABLES");
 
-    if ((want != NULL && strcmp(want, "0") == 0) || (old != NULL && strstr(old, tunable) != NULL)) {
+    if (want == NULL || strcmp(want, "1") != 0 || (old != NULL && strstr(old, tunable) != NULL)) {
         return 0;
     }
     if (old == NULL || old[0] == '\0') {
