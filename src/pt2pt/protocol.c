@@ -121,6 +121,16 @@ static void pend_add(int dst, int what, const halo_pkt_hdr_t *hdr, halo_request_
     pend_count[dst]++;
 }
 
+/* Takes p, found at *pp behind `last` (NULL at the head), out of the queue. */
+static void pend_remove(pend_t **pp, pend_t *p, pend_t *last)
+{
+    *pp = p->next;
+    if (pend_tail == p)
+        pend_tail = last;
+    pend_count[p->dst]--;
+    free(p);
+}
+
 static void fill_from_request(void *arg, void *dst, size_t len)
 {
     halo_request_t *r = arg;
@@ -235,16 +245,13 @@ static int pend_poll(void)
                 blocked[p->dst / 64] |= 1ull << (p->dst % 64);
         }
         if (done) {
-            *pp = p->next;
-            pend_count[p->dst]--;
-            free(p);
+            pend_remove(pp, p, last);
             n++;
         } else {
             last = p;
             pp = &p->next;
         }
     }
-    pend_tail = last;
     return n;
 }
 
@@ -587,11 +594,7 @@ void halo_send_cancel(halo_request_t *r)
         pend_t **pp = &pend_head, *last = NULL;
         for (pend_t *p = pend_head; p; p = p->next) {
             if (p->what == PEND_SEND && p->r == r) {
-                *pp = p->next;
-                if (pend_tail == p)
-                    pend_tail = last;
-                pend_count[p->dst]--;
-                free(p);
+                pend_remove(pp, p, last);
                 send_cancelled(r);
                 return;
             }
