@@ -30,6 +30,7 @@
 #include <mpi.h>
 
 #include "coll/op_predef.h"
+#include "core/cpu.h"
 
 /* The C types behind the optional Fortran kinds. */
 #if defined(__FLT16_MAX__)
@@ -490,9 +491,8 @@ static op_kernel_fn_t *const (*op_kernels)[OP_K_COUNT] = op_kernels_base;
 int halo_op_kernels_use_avx2(int avx2)
 {
 #if defined(HALO_OP_AVX2)
-    __builtin_cpu_init();
     if (avx2 >= 0)
-        op_kernels = avx2 && __builtin_cpu_supports("avx2") ? halo_op_kernels_avx2 : op_kernels_base;
+        op_kernels = avx2 && halo_cpu_avx2() ? halo_op_kernels_avx2 : op_kernels_base;
     return op_kernels == halo_op_kernels_avx2;
 #else
     (void)avx2;

@@ -25,6 +25,17 @@ static halo_cpu_t cpu_detect(void)
     return HALO_CPU_OTHER;
 }
 
+bool halo_cpu_avx2(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    /* A constructor may run before the one that fills the CPU model. */
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
+
 halo_cpu_t halo_cpu(void)
 {
     static int known = -1;

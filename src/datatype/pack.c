@@ -2,6 +2,7 @@
  * packed byte), iovec generation, and type-to-type copies. Addresses are
  * computed in uintptr_t so that MPI_BOTTOM (a NULL buffer) with absolute
  * displacements is well defined. */
+#include "core/cpu.h"
 #include "datatype/dtype.h"
 
 #define MV_NAME(name) name
@@ -66,7 +67,7 @@ int halo_dt_movers_avx2(int avx2)
 #if defined(HALO_DT_AVX2)
     /* Written only when it changes: ranks' threads read it unlocked, and
      * a later halo_dtype_init (a new session) sets the same value. */
-    bool want = avx2 && __builtin_cpu_supports("avx2");
+    bool want = avx2 && halo_cpu_avx2();
     if (avx2 >= 0 && want != movers_avx2)
         movers_avx2 = want;
 #else
