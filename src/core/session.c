@@ -210,7 +210,7 @@ int halo_api_session_get_pset_info(MPI_Session session, const char *pset_name, M
 {
     SESSION_CHECK(session, s);
     (void)s;
-    int i, rc = pset_arg(pset_name, &i);
+    int i = 0, rc = pset_arg(pset_name, &i);
     if (rc)
         return rc;
     halo_info_t *in = halo_info_new();
@@ -226,7 +226,7 @@ int halo_api_session_get_pset_info(MPI_Session session, const char *pset_name, M
 int halo_api_group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
     SESSION_CHECK(session, s);
-    int i, rc = pset_arg(pset_name, &i);
+    int i = 0, rc = pset_arg(pset_name, &i);
     if (rc)
         return rc;
     halo_group_t *g;

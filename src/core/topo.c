@@ -444,7 +444,7 @@ int halo_api_graph_create(MPI_Comm comm_old, int nnodes, const int index[], cons
     for (int i = 0; i < nedges; i++)
         if (edges[i] < 0 || edges[i] >= nnodes)
             return halo_err(MPI_ERR_ARG, "(edges[%d]=%d): not a node of the graph", i, edges[i]);
-    halo_comm_t *c;
+    halo_comm_t *c = NULL;
     int rc = comm_prefix(old, nnodes, comm_graph, &c);
     if (rc || !c)
         return rc;
@@ -563,7 +563,7 @@ int halo_api_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const i
     int rc = check_neighbors(old, indegree, sources, "sources");
     if (rc || (rc = check_neighbors(old, outdegree, destinations, "destinations")))
         return rc;
-    halo_comm_t *c;
+    halo_comm_t *c = NULL;
     rc = comm_prefix(old, old->size, comm_dist_graph, &c);
     if (rc)
         return rc;

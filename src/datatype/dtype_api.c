@@ -150,7 +150,7 @@ static int contents(halo_dtype_t *t, MPI_Count mi, MPI_Count ma, MPI_Count mc, M
         memcpy(ints, t->ints, (size_t)t->ni * sizeof(int));
     if (t->na)
         memcpy(aints, t->aints, (size_t)t->na * sizeof(MPI_Aint));
-    if (t->nc)
+    if (t->nc && counts)   /* MPI_Type_get_contents has no counts: nc is 0 there */
         memcpy(counts, t->counts, (size_t)t->nc * sizeof(MPI_Count));
     /* Predefined types (and those of MPI_Type_create_f90_*, predefined too)
      * come back as themselves; a derived one as a new handle that the

@@ -283,7 +283,7 @@ static int mark_ready(halo_request_t *r, int partition)
 
 int halo_api_pready(int partition, MPI_Request request)
 {
-    halo_request_t *r;
+    halo_request_t *r = NULL;
     int rc = send_request(request, &r);
     if (rc)
         return rc;
