@@ -10,6 +10,7 @@
 #include "core/lock.h"
 #include "core/session.h"
 #include "pmi.h"
+#include "rma/win.h"
 
 static halo_errhandler_t eh_fatal, eh_abort, eh_return;
 static HALO_TLS MPI_Comm redirect_comm;
@@ -152,10 +153,16 @@ int halo_err_dispatch(int objkind, void *handle, int code, const char *fname)
             handle = MPI_COMM_SELF;
         }
     }
+    if (objkind == HALO_EOBJ_WIN) {
+        e = halo_win_errhandler((MPI_Win)handle);
+        if (!e) {   /* not a window: as if the call had no object */
+            objkind = HALO_EOBJ_NONE;
+            handle = NULL;
+        }
+    }
     if (!e) {
         if (objkind != HALO_EOBJ_COMM && objkind != HALO_EOBJ_NONE) {
-            /* Windows, files: not implemented yet; their calls return the
-             * code. */
+            /* Files: not implemented yet; their calls return the code. */
             return code;
         }
         objkind = HALO_EOBJ_COMM;

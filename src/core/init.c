@@ -17,6 +17,7 @@
 #include "pmi.h"
 #include "progress/progress.h"
 #include "pt2pt/pt2pt.h"
+#include "rma/win.h"
 
 _Atomic int halo_state = HALO_STATE_PRE_INIT;
 int halo_thread_level = MPI_THREAD_SINGLE;
@@ -193,6 +194,7 @@ static void lib_start(int argc, char **argv, int level)
     halo_coll_init();
     halo_attr_init_predef();
     halo_session_init_kind();
+    halo_win_init();
     halo_info_env_fill(argc, argv, level);
     raise_level(level);
     lib_stage = LIB_UP;

@@ -875,6 +875,26 @@ int halo_shm_readv(int peer, const struct iovec *local, int nlocal, const struct
     return 0;
 }
 
+int halo_shm_writev(int peer, const struct iovec *local, int nlocal, const struct iovec *remote,
+                    int nremote)
+{
+    shm_peer_t *p = &shm.peers[peer];
+    if (!shm.cma_enabled || p->cma < 0)
+        return -1;
+    size_t len = 0;
+    for (int i = 0; i < nlocal; i++)
+        len += local[i].iov_len;
+    ssize_t put = process_vm_writev(shm.ranks[peer].pid, local, (unsigned long)nlocal, remote,
+                                    (unsigned long)nremote, 0);
+    if (put < 0 && cma_refused(p, errno))
+        return -1;
+    if (put < 0 || (size_t)put != len)
+        halo_fatal("process_vm_writev of %d runs to local rank %d (pid %d) moved %zd of %zu bytes: %s",
+                   nremote, peer, (int)shm.ranks[peer].pid, put, len, put < 0 ? strerror(errno) : "short");
+    p->cma = 1;
+    return 0;
+}
+
 int halo_shm_read(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len)
 {
     return cma_move(peer, local, nlocal, raddr, len, 0);

@@ -27,6 +27,8 @@ int halo_shm_read(int peer, const struct iovec *local, int nlocal, uint64_t radd
 int halo_shm_write(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
 int halo_shm_readv(int peer, const struct iovec *local, int nlocal, const struct iovec *remote,
                    int nremote);
+int halo_shm_writev(int peer, const struct iovec *local, int nlocal, const struct iovec *remote,
+                    int nremote);
 int halo_shm_cma_ok(int peer);
 int halo_shm_cma_node(void);
 void halo_shm_wake_fenced_list(const int *peers, int n);
@@ -193,6 +195,31 @@ int halo_tr_readv(int src_world, const struct iovec *local, int nlocal, const st
         return 0;
     }
     return halo_shm_readv(local_of(src_world), local, nlocal, remote, nremote);
+}
+
+int halo_tr_writev(int dst_world, const struct iovec *local, int nlocal, const struct iovec *remote,
+                   int nremote)
+{
+    if (dst_world == halo_world.rank) {
+        size_t lo = 0, ro = 0;
+        for (int i = 0, j = 0; i < nlocal && j < nremote;) {
+            size_t l = local[i].iov_len - lo, r = remote[j].iov_len - ro, n = l < r ? l : r;
+            if (n)
+                memcpy((char *)remote[j].iov_base + ro, (const char *)local[i].iov_base + lo, n);
+            lo += n;
+            ro += n;
+            if (lo == local[i].iov_len) {
+                i++;
+                lo = 0;
+            }
+            if (ro == remote[j].iov_len) {
+                j++;
+                ro = 0;
+            }
+        }
+        return 0;
+    }
+    return halo_shm_writev(local_of(dst_world), local, nlocal, remote, nremote);
 }
 
 int halo_tr_write(int dst_world, const struct iovec *local, int nlocal, uint64_t raddr, size_t len)

@@ -117,6 +117,9 @@ int halo_tr_read(int src_world, const struct iovec *local, int nlocal, uint64_t 
  * (at most 1024 each) cover the same number of bytes; 0 or -1 as above. */
 int halo_tr_readv(int src_world, const struct iovec *local, int nlocal, const struct iovec *remote,
                   int nremote);
+/* The same the other way: the local bytes into the receiver's runs. */
+int halo_tr_writev(int dst_world, const struct iovec *local, int nlocal, const struct iovec *remote,
+                   int nremote);
 /* Writes `len` bytes from the local iovecs to the receiver's address raddr:
  * 0 on success, -1 when its memory cannot be written directly. */
 int halo_tr_write(int dst_world, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);

@@ -4,10 +4,10 @@
  *   calls and passing them on to PMPI_Send and PMPI_Allreduce, as a
  *   profiling tool does: the counts must match the calls made and the data
  *   must arrive.
- * - A function Halo does not implement yet (MPI_Win_create: one-sided
- *   communication) returns MPI_ERR_UNSUPPORTED_OPERATION under
- *   MPI_ERRORS_RETURN, with a message naming the function, and changes
- *   nothing (the window handle stays as it was). */
+ * - A function Halo does not implement yet (MPI_File_read_at: MPI-IO)
+ *   returns MPI_ERR_UNSUPPORTED_OPERATION (file calls return their errors),
+ *   with a message naming the function, and changes nothing (the buffer
+ *   and the status stay as they were). */
 #include "mpitest.h"
 
 static int sends, allreduces;
@@ -48,21 +48,21 @@ int main(int argc, char **argv)
     CHECK_INT(allreduces, 1);
 
     /* Not implemented yet: the right class, a message naming it. */
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    int mem[4];
-    MPI_Win win = MPI_WIN_NULL;
-    int rc = MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    int mem[4] = {7, 7, 7, 7};
+    MPI_Status st;
+    st.MPI_SOURCE = 12345;
+    int rc = MPI_File_read_at(MPI_FILE_NULL, 0, mem, 4, MPI_INT, &st);
     int cls = -1;
     MPI_OK(MPI_Error_class(rc, &cls));
-    CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Win_create: error class %d", cls);
+    CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION, "MPI_File_read_at: error class %d", cls);
     char msg[MPI_MAX_ERROR_STRING];
     int len;
     MPI_OK(MPI_Error_string(rc, msg, &len));
-    CHECK(strncmp(msg, "MPI_Win_create:", 15) == 0 && strstr(msg, "not supported") != NULL,
-          "message \"%s\" does not say that MPI_Win_create is not supported", msg);
+    CHECK(strncmp(msg, "MPI_File_read_at:", 17) == 0 && strstr(msg, "not supported") != NULL,
+          "message \"%s\" does not say that MPI_File_read_at is not supported", msg);
     /* the call made, not the large-count twin it forwards to */
-    CHECK(strstr(msg, "MPI_Win_create_c") == NULL, "message \"%s\" names MPI_Win_create_c", msg);
-    CHECK(win == MPI_WIN_NULL, "MPI_Win_create changed the handle");
+    CHECK(strstr(msg, "MPI_File_read_at_c") == NULL, "message \"%s\" names MPI_File_read_at_c", msg);
+    CHECK(mem[0] == 7 && mem[3] == 7 && st.MPI_SOURCE == 12345, "MPI_File_read_at changed its buffer or status");
 
     MPI_OK(MPI_Finalize());
     if (rank == 0)
