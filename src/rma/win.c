@@ -638,20 +638,27 @@ int halo_api_win_fence(int assert, MPI_Win win)
 typedef struct {
     _Atomic int32_t *word;
     int type;
+    bool got;
 } lock_try_t;
 
+/* The wait's test: takes the lock when it is free, and once taken keeps
+ * answering true (the wait may ask again after a success). */
 static bool lock_try(void *arg)
 {
     lock_try_t *t = arg;
+    if (t->got)
+        return true;
     int32_t v = atomic_load_explicit(t->word, memory_order_relaxed);
     if (t->type == MPI_LOCK_EXCLUSIVE)
-        return v == 0 && atomic_compare_exchange_strong(t->word, &v, -1);
-    return v >= 0 && atomic_compare_exchange_strong(t->word, &v, v + 1);
+        t->got = v == 0 && atomic_compare_exchange_strong(t->word, &v, -1);
+    else
+        t->got = v >= 0 && atomic_compare_exchange_strong(t->word, &v, v + 1);
+    return t->got;
 }
 
 static void lock_take(halo_win_t *w, int rank, int type)
 {
-    lock_try_t t = {&w->lines[rank].lock, type};
+    lock_try_t t = {&w->lines[rank].lock, type, false};
     if (!lock_try(&t))
         halo_progress_wait_paced(lock_try, &t);
 }

@@ -24,6 +24,8 @@
  * - passive: MPI_Win_lock exclusive/shared, reads by the target after a
  *   barrier (lock + MPI_Win_sync), an exclusive-lock counter, flush,
  *   flush_local, flush_all, flush_local_all, lock_all with MPI_MODE_NOCHECK;
+ * - locks: many exclusive and shared epochs on one target; shared holders
+ *   never see an exclusive holder's intermediate value;
  * - request: MPI_Rput/Rget/Raccumulate/Rget_accumulate in lock_all,
  *   completed by MPI_Wait, MPI_Test and MPI_Waitall;
  * - pscw: post/start/complete/wait in a ring (each rank exposes to its
@@ -782,6 +784,49 @@ static void t_passive(int f)
     win_free(&w);
 }
 
+/* ---------------------------------------------------------------- locks */
+
+/* Many lock epochs on rank 0: exclusive ones make the counter odd, then
+ * even again; shared ones must never see it odd. */
+static void t_locks(int f)
+{
+    enum { NR = 100 };
+    win_t w;
+    win_new(&w, f, 4 * sizeof(int), sizeof(int));
+    int *b = w.base, nex = 0, total = 0;
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w.win));
+    b[0] = 0;
+    MPI_OK(MPI_Win_unlock(rank, w.win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    for (int k = 0; k < NR; k++) {
+        int c = -1;
+        if ((k + rank) % 3 == 0) {
+            MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w.win));
+            MPI_OK(MPI_Get(&c, 1, MPI_INT, 0, 0, 1, MPI_INT, w.win));
+            MPI_OK(MPI_Win_flush(0, w.win));
+            CHECKF(c % 2 == 0, "round %d: exclusive holder found %d", k, c);
+            c++;
+            MPI_OK(MPI_Put(&c, 1, MPI_INT, 0, 0, 1, MPI_INT, w.win));
+            MPI_OK(MPI_Win_flush(0, w.win));
+            c++;
+            MPI_OK(MPI_Put(&c, 1, MPI_INT, 0, 0, 1, MPI_INT, w.win));
+            MPI_OK(MPI_Win_unlock(0, w.win));
+            nex++;
+        } else {
+            MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w.win));
+            MPI_OK(MPI_Get(&c, 1, MPI_INT, 0, 0, 1, MPI_INT, w.win));
+            MPI_OK(MPI_Win_unlock(0, w.win));
+            CHECKF(c % 2 == 0, "round %d: shared holder saw %d, an exclusive epoch in progress", k, c);
+        }
+    }
+    MPI_OK(MPI_Allreduce(&nex, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    read_own_begin(&w);
+    if (rank == 0)
+        CHECKF(b[0] == 2 * total, "counter %d, expected %d", b[0], 2 * total);
+    read_own_end(&w);
+    win_free(&w);
+}
+
 /* ---------------------------------------------------------------- request */
 
 static void t_request(int f)
@@ -1030,7 +1075,8 @@ static const struct {
 } parts[] = {
     {"fence", t_fence, 0},       {"dtype", t_dtype, 0},     {"dispunit", t_dispunit, 0},
     {"accumulate", t_accumulate, 0}, {"getacc", t_getacc, 1},   {"fetchop", t_fetchop, 1},
-    {"cas", t_cas, 1},           {"passive", t_passive, 1}, {"request", t_request, 1},
+    {"cas", t_cas, 1},           {"passive", t_passive, 1}, {"locks", t_locks, 1},
+    {"request", t_request, 1},
     {"pscw", t_pscw, 0},         {"procnull", t_procnull, 0}, {"large", t_large, 0},
 };
 enum { NPARTS = sizeof parts / sizeof parts[0] };
