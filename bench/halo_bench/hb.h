@@ -29,7 +29,7 @@
 
 enum { HB_OUT_TEXT, HB_OUT_CSV, HB_OUT_JSON };
 enum { HB_FAMILY_PT2PT, HB_FAMILY_COLL, HB_FAMILY_NBC, HB_FAMILY_PERSIST, HB_FAMILY_STARTUP, HB_FAMILY_DTYPE,
-       HB_FAMILY_RES };
+       HB_FAMILY_RES, HB_FAMILY_RMA };
 
 /* Options, as on the command line (OSU's names where OSU has one). */
 typedef struct hb_opts {
@@ -133,6 +133,7 @@ int hb_run_startup(hb_run_t *r, int kind, double init_seconds);
 int hb_launch_wrapper(const hb_opts_t *o, const hb_bench_t *b);
 int hb_run_dtype(hb_run_t *r, int kind);
 int hb_run_resources(hb_run_t *r, int kind);
+int hb_run_rma(hb_run_t *r, int kind);
 extern int hb_dtype_block;  /* pack_vector: bytes per block (--block) */
 
 /* pt2pt kinds */
@@ -150,5 +151,7 @@ enum { HB_S_INIT, HB_S_HELLO };
 enum { HB_D_PACK_VECTOR, HB_D_PACK_SUBARRAY2D, HB_D_PACK_SUBARRAY3D };
 /* resource kinds */
 enum { HB_R_WAIT_CPU, HB_R_SHM_FOOTPRINT };
+/* one-sided kinds */
+enum { HB_R_PUT_LATENCY, HB_R_GET_LATENCY, HB_R_PUT_BW, HB_R_GET_BW, HB_R_ACC_LATENCY, HB_R_FOP_LATENCY };
 
 #endif

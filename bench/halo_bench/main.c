@@ -47,6 +47,16 @@ const hb_bench_t hb_benches[] = {
      "CPU rank 1 burns in MPI_Recv while rank 0 sleeps 2 s before sending"},
     {"shm_footprint", "Shared Memory Footprint Test", HB_FAMILY_RES, HB_R_SHM_FOOTPRINT,
      "Pss of each rank's shared mappings after every pair has exchanged messages"},
+    {"put_latency", "One Sided MPI_Put Latency Test", HB_FAMILY_RMA, HB_R_PUT_LATENCY,
+     "rank 0 puts to rank 1, flush after each (passive target, MPI_Win_allocate)"},
+    {"get_latency", "One Sided MPI_Get Latency Test", HB_FAMILY_RMA, HB_R_GET_LATENCY,
+     "rank 0 gets from rank 1, flush after each"},
+    {"put_bw", "One Sided MPI_Put Bandwidth Test", HB_FAMILY_RMA, HB_R_PUT_BW, "-W puts, then one flush"},
+    {"get_bw", "One Sided MPI_Get Bandwidth Test", HB_FAMILY_RMA, HB_R_GET_BW, "-W gets, then one flush"},
+    {"acc_latency", "One Sided MPI_Accumulate Latency Test", HB_FAMILY_RMA, HB_R_ACC_LATENCY,
+     "MPI_SUM of ints at rank 1, flush after each"},
+    {"fop_latency", "One Sided MPI_Fetch_and_op Latency Test", HB_FAMILY_RMA, HB_R_FOP_LATENCY,
+     "MPI_SUM of one int64 at rank 1, flush after each"},
 };
 const int hb_nbenches = (int)(sizeof hb_benches / sizeof hb_benches[0]);
 
@@ -152,7 +162,7 @@ static void list(void)
 {
     static const char *family[] = {"point-to-point", "blocking collectives", "nonblocking collectives",
                                    "persistent collectives", "start-up", "datatypes (rank 0 packs)",
-                                   "resources"};
+                                   "resources", "one-sided"};
     int last = -1;
     for (int i = 0; i < hb_nbenches; i++) {
         const hb_bench_t *b = &hb_benches[i];
@@ -173,6 +183,7 @@ static int run_one(const hb_bench_t *b, const hb_opts_t *o, MPI_Comm comm, doubl
     case HB_FAMILY_STARTUP: hb_run_startup(&r, b->kind, init_s); break;
     case HB_FAMILY_DTYPE: hb_run_dtype(&r, b->kind); break;
     case HB_FAMILY_RES: hb_run_resources(&r, b->kind); break;
+    case HB_FAMILY_RMA: hb_run_rma(&r, b->kind); break;
     default: hb_run_coll(&r, b->family, b->kind); break;
     }
     hb_report_end(&r);

@@ -228,14 +228,18 @@ static int win_make(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit, M
     halo_comm_t *oc = halo_comm_ptr(comm);
     if (oc->is_inter)
         return halo_err(MPI_ERR_COMM, "(comm=%s): windows are made on intracommunicators", oc->name);
-    if (size < 0)
-        return halo_err(MPI_ERR_SIZE, "(size=%lld): a window's size cannot be negative", (long long)size);
-    if (disp_unit <= 0)
-        return halo_err(MPI_ERR_DISP, "(disp_unit=%lld): the displacement unit must be positive",
-                        (long long)disp_unit);
+    /* Arguments one member got wrong fail the call on every member (the
+     * others would wait for it otherwise): each learns of the others'
+     * errors in the exchange of sizes. */
+    int lrc = MPI_SUCCESS;
     halo_info_t *in = NULL;
-    if (info != MPI_INFO_NULL && !(in = halo_obj_lookup(HALO_KIND_INFO, info)))
-        return halo_err(MPI_ERR_INFO, "(info=%p): not a valid info object", (void *)info);
+    if (size < 0)
+        lrc = halo_err(MPI_ERR_SIZE, "(size=%lld): a window's size cannot be negative", (long long)size);
+    else if (disp_unit <= 0)
+        lrc = halo_err(MPI_ERR_DISP, "(disp_unit=%lld): the displacement unit must be positive",
+                       (long long)disp_unit);
+    else if (info != MPI_INFO_NULL && !(in = halo_obj_lookup(HALO_KIND_INFO, info)))
+        lrc = halo_err(MPI_ERR_INFO, "(info=%p): not a valid info object", (void *)info);
     bool alloc = flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED;
     bool contig = flavor == MPI_WIN_FLAVOR_SHARED;
     if (flavor == MPI_WIN_FLAVOR_SHARED && in) {
@@ -244,19 +248,19 @@ static int win_make(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit, M
             contig = false;
     }
     /* Every member learns the others' sizes and units (collective on comm). */
-    int64_t mine[2] = {(int64_t)size, (int64_t)disp_unit};
+    int64_t mine[3] = {(int64_t)size, (int64_t)disp_unit, lrc ? halo_err_class_of(lrc) : MPI_SUCCESS};
     int64_t *all = halo_malloc((size_t)oc->size * sizeof mine);
-    int rc = halo_api_allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, comm);
+    int rc = halo_api_allgather(mine, 3, MPI_INT64_T, all, 3, MPI_INT64_T, comm);
     if (rc != MPI_SUCCESS) {
         free(all);
         return rc;
     }
-    if (oc->size > 1 && !alloc && !halo_tr_cma_node()) {
+    for (int i = 0; i < oc->size && lrc == MPI_SUCCESS; i++)
+        if (all[3 * i + 2] != MPI_SUCCESS)
+            lrc = halo_err((int)all[3 * i + 2], ": rank %d of the communicator passed wrong arguments", i);
+    if (lrc != MPI_SUCCESS) {
         free(all);
-        return halo_err(MPI_ERR_UNSUPPORTED_OPERATION,
-                        ": windows on the program's memory need single-copy access between the "
-                        "node's processes (process_vm_readv), which this node refuses (see "
-                        "/proc/sys/kernel/yama/ptrace_scope); MPI_Win_allocate works without it");
+        return lrc;
     }
     uint32_t ctx;
     if ((rc = halo_context_alloc(oc, &ctx)) != MPI_SUCCESS) {
@@ -305,7 +309,7 @@ static int win_make(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit, M
         if (!contig)
             off = align_up(off, 64);
         data_off[i] = (int64_t)off;
-        off += (size_t)all[2 * i];
+        off += (size_t)all[3 * i];
     }
     size_t seg_size = align_up(off > 64 ? off : 64, 4096);
     rc = map_segment(w, seg_size);
