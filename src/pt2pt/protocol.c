@@ -16,6 +16,7 @@
 #include "core/cpu.h"
 #include "core/errors.h"
 #include "progress/progress.h"
+#include "rma/win.h"
 
 /* Rendezvous shapes (rdv_shape): runs averaging under RUN_MIN bytes are
  * packed, at least RUN_LONG bytes (and at most RUNS_MAX of them) read in
@@ -865,6 +866,11 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
         if (h->aux)
             send_cancelled(r);   /* the completion its message will never bring */
         halo_req_complete(r);    /* the answer's own */
+        return;
+    case HALO_PKT_RMA_WRITE:
+    case HALO_PKT_RMA_READ:
+    case HALO_PKT_RMA_ANS:
+        halo_rma_on_packet(src_world, h, payload, len);
         return;
     case HALO_PKT_COLL_ERR:
         if (coll_peer_failed)

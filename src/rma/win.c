@@ -7,8 +7,8 @@
  * (MPI_Win_allocate, MPI_Win_allocate_shared), the members' memory itself.
  * Memory the program gave (MPI_Win_create, MPI_Win_attach) stays in its
  * process and is reached with single-copy reads and writes
- * (process_vm_readv/writev); a node that refuses them cannot have such
- * windows with more than one member (MPI_ERR_UNSUPPORTED_OPERATION).
+ * (process_vm_readv/writev), or, on a node that refuses them, by packets
+ * that the target's progress engine carries out.
  *
  * Every operation moves its data at the call, so it is complete, at the
  * origin and at the target, when the call returns: flushes are memory
@@ -115,9 +115,24 @@ typedef struct halo_win {
 
 enum { HELD_SHARED = 1, HELD_EXCL = 2, HELD_NOCHECK = 4 };
 
+/* Set when this node refuses single-copy access: the members may then
+ * need this process to carry out their packets, and every one-sided call
+ * polls once (a rank that spins on MPI_Compare_and_swap to itself must
+ * still answer the others). */
+static bool am_node;
+
+static inline void am_progress(void)
+{
+    if (am_node)
+        halo_progress_poll();
+}
+
+static int am_poll(void);
+
 void halo_win_init(void)
 {
     halo_obj_kind_setup(HALO_KIND_WIN, sizeof(halo_win_t), 1u << 16);
+    halo_progress_hook_add(am_poll);
 }
 
 static halo_win_t *win_get(MPI_Win win)
@@ -273,6 +288,8 @@ static int win_make(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit, M
         return halo_err(MPI_ERR_NO_MEM, ": out of window objects");
     }
     w->comm = halo_comm_create_local(oc->group, ctx, oc);
+    if (!halo_tr_cma_node())
+        am_node = true;
     int L = w->comm->size, me = w->comm->rank;
     w->flavor = flavor;
     w->model = MPI_WIN_UNIFIED;
@@ -774,6 +791,7 @@ int halo_api_win_flush(int rank, MPI_Win win)
     WIN_CHECK(win, w);
     int rc = passive_rank_check(w, rank);
     atomic_thread_fence(memory_order_seq_cst);
+    am_progress();
     return rc;
 }
 
@@ -789,6 +807,7 @@ int halo_api_win_flush_all(MPI_Win win)
         return halo_err(MPI_ERR_RMA_SYNC, "(win=%p): no passive-target epoch (MPI_Win_lock) is open",
                         (void *)win);
     atomic_thread_fence(memory_order_seq_cst);
+    am_progress();
     return MPI_SUCCESS;
 }
 
@@ -802,6 +821,7 @@ int halo_api_win_sync(MPI_Win win)
     WIN_CHECK(win, w);
     (void)w;
     atomic_thread_fence(memory_order_seq_cst);
+    am_progress();
     return MPI_SUCCESS;
 }
 
@@ -958,6 +978,7 @@ typedef struct {
 static int target_find(halo_win_t *w, int rank, MPI_Aint disp, MPI_Count count, MPI_Datatype type,
                        target_t *t)
 {
+    am_progress();
     int rc = rank_check(w, rank, "target_rank");
     if (rc)
         return rc;
@@ -1013,6 +1034,148 @@ static int target_find(halo_win_t *w, int rank, MPI_Aint disp, MPI_Count count, 
     return MPI_SUCCESS;
 }
 
+/* Without single-copy access to a target (a node that refuses
+ * process_vm_readv, or HALO_CMA=0), the origin sends the target's runs
+ * (and, writing, the data) in packets that the target's progress engine
+ * carries out in its own memory and answers; the origin waits for every
+ * answer, so the operation is still complete when its call returns. The
+ * target moves the data when it polls: in any MPI call, as the standard's
+ * progress rule allows. */
+typedef struct {
+    uint64_t addr, len;
+} am_run_t;
+
+typedef struct {
+    int pending;    /* packets not yet answered */
+    char *into;     /* reads: the packed bytes */
+} am_op_t;
+
+/* Answers that found the transport full wait here, in order, for the
+ * progress hook. */
+typedef struct am_out {
+    struct am_out *next;
+    int dst;
+    halo_pkt_hdr_t h;
+    size_t len;
+    char data[];
+} am_out_t;
+static am_out_t *am_head, *am_tail;
+
+static int am_poll(void)
+{
+    int n = 0;
+    while (am_head && halo_tr_send(am_head->dst, &am_head->h, am_head->data, am_head->len, NULL, NULL) == HALO_TR_OK) {
+        am_out_t *o = am_head;
+        am_head = o->next;
+        if (!am_head)
+            am_tail = NULL;
+        free(o);
+        n++;
+    }
+    return n;
+}
+
+static void am_answer(int dst, const halo_pkt_hdr_t *h, const void *data, size_t len)
+{
+    if (!am_head && halo_tr_send(dst, h, data, len, NULL, NULL) == HALO_TR_OK)
+        return;
+    am_out_t *o = halo_malloc(sizeof *o + len);
+    o->next = NULL;
+    o->dst = dst;
+    o->h = *h;
+    o->len = len;
+    if (len)
+        memcpy(o->data, data, len);
+    if (am_tail)
+        am_tail->next = o;
+    else
+        am_head = o;
+    am_tail = o;
+}
+
+void halo_rma_on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payload, size_t len)
+{
+    if (h->type == HALO_PKT_RMA_ANS) {
+        am_op_t *op = (am_op_t *)(uintptr_t)h->sreq;
+        if (len)
+            memcpy(op->into + h->aux, payload, len);
+        op->pending--;
+        return;
+    }
+    size_t nruns = (size_t)h->bytes;
+    const char *runs = payload, *data = runs + nruns * sizeof(am_run_t);
+    halo_pkt_hdr_t a = {.type = HALO_PKT_RMA_ANS, .sreq = h->sreq, .aux = h->aux};
+    if (h->type == HALO_PKT_RMA_WRITE) {
+        for (size_t i = 0; i < nruns; i++) {
+            am_run_t r;
+            memcpy(&r, runs + i * sizeof r, sizeof r);
+            memcpy((void *)(uintptr_t)r.addr, data, (size_t)r.len);
+            data += r.len;
+        }
+        atomic_thread_fence(memory_order_seq_cst);
+        am_answer(src_world, &a, NULL, 0);
+        return;
+    }
+    size_t total = 0, at = 0;
+    for (size_t i = 0; i < nruns; i++) {
+        am_run_t r;
+        memcpy(&r, runs + i * sizeof r, sizeof r);
+        total += (size_t)r.len;
+    }
+    char *buf = halo_malloc(total ? total : 1);
+    for (size_t i = 0; i < nruns; i++) {
+        am_run_t r;
+        memcpy(&r, runs + i * sizeof r, sizeof r);
+        memcpy(buf + at, (const void *)(uintptr_t)r.addr, (size_t)r.len);
+        at += (size_t)r.len;
+    }
+    (void)len;
+    am_answer(src_world, &a, buf, at);
+    free(buf);
+}
+
+static bool am_done(void *arg)
+{
+    return ((am_op_t *)arg)->pending == 0;
+}
+
+#define AM_RUNS 256
+
+/* The packed bytes [pos, end) of the target's runs of t, moved by packets
+ * (see above). A read's packet lists runs whose bytes fit one answer. */
+static void am_move(halo_win_t *w, const target_t *t, void *packed, MPI_Count pos, int write)
+{
+    int world = w->comm->world[t->rank];
+    size_t room = halo_tr_chunk_max(world);
+    am_op_t op = {0, packed};
+    struct iovec *rv = halo_malloc(AM_RUNS * sizeof *rv);
+    char *p = halo_malloc(room);
+    while (pos < t->bytes) {
+        MPI_Count from = pos;
+        MPI_Count data_max = (MPI_Count)(write ? room - AM_RUNS * sizeof(am_run_t) : room);
+        MPI_Count limit = from + data_max < t->bytes ? from + data_max : t->bytes;
+        int n = halo_dt_iov((void *)t->remote, t->count, t->dt, &pos, limit, rv, AM_RUNS);
+        size_t dlen = (size_t)(pos - from), plen = (size_t)n * sizeof(am_run_t);
+        for (int i = 0; i < n; i++) {
+            am_run_t r = {(uint64_t)(uintptr_t)rv[i].iov_base, (uint64_t)rv[i].iov_len};
+            memcpy(p + (size_t)i * sizeof r, &r, sizeof r);
+        }
+        if (write) {
+            memcpy(p + plen, (const char *)packed + from, dlen);
+            plen += dlen;
+        }
+        halo_pkt_hdr_t h = {.type = write ? HALO_PKT_RMA_WRITE : HALO_PKT_RMA_READ, .bytes = (uint64_t)n,
+                            .sreq = (uint64_t)(uintptr_t)&op, .aux = (uint64_t)from};
+        op.pending++;
+        while (halo_tr_send(world, &h, p, plen, NULL, NULL) != HALO_TR_OK)
+            halo_progress_poll();
+    }
+    free(p);
+    free(rv);
+    if (op.pending)
+        halo_progress_wait(am_done, &op);
+}
+
 #define IOV_BATCH 1024
 
 /* Moves the target's data to (write = 0) or from (write = 1) `packed`. */
@@ -1036,11 +1199,12 @@ static int target_move(halo_win_t *w, const target_t *t, void *packed, int write
         int n = halo_dt_iov((void *)t->remote, t->count, t->dt, &pos, t->bytes, rv, IOV_BATCH);
         struct iovec lv = {(char *)packed + from, (size_t)(pos - from)};
         rc = write ? halo_tr_writev(world, &lv, 1, rv, n) : halo_tr_readv(world, &lv, 1, rv, n);
+        if (rc != 0)
+            pos = from;   /* refused before anything of this batch moved */
     }
     free(rv);
     if (rc != 0)
-        return halo_err(MPI_ERR_OTHER, ": rank %d's window memory could not be reached (single-copy access "
-                        "refused)", t->rank);
+        am_move(w, t, packed, pos, write);
     return MPI_SUCCESS;
 }
 
@@ -1119,8 +1283,12 @@ static void acc_lock(halo_win_t *w, int rank)
         if (atomic_load_explicit(a, memory_order_relaxed) == 0 &&
             atomic_compare_exchange_weak_explicit(a, &z, 1, memory_order_acquire, memory_order_relaxed))
             return;
-        if (spins > 64)
+        if (spins > 64) {
+            /* the holder may be waiting for this process to carry out its
+             * packets (no single-copy access) */
+            halo_progress_poll();
             sched_yield();
+        }
     }
 }
 

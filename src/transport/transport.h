@@ -31,6 +31,12 @@ enum halo_pkt_type {
     HALO_PKT_COLL_ERR,    /* the sender's collective (ctx, tag) failed (aux = its error class) */
     HALO_PKT_CANCEL,      /* drop the message of send sreq if still unmatched (aux = its context) */
     HALO_PKT_CANCEL_ANS,  /* answer to CANCEL (sreq as asked; aux = 1 when it was dropped) */
+    HALO_PKT_RMA_WRITE,   /* one-sided, without single-copy access: write the payload's data
+                           * into the runs it lists (bytes = number of runs; sreq = origin's
+                           * token) */
+    HALO_PKT_RMA_READ,    /* the same, reading: answer with the runs' bytes (aux = their packed
+                           * offset at the origin) */
+    HALO_PKT_RMA_ANS,     /* answer to RMA_WRITE and RMA_READ (sreq, aux as asked; READ: the data) */
 };
 
 /* Payload of HALO_PKT_SPLIT: the sender writes bytes [off, end) of the
