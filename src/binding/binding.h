@@ -54,9 +54,12 @@ enum {
  * when there is none, or MPI_COMM_WORLD's while MPI_COMM_SELF's was never
  * set); returns the code to give back to the caller. A
  * layer may name a different object for the current call with
- * halo_err_redirect_comm (MPI_Wait raises on the request's communicator). */
+ * halo_err_redirect_comm (MPI_Wait raises on the request's communicator),
+ * or halo_err_redirect_file for the default file error handler
+ * (MPI_File_open and MPI_File_delete raise on MPI_FILE_NULL's). */
 int halo_err_dispatch(int objkind, void *handle, int code, const char *fname);
 void halo_err_redirect_comm(MPI_Comm comm);
+void halo_err_redirect_file(void);
 
 /* Answer of every MPI function that Halo does not implement yet. */
 int halo_unsupported(const char *fname);

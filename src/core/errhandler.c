@@ -9,11 +9,13 @@
 #include "core/errors.h"
 #include "core/lock.h"
 #include "core/session.h"
+#include "io/file.h"
 #include "pmi.h"
 #include "rma/win.h"
 
 static halo_errhandler_t eh_fatal, eh_abort, eh_return;
 static HALO_TLS MPI_Comm redirect_comm;
+static HALO_TLS bool redirect_file;
 
 /* Also called before MPI_Init by the calls allowed then (creating a
  * session's error handler); runs once. */
@@ -46,6 +48,11 @@ void halo_errhandler_release(halo_errhandler_t *e)
 void halo_err_redirect_comm(MPI_Comm comm)
 {
     redirect_comm = comm;
+}
+
+void halo_err_redirect_file(void)
+{
+    redirect_file = true;
 }
 
 _Noreturn static void die(int code, const char *what)
@@ -112,6 +119,11 @@ int halo_err_dispatch(int objkind, void *handle, int code, const char *fname)
         objkind = HALO_EOBJ_COMM;
         redirect_comm = NULL;
     }
+    if (redirect_file) {
+        handle = MPI_FILE_NULL;
+        objkind = HALO_EOBJ_FILE;
+        redirect_file = false;
+    }
     halo_errhandler_t *e = NULL;
     if (objkind == HALO_EOBJ_RETURN)
         return code;
@@ -160,11 +172,14 @@ int halo_err_dispatch(int objkind, void *handle, int code, const char *fname)
             handle = NULL;
         }
     }
-    if (!e) {
-        if (objkind != HALO_EOBJ_COMM && objkind != HALO_EOBJ_NONE) {
-            /* Files: not implemented yet; their calls return the code. */
+    if (objkind == HALO_EOBJ_FILE) {
+        /* A file that is not valid (or MPI_FILE_NULL) raises on the
+         * default file error handler, MPI_FILE_NULL's. */
+        e = halo_file_errhandler((MPI_File)handle);
+        if (!e)
             return code;
-        }
+    }
+    if (!e) {
         objkind = HALO_EOBJ_COMM;
         /* No object (or an invalid handle): MPI_COMM_SELF's handler, as
          * MPI 4.0 says. Before 4.0 it was MPI_COMM_WORLD's, and programs of

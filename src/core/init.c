@@ -14,6 +14,7 @@
 #include "core/info.h"
 #include "core/lock.h"
 #include "core/session.h"
+#include "io/file.h"
 #include "pmi.h"
 #include "progress/progress.h"
 #include "pt2pt/pt2pt.h"
@@ -195,6 +196,7 @@ static void lib_start(int argc, char **argv, int level)
     halo_attr_init_predef();
     halo_session_init_kind();
     halo_win_init();
+    halo_file_init();
     halo_info_env_fill(argc, argv, level);
     raise_level(level);
     lib_stage = LIB_UP;

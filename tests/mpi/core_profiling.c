@@ -4,10 +4,10 @@
  *   calls and passing them on to PMPI_Send and PMPI_Allreduce, as a
  *   profiling tool does: the counts must match the calls made and the data
  *   must arrive.
- * - A function Halo does not implement yet (MPI_File_read_at: MPI-IO)
- *   returns MPI_ERR_UNSUPPORTED_OPERATION (file calls return their errors),
- *   with a message naming the function, and changes nothing (the buffer
- *   and the status stay as they were). */
+ * - A function Halo does not implement yet (MPI_Register_datarep)
+ *   returns MPI_ERR_UNSUPPORTED_OPERATION, with a message naming the
+ *   function, and changes nothing (the data representation it would have
+ *   registered stays unknown to MPI_File_set_view). */
 #include "mpitest.h"
 
 static int sends, allreduces;
@@ -23,6 +23,13 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 {
     allreduces++;
     return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+static int extent_fn(MPI_Datatype datatype, MPI_Aint *extent, void *extra_state)
+{
+    (void)extra_state;
+    MPI_Aint lb;
+    return MPI_Type_get_extent(datatype, &lb, extent);
 }
 
 int main(int argc, char **argv)
@@ -48,21 +55,23 @@ int main(int argc, char **argv)
     CHECK_INT(allreduces, 1);
 
     /* Not implemented yet: the right class, a message naming it. */
-    int mem[4] = {7, 7, 7, 7};
-    MPI_Status st;
-    st.MPI_SOURCE = 12345;
-    int rc = MPI_File_read_at(MPI_FILE_NULL, 0, mem, 4, MPI_INT, &st);
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    int rc = MPI_Register_datarep("core_profiling_rep", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
+                                  extent_fn, NULL);
     int cls = -1;
     MPI_OK(MPI_Error_class(rc, &cls));
-    CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION, "MPI_File_read_at: error class %d", cls);
+    CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Register_datarep: error class %d", cls);
     char msg[MPI_MAX_ERROR_STRING];
     int len;
     MPI_OK(MPI_Error_string(rc, msg, &len));
-    CHECK(strncmp(msg, "MPI_File_read_at:", 17) == 0 && strstr(msg, "not supported") != NULL,
-          "message \"%s\" does not say that MPI_File_read_at is not supported", msg);
-    /* the call made, not the large-count twin it forwards to */
-    CHECK(strstr(msg, "MPI_File_read_at_c") == NULL, "message \"%s\" names MPI_File_read_at_c", msg);
-    CHECK(mem[0] == 7 && mem[3] == 7 && st.MPI_SOURCE == 12345, "MPI_File_read_at changed its buffer or status");
+    CHECK(strncmp(msg, "MPI_Register_datarep:", 21) == 0 && strstr(msg, "not supported") != NULL,
+          "message \"%s\" does not say that MPI_Register_datarep is not supported", msg);
+    MPI_File fh;
+    MPI_OK(MPI_File_open(MPI_COMM_SELF, "/dev/null", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "core_profiling_rep", MPI_INFO_NULL);
+    MPI_OK(MPI_Error_class(rc, &cls));
+    CHECK(cls == MPI_ERR_UNSUPPORTED_DATAREP, "the representation was registered after all (class %d)", cls);
+    MPI_OK(MPI_File_close(&fh));
 
     MPI_OK(MPI_Finalize());
     if (rank == 0)
