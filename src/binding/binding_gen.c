@@ -5952,10 +5952,10 @@ int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
     HALO_CHECK_INIT("MPI_Get_accumulate");
     HALO_LOCK();
     if (halo_error_checking) {
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)origin_count, "origin_count", MPI_ERR_COUNT));
+        HALO_CHECK(op == MPI_NO_OP ? MPI_SUCCESS : halo_chk_nonneg((MPI_Count)origin_count, "origin_count", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)result_count, "result_count", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)target_count, "target_count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(origin_datatype, "origin_datatype"));
+        HALO_CHECK(op == MPI_NO_OP ? MPI_SUCCESS : halo_chk_dtype_committed(origin_datatype, "origin_datatype"));
         HALO_CHECK(halo_chk_dtype_committed(result_datatype, "result_datatype"));
         HALO_CHECK(halo_chk_dtype_committed(target_datatype, "target_datatype"));
     }
@@ -5991,10 +5991,10 @@ int PMPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
     HALO_CHECK_INIT("MPI_Get_accumulate_c");
     HALO_LOCK();
     if (halo_error_checking) {
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)origin_count, "origin_count", MPI_ERR_COUNT));
+        HALO_CHECK(op == MPI_NO_OP ? MPI_SUCCESS : halo_chk_nonneg((MPI_Count)origin_count, "origin_count", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)result_count, "result_count", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)target_count, "target_count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(origin_datatype, "origin_datatype"));
+        HALO_CHECK(op == MPI_NO_OP ? MPI_SUCCESS : halo_chk_dtype_committed(origin_datatype, "origin_datatype"));
         HALO_CHECK(halo_chk_dtype_committed(result_datatype, "result_datatype"));
         HALO_CHECK(halo_chk_dtype_committed(target_datatype, "target_datatype"));
     }
@@ -11649,10 +11649,10 @@ int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype
     HALO_CHECK_INIT("MPI_Rget_accumulate");
     HALO_LOCK();
     if (halo_error_checking) {
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)origin_count, "origin_count", MPI_ERR_COUNT));
+        HALO_CHECK(op == MPI_NO_OP ? MPI_SUCCESS : halo_chk_nonneg((MPI_Count)origin_count, "origin_count", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)result_count, "result_count", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)target_count, "target_count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(origin_datatype, "origin_datatype"));
+        HALO_CHECK(op == MPI_NO_OP ? MPI_SUCCESS : halo_chk_dtype_committed(origin_datatype, "origin_datatype"));
         HALO_CHECK(halo_chk_dtype_committed(result_datatype, "result_datatype"));
         HALO_CHECK(halo_chk_dtype_committed(target_datatype, "target_datatype"));
         HALO_CHECK(halo_chk_outptr(request, "request"));
@@ -11690,10 +11690,10 @@ int PMPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_
     HALO_CHECK_INIT("MPI_Rget_accumulate_c");
     HALO_LOCK();
     if (halo_error_checking) {
-        HALO_CHECK(halo_chk_nonneg((MPI_Count)origin_count, "origin_count", MPI_ERR_COUNT));
+        HALO_CHECK(op == MPI_NO_OP ? MPI_SUCCESS : halo_chk_nonneg((MPI_Count)origin_count, "origin_count", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)result_count, "result_count", MPI_ERR_COUNT));
         HALO_CHECK(halo_chk_nonneg((MPI_Count)target_count, "target_count", MPI_ERR_COUNT));
-        HALO_CHECK(halo_chk_dtype_committed(origin_datatype, "origin_datatype"));
+        HALO_CHECK(op == MPI_NO_OP ? MPI_SUCCESS : halo_chk_dtype_committed(origin_datatype, "origin_datatype"));
         HALO_CHECK(halo_chk_dtype_committed(result_datatype, "result_datatype"));
         HALO_CHECK(halo_chk_dtype_committed(target_datatype, "target_datatype"));
         HALO_CHECK(halo_chk_outptr(request, "request"));

@@ -1001,10 +1001,19 @@ static int target_find(halo_win_t *w, int rank, MPI_Aint disp, MPI_Count count, 
             MPI_Count lo = (MPI_Count)disp + dt->true_lb, hi = (MPI_Count)disp + (count - 1) * dt->extent + dt->true_ub;
             if (dt->extent < 0)
                 lo = (MPI_Count)disp + (count - 1) * dt->extent + dt->true_lb, hi = (MPI_Count)disp + dt->true_ub;
+            /* attached regions may abut: walk from lo through the
+             * regions that cover it until past hi */
+            MPI_Count at = lo;
             int i = 0;
-            while (i < rt->n && !((MPI_Count)rt->base[i] <= lo && hi <= (MPI_Count)(rt->base[i] + rt->size[i])))
-                i++;
-            if (i == rt->n)
+            while (at < hi) {
+                for (i = 0; i < rt->n; i++)
+                    if ((MPI_Count)rt->base[i] <= at && at < (MPI_Count)(rt->base[i] + rt->size[i]))
+                        break;
+                if (i == rt->n)
+                    break;
+                at = (MPI_Count)(rt->base[i] + rt->size[i]);
+            }
+            if (at < hi)
                 return halo_err(MPI_ERR_RMA_RANGE, "(target_disp=%#llx): bytes %#llx to %#llx are not in memory "
                                 "that rank %d attached to the window", (unsigned long long)disp,
                                 (unsigned long long)lo, (unsigned long long)hi, rank);
@@ -1298,12 +1307,38 @@ static void acc_unlock(halo_win_t *w, int rank)
 }
 
 /* The predefined type an accumulate's data is made of. */
+/* The predefined type an accumulate's data is made of (NULL for a type
+ * with no data at all, which combines nothing). */
 static int acc_basic(halo_dtype_t *dt, const char *arg, halo_dtype_t **basic_p)
 {
+    *basic_p = NULL;
+    if (dt->size == 0)
+        return MPI_SUCCESS;
     if (dt->basic == MPI_DATATYPE_NULL)
         return halo_err(MPI_ERR_TYPE, "(%s): accumulates take types made of one predefined type", arg);
     *basic_p = halo_dtype_ptr(dt->basic);
     return MPI_SUCCESS;
+}
+
+/* new = origin op old, both packed: n elements of basic. The operation
+ * works on elements laid out as in memory, so the pair types whose
+ * packed size is below their extent (MPI_DOUBLE_INT and others with
+ * padding) are spread out to their layout around it. */
+static int acc_combine(MPI_Op op, halo_dtype_t *basic, const void *origin, void *upd, MPI_Count bytes)
+{
+    MPI_Count n = bytes / basic->size;
+    if (basic->extent == basic->size)
+        return halo_op_apply(op, basic, origin, upd, n);
+    size_t span = (size_t)(n * basic->extent);
+    char *o = halo_malloc(span ? span : 1), *u = halo_malloc(span ? span : 1);
+    halo_dt_unpack(o, n, basic, 0, origin, bytes);
+    halo_dt_unpack(u, n, basic, 0, upd, bytes);
+    int rc = halo_op_apply(op, basic, o, u, n);
+    if (rc == MPI_SUCCESS)
+        halo_dt_pack(u, n, basic, 0, upd, bytes);
+    free(o);
+    free(u);
+    return rc;
 }
 
 /* The operation must be predefined, and defined for the type when there
@@ -1315,7 +1350,7 @@ static int acc_op_check(MPI_Op op, halo_dtype_t *basic, MPI_Count count)
         return halo_err(MPI_ERR_OP, "(op=%p): not a valid operation", (void *)op);
     if (!(o->hdr.flags & HALO_OBJ_PREDEFINED))
         return halo_err(MPI_ERR_OP, ": accumulates take predefined operations only, not user-defined ones");
-    return count > 0 ? halo_op_check(op, basic, "op") : MPI_SUCCESS;
+    return count > 0 && basic ? halo_op_check(op, basic, "op") : MPI_SUCCESS;
 }
 
 /* One read-modify-write at the target under its accumulate lock:
@@ -1337,7 +1372,7 @@ static int acc_at(halo_win_t *w, const target_t *t, const void *origin, MPI_Op o
             } else {
                 void *upd = halo_malloc(t->bytes > 0 ? (size_t)t->bytes : 1);
                 memcpy(upd, old, (size_t)t->bytes);
-                rc = halo_op_apply(op, basic, origin, upd, t->bytes / basic->size);
+                rc = acc_combine(op, basic, origin, upd, t->bytes);
                 if (rc == MPI_SUCCESS)
                     rc = target_move(w, t, upd, 1);
                 free(upd);
@@ -1367,6 +1402,8 @@ int halo_api_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_D
         return rc;
     if ((rc = sizes_match(origin_count * odt->size, t.bytes, "target's")))
         return rc;
+    if (t.bytes == 0)
+        return MPI_SUCCESS;
     void *tmp;
     const void *src = origin_packed(origin_addr, origin_count, odt, &tmp);
     rc = acc_at(w, &t, src, op, basic, NULL);
@@ -1391,6 +1428,8 @@ int halo_api_get_accumulate_c(const void *origin_addr, MPI_Count origin_count, M
         return rc;
     if ((rc = sizes_match(result_count * rdt->size, t.bytes, "result's")))
         return rc;
+    if (t.bytes == 0)
+        return MPI_SUCCESS;
     void *tmp = NULL;
     const void *src = NULL;
     if (op != MPI_NO_OP) {

@@ -31,7 +31,9 @@
  * - pscw: post/start/complete/wait in a ring (each rank exposes to its
  *   left neighbour, accesses its right), MPI_Win_test polled, NOCHECK;
  * - procnull: every RMA call with MPI_PROC_NULL is a no-op;
- * - large: MPI_Put_c and MPI_Get_c.
+ * - large: MPI_Put_c and MPI_Get_c;
+ * - edge: MAXLOC on MPI_DOUBLE_INT (packed size below extent), a type with
+ *   no data, MPI_Get_accumulate with MPI_NO_OP and MPI_DATATYPE_NULL.
  * Arguments: parts (comma-separated, default all), then flavors
  * (create-malloc,create,allocate,shared; default all). */
 #include "mpitest.h"
@@ -1068,6 +1070,52 @@ static int all_known(const char *only, const char *const *names, int n)
     return found == commas + 1;
 }
 
+/* Accumulate corners: MAXLOC on a pair type whose packed size is below
+ * its extent (MPI_DOUBLE_INT: 12 bytes in a 16-byte struct), a type with
+ * no data, and MPI_Get_accumulate with MPI_NO_OP whose origin arguments
+ * the standard says are ignored (MPI_DATATYPE_NULL included). */
+static void t_edge(int f)
+{
+    enum { NP = 5 };
+    struct dint {
+        double v;
+        int i;
+    };
+    win_t w;
+    win_new(&w, f, NP * (MPI_Aint)sizeof(struct dint), (int)sizeof(struct dint));
+    struct dint *b = w.base;
+    MPI_OK(MPI_Win_fence(0, w.win));
+    for (int k = 0; k < NP; k++)
+        b[k] = (struct dint){-1.0, -1};
+    MPI_OK(MPI_Win_fence(0, w.win));
+    /* every rank offers (rank + k, rank) at slot k of rank 0: the maximum
+     * is size - 1 + k, from the last rank */
+    struct dint mine[NP];
+    for (int k = 0; k < NP; k++)
+        mine[k] = (struct dint){rank + k, rank};
+    MPI_OK(MPI_Accumulate(mine, NP, MPI_DOUBLE_INT, 0, 0, NP, MPI_DOUBLE_INT, MPI_MAXLOC, w.win));
+    /* no data: nothing changes, no error */
+    MPI_Datatype none;
+    MPI_OK(MPI_Type_contiguous(0, MPI_INT, &none));
+    MPI_OK(MPI_Type_commit(&none));
+    MPI_OK(MPI_Accumulate(mine, 1, none, 0, 0, 1, none, MPI_SUM, w.win));
+    MPI_OK(MPI_Type_free(&none));
+    MPI_OK(MPI_Win_fence(0, w.win));
+    if (rank == 0)
+        for (int k = 0; k < NP; k++)
+            CHECKF(b[k].v == size - 1 + k && b[k].i == size - 1, "MAXLOC slot %d: (%g, %d), expected (%d, %d)", k,
+                   b[k].v, b[k].i, size - 1 + k, size - 1);
+    /* fetch slot 2 of rank 0 with MPI_NO_OP and no origin at all */
+    struct dint got = {0, 0};
+    MPI_OK(MPI_Get_accumulate(NULL, 0, MPI_DATATYPE_NULL, &got, 1, MPI_DOUBLE_INT, 0, 2, 1, MPI_DOUBLE_INT,
+                              MPI_NO_OP, w.win));
+    MPI_OK(MPI_Win_fence(0, w.win));
+    CHECKF(got.v == size + 1 && got.i == size - 1, "MPI_NO_OP fetched (%g, %d), expected (%d, %d)", got.v, got.i,
+           size + 1, size - 1);
+    MPI_OK(MPI_Win_fence(0, w.win));
+    win_free(&w);
+}
+
 static const struct {
     const char *name;
     void (*fn)(int flavor);
@@ -1078,6 +1126,7 @@ static const struct {
     {"cas", t_cas, 1},           {"passive", t_passive, 1}, {"locks", t_locks, 1},
     {"request", t_request, 1},
     {"pscw", t_pscw, 0},         {"procnull", t_procnull, 0}, {"large", t_large, 0},
+    {"edge", t_edge, 0},
 };
 enum { NPARTS = sizeof parts / sizeof parts[0] };
 

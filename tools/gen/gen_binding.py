@@ -74,6 +74,10 @@ NONNULL_OUT_SKIP = {
 # "valid object": the name queries answer "MPI_COMM_NULL" and the like.
 NULL_HANDLE_OK = {("MPI_Comm_get_name", "comm"), ("MPI_Type_get_name", "datatype")}
 
+# With MPI_NO_OP these ignore their origin buffer, count and datatype (any
+# value, MPI_DATATYPE_NULL included): checked only for other operations.
+NO_OP_ORIGIN = {"MPI_Get_accumulate", "MPI_Get_accumulate_c", "MPI_Rget_accumulate", "MPI_Rget_accumulate_c"}
+
 # Point-to-point functions: their rank and tag arguments are checked here.
 P2P_RE = re.compile(
     r"^MPI_(I?[BSR]?send|I?recv|Send_init|Bsend_init|Ssend_init|Rsend_init|Recv_init|"
@@ -487,7 +491,10 @@ def checks_for(f):
             # MPI_IN_PLACE (any value is legal then): the collective checks it.
             if collective and not is_p2p and p.name in ("sendcount", "recvcount"):
                 continue
-            lines.append(f'HALO_CHECK(halo_chk_nonneg((MPI_Count){p.name}, "{p.name}", {NNI_COUNT_KINDS[p.kind]}));')
+            check = f'halo_chk_nonneg((MPI_Count){p.name}, "{p.name}", {NNI_COUNT_KINDS[p.kind]})'
+            if cname in NO_OP_ORIGIN and p.name == "origin_count":
+                check = f"op == MPI_NO_OP ? MPI_SUCCESS : {check}"
+            lines.append(f'HALO_CHECK({check});')
     for p in f.params:
         if p.kind == "DATATYPE" and p.scalar_in and not p.root_only \
                 and (cname, p.name) not in NULL_HANDLE_OK:
@@ -500,6 +507,8 @@ def checks_for(f):
                 # 0, so no datatype is needed (MPI_DATATYPE_NULL is accepted).
                 lines.append(f'HALO_CHECK({p.name} == MPI_DATATYPE_NULL && {p2p_no_data(f, p.name, peer)} ? MPI_SUCCESS : '
                              f'{fn}({p.name}, "{p.name}"));')
+            elif cname in NO_OP_ORIGIN and p.name == "origin_datatype":
+                lines.append(f'HALO_CHECK(op == MPI_NO_OP ? MPI_SUCCESS : {fn}({p.name}, "{p.name}"));')
             else:
                 lines.append(f'HALO_CHECK({fn}({p.name}, "{p.name}"));')
     if is_p2p and comm:
