@@ -819,6 +819,44 @@ int halo_api_file_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Coun
 
 /* ------------------------------------------------------------ views */
 
+/* The layout an etype or filetype must have (MPI 5.0 14.1.1, 14.3): its
+ * displacements non-negative and non-decreasing in type-map order, and on
+ * a file open for writing no two pieces overlapping. Returns the error, or
+ * MPI_SUCCESS. The runs are walked from a base far from 0, so that
+ * negative offsets stay on valid addresses. */
+static int view_layout(const halo_dtype_t *dt, const char *arg, bool writable)
+{
+    if (dt->size == 0)
+        return MPI_SUCCESS;
+    const uintptr_t base = (uintptr_t)1 << 46;
+    struct iovec iov[MAXIOV];
+    MPI_Count pos = 0;
+    long long prev_start = 0, prev_end = 0;
+    bool first = true;
+    while (pos < dt->size) {
+        int n = halo_dt_iov((const void *)base, 1, dt, &pos, dt->size, iov, MAXIOV);
+        if (n <= 0)
+            break;
+        for (int i = 0; i < n; i++) {
+            long long start = (long long)((intptr_t)iov[i].iov_base - (intptr_t)base);
+            long long end = start + (long long)iov[i].iov_len;
+            if (start < 0)
+                return halo_err(MPI_ERR_IO, "(%s): a displacement is negative (%lld)", arg, start);
+            if (!first && start < prev_start)
+                return halo_err(MPI_ERR_IO, "(%s): displacements must not decrease (%lld after %lld)", arg, start,
+                                prev_start);
+            if (!first && writable && start < prev_end)
+                return halo_err(MPI_ERR_IO, "(%s): parts overlap (bytes from %lld, up to %lld already), which a "
+                                "file open for writing does not allow", arg, start, prev_end);
+            prev_start = start;
+            if (first || end > prev_end)
+                prev_end = end;
+            first = false;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
 int halo_api_file_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                            const char *datarep, MPI_Info info)
 {
@@ -844,11 +882,15 @@ int halo_api_file_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI
     else if (ft->size % et->size != 0)
         lrc = halo_err(MPI_ERR_TYPE, "(filetype): its size (%lld) is not a multiple of the etype's (%lld)",
                        (long long)ft->size, (long long)et->size);
-    else if (ft->size > 0 && (ft->true_lb < 0 || ft->extent <= 0))
-        lrc = halo_err(MPI_ERR_TYPE, "(filetype): its displacements must be non-negative and its extent "
-                       "positive");
+    else if (ft->size > 0 && ft->extent <= 0)
+        lrc = halo_err(MPI_ERR_TYPE, "(filetype): its extent must be positive");
     else if (info != MPI_INFO_NULL && !(in = halo_obj_lookup(HALO_KIND_INFO, info)))
         lrc = halo_err(MPI_ERR_INFO, "(info=%p): not a valid info object", (void *)info);
+    if (lrc == MPI_SUCCESS) {
+        bool writable = (f->amode & (MPI_MODE_RDWR | MPI_MODE_WRONLY)) != 0;
+        if ((lrc = view_layout(et, "etype", writable)) == MPI_SUCCESS)
+            lrc = view_layout(ft, "filetype", writable);
+    }
     int rc = agree(chandle(f), lrc);
     if (rc != MPI_SUCCESS)
         return rc;

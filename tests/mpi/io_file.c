@@ -110,6 +110,30 @@ static void test_open(void)
     MPI_FAILS(MPI_ERR_UNSUPPORTED_DATAREP,
               MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
     MPI_FAILS(MPI_ERR_ARG, MPI_File_seek(fh, -1, MPI_SEEK_SET));
+    /* Views whose types go backwards, below 0, or (open for writing)
+     * overlap are refused (MPI 5.0 14.1.1, 14.3); one that only overlaps
+     * is taken when the file is read-only (below). */
+    MPI_Datatype back, neg, over;
+    {
+        int bl[2] = {1, 1}, dback[2] = {3, 0}, dneg[2] = {-2, 2}, bo[2] = {3, 1}, dover[2] = {0, 1};
+        MPI_OK(MPI_Type_indexed(2, bl, dback, MPI_INT, &back));
+        MPI_OK(MPI_Type_indexed(2, bl, dneg, MPI_INT, &neg));
+        MPI_OK(MPI_Type_indexed(2, bo, dover, MPI_INT, &over));
+        MPI_OK(MPI_Type_commit(&back));
+        MPI_OK(MPI_Type_commit(&neg));
+        MPI_OK(MPI_Type_commit(&over));
+    }
+    MPI_FAILS(MPI_ERR_IO, MPI_File_set_view(fh, 0, MPI_INT, back, "native", MPI_INFO_NULL));
+    MPI_FAILS(MPI_ERR_IO, MPI_File_set_view(fh, 0, MPI_INT, neg, "native", MPI_INFO_NULL));
+    MPI_FAILS(MPI_ERR_IO, MPI_File_set_view(fh, 0, MPI_INT, over, "native", MPI_INFO_NULL));
+    MPI_FAILS(MPI_ERR_IO, MPI_File_set_view(fh, 0, back, back, "native", MPI_INFO_NULL));
+    MPI_OK(MPI_File_close(&fh));
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    MPI_OK(MPI_File_set_view(fh, 0, MPI_INT, over, "native", MPI_INFO_NULL));
+    MPI_FAILS(MPI_ERR_IO, MPI_File_set_view(fh, 0, MPI_INT, back, "native", MPI_INFO_NULL));
+    MPI_OK(MPI_Type_free(&back));
+    MPI_OK(MPI_Type_free(&neg));
+    MPI_OK(MPI_Type_free(&over));
     MPI_OK(MPI_File_close(&fh));
     MPI_FAILS(MPI_ERR_FILE, MPI_File_close(&fh));
     MPI_FAILS(MPI_ERR_FILE, MPI_File_get_size(MPI_FILE_NULL, &(MPI_Offset){0}));
