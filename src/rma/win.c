@@ -31,6 +31,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "binding/api_gen.h"
@@ -196,13 +197,19 @@ static void free_win(halo_win_t *w)
 
 /* Maps the window's segment (every member sizes it alike; the last to
  * attach removes its name). */
+static void segment_name(const halo_win_t *w, char *name, size_t n)
+{
+    const halo_comm_t *c = w->comm;
+    uint64_t h = halo_fnv1a(HALO_FNV_BASIS, c->world, (size_t)c->size * sizeof *c->world);
+    char suffix[96];
+    snprintf(suffix, sizeof suffix, "w%x-%016llx", (unsigned)c->ctx, (unsigned long long)h);
+    halo_shm_name(name, n, halo_world.kvsname, suffix);
+}
+
 static int map_segment(halo_win_t *w, size_t size)
 {
-    halo_comm_t *c = w->comm;
-    uint64_t h = halo_fnv1a(HALO_FNV_BASIS, c->world, (size_t)c->size * sizeof *c->world);
-    char suffix[96], name[300];
-    snprintf(suffix, sizeof suffix, "w%x-%016llx", (unsigned)c->ctx, (unsigned long long)h);
-    halo_shm_name(name, sizeof name, halo_world.kvsname, suffix);
+    char name[300];
+    segment_name(w, name, sizeof name);
     int fd = shm_open(name, O_CREAT | O_RDWR, 0600);
     if (fd < 0)
         return halo_err(MPI_ERR_NO_MEM, ": cannot open the window's shared segment /dev/shm%s: %s", name,
@@ -212,24 +219,30 @@ static int map_segment(halo_win_t *w, size_t size)
         close(fd);
         return halo_err(MPI_ERR_OTHER, ": refusing the window's shared segment /dev/shm%s: %s", name, why);
     }
+    /* Its pages are taken when first touched: a segment larger than the
+     * free space of /dev/shm would fail then, with SIGBUS, not here. */
+    struct statvfs sv;
+    if (fstatvfs(fd, &sv) == 0 && (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize < (uint64_t)size) {
+        close(fd);
+        return halo_err(MPI_ERR_NO_MEM, ": the window needs %zu bytes of shared memory, and /dev/shm has %llu "
+                        "free", size, (unsigned long long)sv.f_bavail * (unsigned long long)sv.f_frsize);
+    }
     if (ftruncate(fd, (off_t)size) != 0) {
         int e = errno;
         close(fd);
-        shm_unlink(name);
         return halo_err(MPI_ERR_NO_MEM, ": cannot size the window's shared segment (%zu bytes): %s", size,
                         strerror(e));
     }
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (p == MAP_FAILED) {
-        shm_unlink(name);
         return halo_err(MPI_ERR_NO_MEM, ": cannot map the window's shared segment (%zu bytes): %s", size,
                         strerror(errno));
     }
     w->seg = p;
     w->seg_size = size;
     win_hdr_t *hd = p;
-    if (atomic_fetch_add(&hd->attached, 1) + 1 == (uint32_t)c->size)
+    if (atomic_fetch_add(&hd->attached, 1) + 1 == (uint32_t)w->comm->size)
         shm_unlink(name);
     return MPI_SUCCESS;
 }
@@ -330,7 +343,16 @@ static int win_make(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit, M
     }
     size_t seg_size = align_up(off > 64 ? off : 64, 4096);
     rc = map_segment(w, seg_size);
+    /* A member that could not map it fails the call on all: the others
+     * remove the name it will never count as attached. */
+    int mine_cls = rc == MPI_SUCCESS ? 0 : halo_err_class_of(rc), worst = 0;
+    int arc = halo_api_allreduce(&mine_cls, &worst, 1, MPI_INT, MPI_MAX, comm);
+    if (rc == MPI_SUCCESS && (arc != MPI_SUCCESS || worst != 0))
+        rc = arc != MPI_SUCCESS ? arc : halo_err(worst, ": another member could not map the window's segment");
     if (rc != MPI_SUCCESS) {
+        char name[300];
+        segment_name(w, name, sizeof name);
+        shm_unlink(name);
         free(all);
         free(data_off);
         free_win(w);

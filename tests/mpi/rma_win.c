@@ -672,6 +672,9 @@ static void test_errors(void)
     MPI_FAILS(MPI_ERR_SIZE, MPI_Win_create(buf, -1, 1, MPI_INFO_NULL, dup, &win));
     int *mem = NULL;
     MPI_FAILS(MPI_ERR_SIZE, MPI_Win_allocate(-8, 1, MPI_INFO_NULL, dup, &mem, &win));
+    /* more memory than the node has: an error on every rank, not a crash
+     * at the first touch */
+    MPI_FAILS(MPI_ERR_NO_MEM, MPI_Win_allocate((MPI_Aint)1 << 50, 1, MPI_INFO_NULL, dup, &mem, &win));
     MPI_OK(MPI_Comm_free(&dup));
 
     /* MPI_Win_shared_query refuses a dynamic window (MPI 5.0 12.2.3) */
