@@ -1160,7 +1160,6 @@ void halo_rma_on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payl
         memcpy(buf + at, (const void *)(uintptr_t)r.addr, (size_t)r.len);
         at += (size_t)r.len;
     }
-    (void)len;
     am_answer(src_world, &a, buf, at);
     free(buf);
 }
@@ -1280,6 +1279,15 @@ static int sizes_match(MPI_Count a, MPI_Count b, const char *what)
     return MPI_SUCCESS;
 }
 
+/* The target of a put or get, whose data must be as large as the
+ * origin's `bytes`. */
+static int target_of_move(halo_win_t *w, int rank, MPI_Aint disp, MPI_Count count, MPI_Datatype type,
+                          MPI_Count bytes, target_t *t)
+{
+    int rc = target_find(w, rank, disp, count, type, t);
+    return rc ? rc : sizes_match(bytes, t->bytes, "target's");
+}
+
 int halo_api_put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                    MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
@@ -1287,11 +1295,9 @@ int halo_api_put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype
     if (target_rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
     target_t t;
-    int rc = target_find(w, target_rank, target_disp, target_count, target_datatype, &t);
-    if (rc)
-        return rc;
     halo_dtype_t *odt = halo_dtype_ptr(origin_datatype);
-    if ((rc = sizes_match(origin_count * odt->size, t.bytes, "target's")))
+    int rc = target_of_move(w, target_rank, target_disp, target_count, target_datatype, origin_count * odt->size, &t);
+    if (rc)
         return rc;
     return target_move(w, &t, (void *)origin_packed(origin_addr, origin_count, odt), 1);
 }
@@ -1303,11 +1309,9 @@ int halo_api_get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origi
     if (target_rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
     target_t t;
-    int rc = target_find(w, target_rank, target_disp, target_count, target_datatype, &t);
-    if (rc)
-        return rc;
     halo_dtype_t *odt = halo_dtype_ptr(origin_datatype);
-    if ((rc = sizes_match(origin_count * odt->size, t.bytes, "target's")))
+    int rc = target_of_move(w, target_rank, target_disp, target_count, target_datatype, origin_count * odt->size, &t);
+    if (rc)
         return rc;
     if (halo_dt_contig(odt))
         return target_move(w, &t, origin_addr, 0);

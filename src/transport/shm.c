@@ -855,8 +855,10 @@ static int cma_move(int peer, const struct iovec *local, int nlocal, uint64_t ra
     return 0;
 }
 
-int halo_shm_readv(int peer, const struct iovec *local, int nlocal, const struct iovec *remote,
-                   int nremote)
+/* process_vm_readv or writev between local and remote runs of equal
+ * total length: 0, or -1 when the peer's memory may not be reached. */
+static int cma_movev(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote,
+                     int write)
 {
     shm_peer_t *p = &shm.peers[peer];
     if (!shm.cma_enabled || p->cma < 0)
@@ -864,35 +866,27 @@ int halo_shm_readv(int peer, const struct iovec *local, int nlocal, const struct
     size_t len = 0;
     for (int i = 0; i < nlocal; i++)
         len += local[i].iov_len;
-    ssize_t got = process_vm_readv(shm.ranks[peer].pid, local, (unsigned long)nlocal, remote,
-                                   (unsigned long)nremote, 0);
+    pid_t pid = shm.ranks[peer].pid;
+    ssize_t got = write ? process_vm_writev(pid, local, (unsigned long)nlocal, remote, (unsigned long)nremote, 0)
+                        : process_vm_readv(pid, local, (unsigned long)nlocal, remote, (unsigned long)nremote, 0);
     if (got < 0 && cma_refused(p, errno))
         return -1;
     if (got < 0 || (size_t)got != len)
-        halo_fatal("process_vm_readv of %d runs from local rank %d (pid %d) moved %zd of %zu bytes: %s",
-                   nremote, peer, (int)shm.ranks[peer].pid, got, len, got < 0 ? strerror(errno) : "short");
+        halo_fatal("%s of %d runs %s local rank %d (pid %d) moved %zd of %zu bytes: %s",
+                   write ? "process_vm_writev" : "process_vm_readv", nremote, write ? "to" : "from", peer,
+                   (int)pid, got, len, got < 0 ? strerror(errno) : "short");
     p->cma = 1;
     return 0;
 }
 
-int halo_shm_writev(int peer, const struct iovec *local, int nlocal, const struct iovec *remote,
-                    int nremote)
+int halo_shm_readv(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote)
 {
-    shm_peer_t *p = &shm.peers[peer];
-    if (!shm.cma_enabled || p->cma < 0)
-        return -1;
-    size_t len = 0;
-    for (int i = 0; i < nlocal; i++)
-        len += local[i].iov_len;
-    ssize_t put = process_vm_writev(shm.ranks[peer].pid, local, (unsigned long)nlocal, remote,
-                                    (unsigned long)nremote, 0);
-    if (put < 0 && cma_refused(p, errno))
-        return -1;
-    if (put < 0 || (size_t)put != len)
-        halo_fatal("process_vm_writev of %d runs to local rank %d (pid %d) moved %zd of %zu bytes: %s",
-                   nremote, peer, (int)shm.ranks[peer].pid, put, len, put < 0 ? strerror(errno) : "short");
-    p->cma = 1;
-    return 0;
+    return cma_movev(peer, local, nlocal, remote, nremote, 0);
+}
+
+int halo_shm_writev(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote)
+{
+    return cma_movev(peer, local, nlocal, remote, nremote, 1);
 }
 
 int halo_shm_read(int peer, const struct iovec *local, int nlocal, uint64_t raddr, size_t len)

@@ -171,27 +171,35 @@ int halo_tr_read(int src_world, const struct iovec *local, int nlocal, uint64_t 
     return halo_shm_read(local_of(src_world), local, nlocal, raddr, len);
 }
 
+/* Within this process: copies between two iovec lists that cover the same
+ * bytes (into the remote ones when to_remote), two cursors over the lists,
+ * one memcpy per overlap. */
+static void iov_copy(const struct iovec *local, int nlocal, const struct iovec *remote, int nremote, int to_remote)
+{
+    size_t lo = 0, ro = 0;
+    for (int i = 0, j = 0; i < nlocal && j < nremote;) {
+        size_t l = local[i].iov_len - lo, r = remote[j].iov_len - ro, n = l < r ? l : r;
+        char *lp = (char *)local[i].iov_base + lo, *rp = (char *)remote[j].iov_base + ro;
+        if (n)
+            memcpy(to_remote ? rp : lp, to_remote ? lp : rp, n);
+        lo += n;
+        ro += n;
+        if (lo == local[i].iov_len) {
+            i++;
+            lo = 0;
+        }
+        if (ro == remote[j].iov_len) {
+            j++;
+            ro = 0;
+        }
+    }
+}
+
 int halo_tr_readv(int src_world, const struct iovec *local, int nlocal, const struct iovec *remote,
                   int nremote)
 {
     if (src_world == halo_world.rank) {
-        /* two cursors over the lists, one memcpy per overlap */
-        size_t lo = 0, ro = 0;
-        for (int i = 0, j = 0; i < nlocal && j < nremote;) {
-            size_t l = local[i].iov_len - lo, r = remote[j].iov_len - ro, n = l < r ? l : r;
-            if (n)
-                memcpy((char *)local[i].iov_base + lo, (const char *)remote[j].iov_base + ro, n);
-            lo += n;
-            ro += n;
-            if (lo == local[i].iov_len) {
-                i++;
-                lo = 0;
-            }
-            if (ro == remote[j].iov_len) {
-                j++;
-                ro = 0;
-            }
-        }
+        iov_copy(local, nlocal, remote, nremote, 0);
         return 0;
     }
     return halo_shm_readv(local_of(src_world), local, nlocal, remote, nremote);
@@ -201,22 +209,7 @@ int halo_tr_writev(int dst_world, const struct iovec *local, int nlocal, const s
                    int nremote)
 {
     if (dst_world == halo_world.rank) {
-        size_t lo = 0, ro = 0;
-        for (int i = 0, j = 0; i < nlocal && j < nremote;) {
-            size_t l = local[i].iov_len - lo, r = remote[j].iov_len - ro, n = l < r ? l : r;
-            if (n)
-                memcpy((char *)remote[j].iov_base + ro, (const char *)local[i].iov_base + lo, n);
-            lo += n;
-            ro += n;
-            if (lo == local[i].iov_len) {
-                i++;
-                lo = 0;
-            }
-            if (ro == remote[j].iov_len) {
-                j++;
-                ro = 0;
-            }
-        }
+        iov_copy(local, nlocal, remote, nremote, 1);
         return 0;
     }
     return halo_shm_writev(local_of(dst_world), local, nlocal, remote, nremote);
