@@ -266,20 +266,36 @@ int halo_api_errhandler_free(MPI_Errhandler *errhandler)
     return MPI_SUCCESS;
 }
 
-int halo_api_comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+int halo_errhandler_for(MPI_Errhandler errhandler, int objkind, halo_errhandler_t **e_p)
 {
-    halo_comm_t *c = halo_comm_ptr(comm);
     halo_errhandler_t *e = halo_obj_lookup(HALO_KIND_ERRHANDLER, errhandler);
     if (!e)
         return halo_err(MPI_ERR_ARG, "(errhandler=%p): not a valid error handler", (void *)errhandler);
-    if (!e->builtin && e->objkind != HALO_EOBJ_COMM)
-        return halo_err(MPI_ERR_ARG, ": this error handler was made for another kind of object");
-    halo_obj_ref(e);
-    halo_errhandler_release(c->errh);
-    c->errh = e;
-    if (c == &halo_comm_self)
-        self_errh_set = true;
+    if (!e->builtin && e->objkind != objkind)
+        return halo_err(MPI_ERR_ARG, "(errhandler): this error handler was made for another kind of object");
+    *e_p = e;
     return MPI_SUCCESS;
+}
+
+int halo_errhandler_set(halo_errhandler_t **slot, MPI_Errhandler errhandler, int objkind)
+{
+    halo_errhandler_t *e = NULL;
+    int rc = halo_errhandler_for(errhandler, objkind, &e);
+    if (rc)
+        return rc;
+    halo_obj_ref(e);
+    halo_errhandler_release(*slot);
+    *slot = e;
+    return MPI_SUCCESS;
+}
+
+int halo_api_comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    halo_comm_t *c = halo_comm_ptr(comm);
+    int rc = halo_errhandler_set(&c->errh, errhandler, HALO_EOBJ_COMM);
+    if (rc == MPI_SUCCESS && c == &halo_comm_self)
+        self_errh_set = true;
+    return rc;
 }
 
 int halo_api_comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)

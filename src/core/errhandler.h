@@ -22,6 +22,13 @@ typedef struct halo_errhandler {
 void halo_errhandler_init(void);
 halo_errhandler_t *halo_errhandler_fatal(void);
 void halo_errhandler_release(halo_errhandler_t *e);
+/* The handler behind an MPI_Errhandler argument when an object of kind
+ * objkind (HALO_EOBJ_*) takes it: a predefined one or one made for that
+ * kind; else the argument's error. */
+int halo_errhandler_for(MPI_Errhandler errhandler, int objkind, halo_errhandler_t **e_p);
+/* MPI_<Object>_set_errhandler: *slot takes the handler (a reference on
+ * it), the one it held is released. */
+int halo_errhandler_set(halo_errhandler_t **slot, MPI_Errhandler errhandler, int objkind);
 /* Runs an error handler for an error on an object (HALO_EOBJ_*); returns
  * the code the call gives back. */
 int halo_errhandler_invoke(halo_errhandler_t *e, int objkind, void *handle, int code);

@@ -534,13 +534,7 @@ void halo_group_tmp_comm(halo_comm_t *tmp, halo_group_t *g, const char *stringta
 /* The error handler argument of the *_from_group(s) functions. */
 int halo_errhandler_arg(MPI_Errhandler errhandler, struct halo_errhandler **e_p)
 {
-    halo_errhandler_t *e = halo_obj_lookup(HALO_KIND_ERRHANDLER, errhandler);
-    if (!e)
-        return halo_err(MPI_ERR_ARG, "(errhandler=%p): not a valid error handler", (void *)errhandler);
-    if (!e->builtin && e->objkind != HALO_EOBJ_COMM)
-        return halo_err(MPI_ERR_ARG, "(errhandler): this error handler was made for another kind of object");
-    *e_p = e;
-    return MPI_SUCCESS;
+    return halo_errhandler_for(errhandler, HALO_EOBJ_COMM, e_p);
 }
 
 /* MPI_Intercomm_create_from_groups, with groups of world ranks (from

@@ -257,15 +257,7 @@ int halo_api_session_get_info(MPI_Session session, MPI_Info *info_used)
 int halo_api_session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
     SESSION_CHECK(session, s);
-    halo_errhandler_t *e = halo_obj_lookup(HALO_KIND_ERRHANDLER, errhandler);
-    if (!e)
-        return halo_err(MPI_ERR_ARG, "(errhandler=%p): not a valid error handler", (void *)errhandler);
-    if (!e->builtin && e->objkind != HALO_EOBJ_SESSION)
-        return halo_err(MPI_ERR_ARG, "(errhandler): this error handler was made for another kind of object");
-    halo_obj_ref(e);
-    halo_errhandler_release(s->errh);
-    s->errh = e;
-    return MPI_SUCCESS;
+    return halo_errhandler_set(&s->errh, errhandler, HALO_EOBJ_SESSION);
 }
 
 int halo_api_session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)

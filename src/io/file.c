@@ -684,18 +684,24 @@ int halo_api_file_delete(const char *filename, MPI_Info info)
 
 /* ------------------------------------------------------------ size, info */
 
+/* The checks MPI_File_set_size and MPI_File_preallocate share. */
+static int resize_args(const halo_file_t *f, MPI_File fh, MPI_Offset size)
+{
+    if (size < 0)
+        return halo_err(MPI_ERR_ARG, "(size=%lld): cannot be negative", (long long)size);
+    if (f->amode & MPI_MODE_RDONLY)
+        return halo_err(MPI_ERR_READ_ONLY, "(fh=%p): the file was opened MPI_MODE_RDONLY", (void *)fh);
+    if (f->amode & MPI_MODE_SEQUENTIAL)
+        return halo_err(MPI_ERR_UNSUPPORTED_OPERATION, "(fh=%p): the file was opened MPI_MODE_SEQUENTIAL",
+                        (void *)fh);
+    return MPI_SUCCESS;
+}
+
 int halo_api_file_set_size(MPI_File fh, MPI_Offset size)
 {
     FILE_CHECK(fh, f);
-    int lrc = MPI_SUCCESS;
-    if (size < 0)
-        lrc = halo_err(MPI_ERR_ARG, "(size=%lld): cannot be negative", (long long)size);
-    else if (f->amode & MPI_MODE_RDONLY)
-        lrc = halo_err(MPI_ERR_READ_ONLY, "(fh=%p): the file was opened MPI_MODE_RDONLY", (void *)fh);
-    else if (f->amode & MPI_MODE_SEQUENTIAL)
-        lrc = halo_err(MPI_ERR_UNSUPPORTED_OPERATION, "(fh=%p): the file was opened MPI_MODE_SEQUENTIAL",
-                       (void *)fh);
-    else if (f->comm->rank == 0 && ftruncate(f->fd, (off_t)size) != 0)
+    int lrc = resize_args(f, fh, size);
+    if (lrc == MPI_SUCCESS && f->comm->rank == 0 && ftruncate(f->fd, (off_t)size) != 0)
         lrc = halo_err(errno_class(errno) == MPI_ERR_BAD_FILE ? MPI_ERR_IO : errno_class(errno),
                        "(size=%lld): cannot resize the file: %s", (long long)size, strerror(errno));
     return agree(chandle(f), lrc);
@@ -704,15 +710,8 @@ int halo_api_file_set_size(MPI_File fh, MPI_Offset size)
 int halo_api_file_preallocate(MPI_File fh, MPI_Offset size)
 {
     FILE_CHECK(fh, f);
-    int lrc = MPI_SUCCESS;
-    if (size < 0)
-        lrc = halo_err(MPI_ERR_ARG, "(size=%lld): cannot be negative", (long long)size);
-    else if (f->amode & MPI_MODE_RDONLY)
-        lrc = halo_err(MPI_ERR_READ_ONLY, "(fh=%p): the file was opened MPI_MODE_RDONLY", (void *)fh);
-    else if (f->amode & MPI_MODE_SEQUENTIAL)
-        lrc = halo_err(MPI_ERR_UNSUPPORTED_OPERATION, "(fh=%p): the file was opened MPI_MODE_SEQUENTIAL",
-                       (void *)fh);
-    else if (f->comm->rank == 0 && size > 0) {
+    int lrc = resize_args(f, fh, size);
+    if (lrc == MPI_SUCCESS && f->comm->rank == 0 && size > 0) {
         struct stat st;
         if (fstat(f->fd, &st) == 0 && st.st_size < size) {
             int e = posix_fallocate(f->fd, 0, (off_t)size);
@@ -1199,17 +1198,7 @@ int halo_api_file_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
         if (!f)
             return halo_err(MPI_ERR_FILE, "(file=%p): not a valid file", (void *)file);
     }
-    halo_errhandler_t *e = halo_obj_lookup(HALO_KIND_ERRHANDLER, errhandler);
-    if (!e)
-        return halo_err(MPI_ERR_ARG, "(errhandler=%p): not a valid error handler", (void *)errhandler);
-    if (!e->builtin && e->objkind != HALO_EOBJ_FILE)
-        return halo_err(MPI_ERR_ARG, ": this error handler was made for another kind of object");
-    halo_obj_ref(e);
-    halo_errhandler_t **slot = f ? &f->errh : &null_errh;
-    if (*slot)
-        halo_errhandler_release(*slot);
-    *slot = e;
-    return MPI_SUCCESS;
+    return halo_errhandler_set(f ? &f->errh : &null_errh, errhandler, HALO_EOBJ_FILE);
 }
 
 int halo_api_file_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)

@@ -539,15 +539,7 @@ int halo_api_win_get_info(MPI_Win win, MPI_Info *info_used)
 int halo_api_win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     WIN_CHECK(win, w);
-    halo_errhandler_t *e = halo_obj_lookup(HALO_KIND_ERRHANDLER, errhandler);
-    if (!e)
-        return halo_err(MPI_ERR_ARG, "(errhandler=%p): not a valid error handler", (void *)errhandler);
-    if (!e->builtin && e->objkind != HALO_EOBJ_WIN)
-        return halo_err(MPI_ERR_ARG, ": this error handler was made for another kind of object");
-    halo_obj_ref(e);
-    halo_errhandler_release(w->errh);
-    w->errh = e;
-    return MPI_SUCCESS;
+    return halo_errhandler_set(&w->errh, errhandler, HALO_EOBJ_WIN);
 }
 
 int halo_api_win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
@@ -1271,21 +1263,23 @@ static const void *origin_packed(const void *buf, MPI_Count count, halo_dtype_t 
     return p;
 }
 
-static int sizes_match(MPI_Count a, MPI_Count b, const char *what)
+/* The `what` data (origin's, result buffer's) of `bytes` against the
+ * target's `target_bytes`. */
+static int sizes_match(MPI_Count bytes, MPI_Count target_bytes, const char *what)
 {
-    if (a != b)
-        return halo_err(MPI_ERR_TYPE, ": the origin's data (%lld bytes) and the %s (%lld bytes) differ in size",
-                        (long long)a, what, (long long)b);
+    if (bytes != target_bytes)
+        return halo_err(MPI_ERR_TYPE, ": the %s data (%lld bytes) and the target's (%lld bytes) differ in size",
+                        what, (long long)bytes, (long long)target_bytes);
     return MPI_SUCCESS;
 }
 
-/* The target of a put or get, whose data must be as large as the
- * origin's `bytes`. */
-static int target_of_move(halo_win_t *w, int rank, MPI_Aint disp, MPI_Count count, MPI_Datatype type,
-                          MPI_Count bytes, target_t *t)
+/* The target of an operation, whose data must be as large as the
+ * `bytes` of the origin's data (or of the result buffer: `what`). */
+static int target_sized(halo_win_t *w, int rank, MPI_Aint disp, MPI_Count count, MPI_Datatype type,
+                        MPI_Count bytes, const char *what, target_t *t)
 {
     int rc = target_find(w, rank, disp, count, type, t);
-    return rc ? rc : sizes_match(bytes, t->bytes, "target's");
+    return rc ? rc : sizes_match(bytes, t->bytes, what);
 }
 
 int halo_api_put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
@@ -1296,7 +1290,8 @@ int halo_api_put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype
         return MPI_SUCCESS;
     target_t t;
     halo_dtype_t *odt = halo_dtype_ptr(origin_datatype);
-    int rc = target_of_move(w, target_rank, target_disp, target_count, target_datatype, origin_count * odt->size, &t);
+    int rc = target_sized(w, target_rank, target_disp, target_count, target_datatype, origin_count * odt->size,
+                          "origin's", &t);
     if (rc)
         return rc;
     return target_move(w, &t, (void *)origin_packed(origin_addr, origin_count, odt), 1);
@@ -1310,7 +1305,8 @@ int halo_api_get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origi
         return MPI_SUCCESS;
     target_t t;
     halo_dtype_t *odt = halo_dtype_ptr(origin_datatype);
-    int rc = target_of_move(w, target_rank, target_disp, target_count, target_datatype, origin_count * odt->size, &t);
+    int rc = target_sized(w, target_rank, target_disp, target_count, target_datatype, origin_count * odt->size,
+                          "origin's", &t);
     if (rc)
         return rc;
     if (halo_dt_contig(odt))
@@ -1444,9 +1440,8 @@ int halo_api_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_D
     if (target_rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
     target_t t;
-    if ((rc = target_find(w, target_rank, target_disp, target_count, target_datatype, &t)))
-        return rc;
-    if ((rc = sizes_match(origin_count * odt->size, t.bytes, "target's")))
+    if ((rc = target_sized(w, target_rank, target_disp, target_count, target_datatype, origin_count * odt->size,
+                           "origin's", &t)))
         return rc;
     if (t.bytes == 0)
         return MPI_SUCCESS;
@@ -1466,16 +1461,15 @@ int halo_api_get_accumulate_c(const void *origin_addr, MPI_Count origin_count, M
     if (target_rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
     target_t t;
-    if ((rc = target_find(w, target_rank, target_disp, target_count, target_datatype, &t)))
-        return rc;
-    if ((rc = sizes_match(result_count * rdt->size, t.bytes, "result's")))
+    if ((rc = target_sized(w, target_rank, target_disp, target_count, target_datatype, result_count * rdt->size,
+                           "result buffer's", &t)))
         return rc;
     if (t.bytes == 0)
         return MPI_SUCCESS;
     const void *src = NULL;
     if (op != MPI_NO_OP) {
         halo_dtype_t *odt = halo_dtype_ptr(origin_datatype);
-        if ((rc = sizes_match(origin_count * odt->size, t.bytes, "target's")))
+        if ((rc = sizes_match(origin_count * odt->size, t.bytes, "origin's")))
             return rc;
         src = origin_packed(origin_addr, origin_count, odt);
     }
