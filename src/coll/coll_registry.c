@@ -202,6 +202,16 @@ void halo_coll_facts(const halo_coll_args_t *a, halo_comm_t *c, halo_coll_facts_
         halo_dtype_t *dt = halo_dtype_ptr(a->type);
         f->shm_type = dt->extent > 0 && dt->true_ub - dt->true_lb <= HALO_CSHM_HALF;
     }
+    /* Members from another job share no segment and no memory with this
+     * one's: message-passing algorithms only, as between node leaders. */
+    if (c->group->far || (c->is_inter && c->remote_group->far)) {
+        f->ppn = 1;
+        f->one_node = false;
+        f->shm_type = false;
+        f->flat = true;
+        f->oversub = false;
+        f->cma = false;
+    }
 }
 
 const char *halo_coll_algo_unusable(const halo_coll_algo_t *al, const halo_coll_facts_t *f)

@@ -107,7 +107,7 @@ int halo_inter_build(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s
     halo_inter_t x = {.local = c->local, .p = c->size, .q = c->remote_group->size, .me = c->rank};
     /* The bridge's order (core/intercomm.c): the group whose first member
      * has the lower world rank comes first. */
-    bool local_first = c->group->world[0] < c->remote_group->world[0];
+    bool local_first = halo_proc_gpid(c->group->world[0]) < halo_proc_gpid(c->remote_group->world[0]);
     x.loff = local_first ? 0 : x.q;
     x.roff = local_first ? x.p : 0;
     return builders[a->kind](a, &x, s_p);

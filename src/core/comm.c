@@ -552,14 +552,6 @@ int halo_api_comm_disconnect(MPI_Comm *comm)
     return halo_api_comm_free(comm);
 }
 
-int halo_api_comm_get_parent(MPI_Comm *parent)
-{
-    /* Processes are never spawned by MPI_Comm_spawn here (dynamic processes
-     * are not supported yet), so there is no parent. */
-    *parent = MPI_COMM_NULL;
-    return MPI_SUCCESS;
-}
-
 int halo_api_get_hw_resource_info(MPI_Info *hw_info)
 {
     halo_info_t *in = halo_info_new();

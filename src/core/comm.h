@@ -130,6 +130,9 @@ int halo_intercomm_dup(halo_comm_t *old, halo_comm_t **new_p);
 /* Makes `c`, whose local group and error handler are set, the
  * intercommunicator to `remote` on context `ctx`. */
 void halo_intercomm_adopt(halo_comm_t *c, halo_group_t *remote, uint32_t ctx);
+/* A new intercommunicator over two groups on an agreed context id. */
+halo_comm_t *halo_intercomm_new(halo_group_t *local, halo_group_t *remote, uint32_t ctx,
+                               struct halo_errhandler *errh);
 void halo_intercomm_destroy(halo_comm_t *c);
 int halo_intercomm_barrier(halo_comm_t *c);
 

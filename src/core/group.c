@@ -33,9 +33,13 @@ halo_group_t *halo_group_new(int n, const int *world)
     g->world = halo_malloc((size_t)n * sizeof(int));
     memcpy(g->world, world, (size_t)n * sizeof(int));
     g->rank = MPI_UNDEFINED;
-    for (int i = 0; i < n; i++)
+    g->far = false;
+    for (int i = 0; i < n; i++) {
         if (world[i] == halo_world.rank)
             g->rank = i;
+        if (world[i] >= halo_world.size)
+            g->far = true;
+    }
     return g;
 }
 
@@ -58,7 +62,7 @@ int halo_group_rank_of(const halo_group_t *g, int world_rank)
 /* For each world rank, its position in g plus one (0: not in g). */
 static int *world_index(const halo_group_t *g)
 {
-    int *ix = halo_calloc((size_t)halo_world.size, sizeof(int));
+    int *ix = halo_calloc((size_t)halo_world.nprocs, sizeof(int));
     for (int i = 0; i < g->size; i++)
         ix[g->world[i]] = i + 1;
     return ix;

@@ -9,6 +9,7 @@ typedef struct halo_group {
     int size;
     int rank;        /* this process's rank in the group, or MPI_UNDEFINED */
     int *world;      /* world rank of each member */
+    bool far;        /* some member belongs to another job (halo_world.procs: HALO_NODE_FAR) */
     const void *session;  /* the session it derives from (a key, never dereferenced), or NULL */
 } halo_group_t;
 

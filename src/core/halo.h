@@ -45,15 +45,24 @@ extern int halo_error_checking;   /* HALO_ERROR_CHECKING: argument checks in bin
 
 /* The process's place in the job (filled by core/init.c from PMI). */
 typedef struct halo_proc {
-    int node;        /* node index, 0..nnodes-1 */
+    int node;        /* node index, 0..nnodes-1; HALO_NODE_FAR: a process of another job */
     int local_rank;  /* index among the ranks of its node */
     int cnode;       /* node as the collectives see it: node, unless HALO_FAKE_NODES
                       * splits the job into pretended nodes (the transports keep
                       * using the real one) */
 } halo_proc_t;
 
+/* Processes of other jobs (reached through MPI_Comm_connect/accept,
+ * _spawn, _join) get indices from `size` up in the same table as the
+ * job's own ranks, so groups and communicators name them like any rank;
+ * the socket transport reaches them (transport/sock.c). */
+#define HALO_NODE_FAR (-1)
+#define HALO_FAR_MAX 4096   /* processes of other jobs one process may know */
+
 typedef struct halo_world {
     int rank, size;
+    int nprocs;          /* size plus the processes of other jobs known so far */
+    uint64_t job_key;    /* this job's part of every process identity (halo_proc_gpid) */
     int nnodes;
     int node;            /* my node */
     int local_rank, local_size;
@@ -64,6 +73,11 @@ typedef struct halo_world {
     char hostname[MPI_MAX_PROCESSOR_NAME];
 } halo_world_t;
 extern halo_world_t halo_world;
+
+/* A process's identity, the same in every job that knows it: the job's key
+ * (a hash of its key-value space's name) above the rank in its job. Both
+ * sides of an intercommunicator between jobs order groups by it. */
+uint64_t halo_proc_gpid(int world);
 
 /* Allocation that ends the job with a clear message instead of returning NULL
  * for internal bookkeeping; user-visible allocations (Alloc_mem) return

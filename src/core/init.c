@@ -45,6 +45,8 @@ void halo_attr_init_predef(void);
 void halo_errhandler_init(void);
 void halo_dtype_init(void);
 void halo_dtype_finalize(void);
+void halo_dynproc_world_init(void);
+void halo_dynproc_finalize(void);
 
 static void read_node_map(void)
 {
@@ -76,7 +78,8 @@ static void read_node_map(void)
         free(hosts);
     }
     halo_world.nnodes = nnodes;
-    halo_world.procs = halo_calloc((size_t)n, sizeof(halo_proc_t));
+    halo_world.procs = halo_calloc((size_t)n + HALO_FAR_MAX, sizeof(halo_proc_t));
+    halo_world.nprocs = n;
     int *count = halo_calloc((size_t)nnodes, sizeof(int));
     for (int r = 0; r < n; r++) {
         halo_world.procs[r].node = node_of[r];
@@ -177,6 +180,8 @@ static void lib_start(int argc, char **argv, int level)
     halo_world.appnum = pi.appnum;
     halo_world.universe_size = pi.universe_size;
     snprintf(halo_world.kvsname, sizeof halo_world.kvsname, "%s", pi.kvsname);
+    halo_world.job_key = halo_fnv1a(HALO_FNV_BASIS, halo_world.kvsname, strlen(halo_world.kvsname)) &
+                         ((1ull << 40) - 1);
     if (gethostname(halo_world.hostname, sizeof halo_world.hostname) != 0)
         snprintf(halo_world.hostname, sizeof halo_world.hostname, "localhost");
     read_node_map();
@@ -207,6 +212,7 @@ static void lib_start(int argc, char **argv, int level)
 static void lib_shutdown(void)
 {
     halo_lock();
+    halo_dynproc_finalize();
     halo_bsend_finalize();
     halo_comm_finalize();
     halo_sched_cache_drain();
@@ -249,6 +255,10 @@ static int do_init(int *argc, char ***argv, int required, int *provided)
     world_stage = HALO_STATE_RUNNING;
     set_state();
     pthread_mutex_unlock(&init_lock);
+    /* A spawned job meets its parent before MPI_Init returns. */
+    halo_lock();
+    halo_dynproc_world_init();
+    halo_unlock();
     if (provided)
         *provided = level;
     return MPI_SUCCESS;

@@ -84,7 +84,7 @@ static halo_comm_t *local_view(halo_comm_t *inter)
 static halo_comm_t *bridge_view(halo_comm_t *inter)
 {
     halo_group_t *a = inter->group, *b = inter->remote_group;
-    if (b->world[0] < a->world[0]) {
+    if (halo_proc_gpid(b->world[0]) < halo_proc_gpid(a->world[0])) {
         halo_group_t *t = a;
         a = b;
         b = t;
@@ -157,8 +157,8 @@ void halo_intercomm_adopt(halo_comm_t *c, halo_group_t *remote, uint32_t ctx)
     c->local->local = bridge_view(c);
 }
 
-static halo_comm_t *inter_new(halo_group_t *local, halo_group_t *remote, uint32_t ctx,
-                              struct halo_errhandler *errh)
+halo_comm_t *halo_intercomm_new(halo_group_t *local, halo_group_t *remote, uint32_t ctx,
+                               struct halo_errhandler *errh)
 {
     halo_comm_t *c = halo_obj_alloc(HALO_KIND_COMM);
     if (!c)
@@ -272,7 +272,7 @@ int halo_api_intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm pe
         halo_group_release(remote);
         return rc;
     }
-    halo_comm_t *c = inter_new(lc->group, remote, ctx, lc->errh);
+    halo_comm_t *c = halo_intercomm_new(lc->group, remote, ctx, lc->errh);
     halo_group_release(remote);
     *newintercomm = (MPI_Comm)c;
     return MPI_SUCCESS;
@@ -286,7 +286,7 @@ int halo_intercomm_dup(halo_comm_t *old, halo_comm_t **new_p)
     int rc = agree_ctx_two_sides(old->local, 0, old, old->ctx | HALO_CTX_COLL, 0, LEADER_TAG_CTX, &ctx);
     if (rc)
         return rc;
-    *new_p = inter_new(old->group, old->remote_group, ctx, old->errh);
+    *new_p = halo_intercomm_new(old->group, old->remote_group, ctx, old->errh);
     return MPI_SUCCESS;
 }
 
@@ -297,13 +297,14 @@ int halo_api_intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracom
         return halo_err(MPI_ERR_COMM, "(intercomm): must be an intercommunicator");
     halo_comm_t *l = ic->local;
     /* The group with high = false comes first; on a tie, the group whose
-     * leader has the lower world rank. */
-    int mine[2] = {high != 0, ic->group->world[0]}, theirs[2] = {0, 0};
+     * leader has the lower identity (world rank, within one job). */
+    uint64_t mine[2] = {high != 0, halo_proc_gpid(ic->group->world[0])}, theirs[2] = {0, 0};
     int rc = MPI_SUCCESS;
     if (l->rank == 0)
-        rc = leader_sendrecv(ic, ic->ctx | HALO_CTX_COLL, 0, LEADER_TAG_HIGH, mine, 2, theirs, 2, MPI_INT);
+        rc = leader_sendrecv(ic, ic->ctx | HALO_CTX_COLL, 0, LEADER_TAG_HIGH, mine, 2, theirs, 2,
+                             MPI_UINT64_T);
     if (rc == MPI_SUCCESS)
-        rc = halo_coll_bcast(theirs, 2, MPI_INT, 0, l);
+        rc = halo_coll_bcast(theirs, 2, MPI_UINT64_T, 0, l);
     if (rc)
         return rc;
     bool local_first = mine[0] != theirs[0] ? mine[0] < theirs[0] : mine[1] < theirs[1];
@@ -437,7 +438,7 @@ int halo_intercomm_split(halo_comm_t *c, int color, int key, MPI_Comm *newcomm)
             halo_group_t *lg = color_group(c->group, lck, color);
             halo_group_t *rg = color_group(c->remote_group, rck, color);
             if (rg->size > 0)
-                *newcomm = (MPI_Comm)inter_new(lg, rg, ctx, c->errh);
+                *newcomm = (MPI_Comm)halo_intercomm_new(lg, rg, ctx, c->errh);
             halo_group_release(lg);
             halo_group_release(rg);
         }
@@ -462,7 +463,7 @@ int halo_intercomm_create_sub(halo_comm_t *c, halo_group_t *g, MPI_Comm *newcomm
     rc = agree_ctx_two_sides(l, 0, c, c->ctx | HALO_CTX_COLL, 0, LEADER_TAG_CTX, &ctx);
     if (rc == MPI_SUCCESS) {
         if (g->size > 0 && rg->size > 0 && g->rank != MPI_UNDEFINED)
-            *newcomm = (MPI_Comm)inter_new(g, rg, ctx, c->errh);
+            *newcomm = (MPI_Comm)halo_intercomm_new(g, rg, ctx, c->errh);
     }
     halo_group_release(rg);
     return rc;
@@ -580,6 +581,6 @@ int halo_api_intercomm_create_from_groups(MPI_Group local_group, int local_leade
                              rg->world[remote_leader], tag, &ctx);
     if (rc)
         return rc;
-    *newintercomm = (MPI_Comm)inter_new(lg, rg, ctx, e);
+    *newintercomm = (MPI_Comm)halo_intercomm_new(lg, rg, ctx, e);
     return MPI_SUCCESS;
 }

@@ -558,6 +558,9 @@ static int file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info in
     halo_comm_t *oc = halo_comm_ptr(comm);
     if (oc->is_inter)
         return halo_err(MPI_ERR_COMM, "(comm=%s): files are opened on intracommunicators", oc->name);
+    if (oc->group->far)
+        return halo_err(MPI_ERR_UNSUPPORTED_OPERATION, "(comm=%s): files opened by processes of several "
+                        "jobs (connected or spawned) are not supported yet", oc->name);
     int lrc = MPI_SUCCESS;
     halo_info_t *in = NULL;
     if (!filename)

@@ -30,6 +30,7 @@
 
 #include "core/config.h"
 #include "core/lock.h"
+#include "transport/sock.h"
 #include "transport/transport.h"
 
 HALO_CFG_STR(cfg_wait_policy, "HALO_WAIT_POLICY", "auto",
@@ -155,6 +156,10 @@ static bool sleep_on_doorbell(halo_progress_done_fn_t *done, void *arg, long ms)
         return false;
     }
     int depth = halo_lock_yield_begin();
+    /* Packets from other jobs come through sockets, which do not ring the
+     * doorbell: wake to poll them. */
+    if (halo_sock_active() && ms > 1)
+        ms = 1;
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000 * 1000};
     long rc = syscall(SYS_futex, (uint32_t *)bell,
                       halo_tr_doorbell_shared() ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);

@@ -222,7 +222,7 @@ static int pend_poll(void)
     if (!pend_head)
         return 0;
     int n = 0;
-    size_t words = ((size_t)halo_world.size + 63) / 64;
+    size_t words = ((size_t)halo_world.nprocs + 63) / 64;
     memset(blocked, 0, words * sizeof *blocked);
     pend_t **pp = &pend_head, *last = NULL;
     while (*pp) {
@@ -895,10 +895,12 @@ void halo_pt2pt_init(void)
     halo_obj_kind_setup(HALO_KIND_REQUEST, sizeof(halo_request_t), 1u << 24);
     halo_req_init();
     halo_obj_kind_setup(HALO_KIND_MESSAGE, 64, 1u << 20);
-    pend_count = halo_calloc((size_t)halo_world.size, sizeof *pend_count);
+    /* By process: the job's ranks and room for processes of other jobs. */
+    size_t nproc = (size_t)halo_world.size + HALO_FAR_MAX;
+    pend_count = halo_calloc(nproc, sizeof *pend_count);
     split_min = split_min_default();
-    rdv_out = halo_calloc((size_t)halo_world.size, sizeof *rdv_out);
-    blocked = halo_calloc(((size_t)halo_world.size + 63) / 64, sizeof *blocked);
+    rdv_out = halo_calloc(nproc, sizeof *rdv_out);
+    blocked = halo_calloc((nproc + 63) / 64, sizeof *blocked);
     if (halo_tr_init(on_packet) != 0)
         halo_fatal("cannot start the transports");
     halo_progress_hook_add(pend_poll);

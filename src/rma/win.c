@@ -256,6 +256,9 @@ static int win_make(int flavor, void *base, MPI_Aint size, MPI_Aint disp_unit, M
     halo_comm_t *oc = halo_comm_ptr(comm);
     if (oc->is_inter)
         return halo_err(MPI_ERR_COMM, "(comm=%s): windows are made on intracommunicators", oc->name);
+    if (oc->group->far)
+        return halo_err(MPI_ERR_UNSUPPORTED_OPERATION, "(comm=%s): windows over processes of several jobs "
+                        "(connected or spawned) are not supported yet", oc->name);
     /* Arguments one member got wrong fail the call on every member (the
      * others would wait for it otherwise): each learns of the others'
      * errors in the exchange of sizes. */

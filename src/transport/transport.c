@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/lock.h"
 #include "pmi.h"
+#include "transport/sock.h"
 
 HALO_CFG_INT(cfg_membarrier, "HALO_MEMBARRIER", 1,
              "1: publishers of doorbell-watched stores skip their fence and a rank going to sleep "
@@ -82,6 +83,7 @@ int halo_tr_init(halo_pkt_handler_fn_t *handler)
 {
     fences_init();
     tr.handler = handler;
+    halo_sock_set_handler(handler);
     tr.head = tr.tail = NULL;
     tr.shm = 0;
     /* Every rank takes part in the fence, whether its node needs a segment
@@ -110,21 +112,38 @@ void halo_tr_finalize(void)
         free(p);
     }
     tr.tail = NULL;
+    halo_sock_finalize();
     if (tr.shm)
         halo_shm_finalize();
     tr.shm = 0;
+}
+
+/* A process of another job: its memory is not read or written across. */
+static inline bool far(int world)
+{
+    return halo_world.procs[world].node != halo_world.node;
 }
 
 size_t halo_tr_chunk_max(int dst_world)
 {
     if (dst_world == halo_world.rank)
         return HALO_TR_SELF_EAGER_MAX;
+    if (far(dst_world))
+        return HALO_SOCK_CHUNK_MAX;
     return halo_shm_max_payload();
 }
 
 static inline int local_of(int world)
 {
     return halo_world.procs[world].local_rank;
+}
+
+int halo_tr_send_far(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
+                     halo_pkt_fill_fn_t *fill, void *fill_arg)
+{
+    if (halo_world.procs[dst_world].node != HALO_NODE_FAR)
+        halo_tr_unreachable(dst_world);
+    return halo_sock_send(dst_world, hdr, payload, len, fill, fill_arg);
 }
 
 _Noreturn void halo_tr_unreachable(int dst_world)
@@ -168,6 +187,8 @@ int halo_tr_read(int src_world, const struct iovec *local, int nlocal, uint64_t 
         }
         return 0;
     }
+    if (far(src_world))
+        return -1;
     return halo_shm_read(local_of(src_world), local, nlocal, raddr, len);
 }
 
@@ -202,6 +223,8 @@ int halo_tr_readv(int src_world, const struct iovec *local, int nlocal, const st
         iov_copy(local, nlocal, remote, nremote, 0);
         return 0;
     }
+    if (far(src_world))
+        return -1;
     return halo_shm_readv(local_of(src_world), local, nlocal, remote, nremote);
 }
 
@@ -212,6 +235,8 @@ int halo_tr_writev(int dst_world, const struct iovec *local, int nlocal, const s
         iov_copy(local, nlocal, remote, nremote, 1);
         return 0;
     }
+    if (far(dst_world))
+        return -1;
     return halo_shm_writev(local_of(dst_world), local, nlocal, remote, nremote);
 }
 
@@ -227,6 +252,8 @@ int halo_tr_write(int dst_world, const struct iovec *local, int nlocal, uint64_t
         }
         return 0;
     }
+    if (far(dst_world))
+        return -1;
     return halo_shm_write(local_of(dst_world), local, nlocal, raddr, len);
 }
 
@@ -234,7 +261,7 @@ int halo_tr_single_copy_ok(int world)
 {
     if (world == halo_world.rank)
         return 0;   /* no point splitting a copy within one process */
-    return tr.shm && halo_shm_cma_ok(local_of(world));
+    return tr.shm && !far(world) && halo_shm_cma_ok(local_of(world));
 }
 
 int halo_tr_cma_node(void)
@@ -266,6 +293,8 @@ int halo_tr_poll(void)
     int n = 0;
     if (tr.shm)
         n += halo_shm_poll();
+    if (HALO_UNLIKELY(halo_sock_active()))
+        n += halo_sock_poll();
     return n + halo_tr_poll_self();
 }
 

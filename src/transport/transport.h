@@ -102,6 +102,9 @@ size_t halo_tr_chunk_max(int dst_world);
 int halo_tr_send_self(const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
                       halo_pkt_fill_fn_t *fill, void *fill_arg);
 _Noreturn void halo_tr_unreachable(int dst_world);
+/* Packets to a process off this node's segment: another job's (sockets). */
+int halo_tr_send_far(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
+                     halo_pkt_fill_fn_t *fill, void *fill_arg);
 int halo_shm_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
                   halo_pkt_fill_fn_t *fill, void *arg);
 static inline int halo_tr_send(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
@@ -109,8 +112,8 @@ static inline int halo_tr_send(int dst_world, const halo_pkt_hdr_t *hdr, const v
 {
     if (dst_world == halo_world.rank)
         return halo_tr_send_self(hdr, payload, len, fill, fill_arg);
-    if (halo_world.procs[dst_world].node != halo_world.node)
-        halo_tr_unreachable(dst_world);
+    if (HALO_UNLIKELY(halo_world.procs[dst_world].node != halo_world.node))
+        return halo_tr_send_far(dst_world, hdr, payload, len, fill, fill_arg);
     return halo_shm_send(halo_world.procs[dst_world].local_rank, hdr, payload, len, fill, fill_arg);
 }
 

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # mpi4py as an outside client: builds mpi4py from its PyPI source
 # distribution against Halo's wrapper (standard ABI), checks it loaded Halo,
-# and runs its whole test suite at 1, 2 and 3 ranks but for the modules of
-# features Halo does not have yet (dynamic processes). Fails on any test failure
+# and runs its whole test suite at 1, 2 and 3 ranks. Fails on any test failure
 # that tools/ci/mpi4py_xfail.txt does not list (features not implemented
 # yet), and on any crash.
 set -uo pipefail
@@ -31,15 +30,11 @@ case "$libver" in
 *Halo*) echo "mpi4py: loaded $libver" ;;
 *) echo "mpi4py: the build picked another MPI: $libver"; exit 1 ;;
 esac
-# Left out: dynamic processes (test_spawn, test_dynproc, and test_futures,
-# test_util_pool, whose executors spawn their workers at 1 rank and wait for
-# them).
-modules=(-e test_spawn -e test_dynproc -e test_futures -e test_util_pool)
 status=0
 for n in 1 2 3; do
     log=$work/tests-np$n.log
     (cd "$work/mpi4py-$ver" &&
-        timeout 900 "$build/bin/mpiexec" -n $n "$venv/bin/python" test/main.py -v "${modules[@]}") >"$log" 2>&1
+        timeout 900 "$build/bin/mpiexec" -n $n "$venv/bin/python" test/main.py -v) >"$log" 2>&1
     rc=$?
     ran=$(grep -E '^Ran [0-9]+ tests' "$log" | head -1)
     echo "mpi4py: $n rank(s): ${ran:-no summary} (exit $rc)"

@@ -33,7 +33,7 @@ extern char **environ;
 static const char *const launch_rank_vars[] = {
     "PMI_FD",          "PMI_RANK",          "PMI_SIZE",        "HALO_LOCAL_RANK",
     "HALO_LOCAL_SIZE", "MPI_LOCALRANKID",   "MPI_LOCALNRANKS", HALO_PMI_SERVER_ENV,
-    "PMI_PORT",        "PMI_ID",
+    "PMI_PORT",        "PMI_ID",            "HALO_MPIEXEC",
 };
 
 /* "NAME=VALUE" strings of one app, all allocated. */
@@ -395,8 +395,16 @@ static int launch_set_nonblock(int fd)
 static char **launch_rank_envp(const mpiexec_job_t *job, const mpiexec_rank_t *r,
                                const launch_env_t *env, char storage[][64])
 {
-    char **envp = malloc(sizeof(char *) * (size_t)(env->n + 9));
+    char **envp = malloc(sizeof(char *) * (size_t)(env->n + 10));
     int n = 0;
+    /* Where this mpiexec lives: MPI_Comm_spawn runs it for the new jobs. */
+    static char self[PATH_MAX + 16];
+    if (!self[0]) {
+        char exe[PATH_MAX];
+        ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[k > 0 ? k : 0] = '\0';
+        snprintf(self, sizeof self, "HALO_MPIEXEC=%s", exe);
+    }
 
     if (envp == NULL) {
         return NULL;
@@ -411,6 +419,9 @@ static char **launch_rank_envp(const mpiexec_job_t *job, const mpiexec_rank_t *r
     snprintf(storage[7], 64, "%s=halo", HALO_PMI_SERVER_ENV);
     for (int i = 0; i < 8; i++) {
         envp[n++] = storage[i];
+    }
+    if (self[13] != '\0') {
+        envp[n++] = self;
     }
     for (int i = 0; i < env->n; i++) {
         envp[n++] = env->vars[i];

@@ -1,0 +1,39 @@
+/* The socket transport: processes of other jobs on this node (sock.c). */
+#ifndef HALO_TRANSPORT_SOCK_H
+#define HALO_TRANSPORT_SOCK_H
+
+#include "core/errors.h"
+#include "transport/transport.h"
+
+/* Eager limit toward other jobs when this process has no node segment
+ * (a singleton, or alone on its node); otherwise the segment's applies. */
+#define HALO_SOCK_EAGER_MAX ((size_t)16 * 1024)
+/* Largest pushed chunk toward another job. */
+#define HALO_SOCK_CHUNK_MAX ((size_t)64 * 1024)
+
+void halo_sock_set_handler(halo_pkt_handler_fn_t *handler);
+/* Starts listening for processes of other jobs (once); MPI error class. */
+int halo_sock_activate(void);
+/* Whether this process listens for other jobs (polls and sleeps look). */
+extern bool halo_sock_on;
+static inline bool halo_sock_active(void)
+{
+    return halo_sock_on;
+}
+/* The index (world rank) of the process with this identity, added to the
+ * table if new: a rank of this job keeps its rank. */
+int halo_proc_add(uint64_t gpid, int32_t pid);
+int32_t halo_proc_pid(int world);
+int halo_sock_send(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
+                   halo_pkt_fill_fn_t *fill, void *fill_arg);
+int halo_sock_poll(void);
+bool halo_sock_out_pending(void);
+void halo_sock_finalize(void);
+
+/* Listening and connecting sockets in the abstract namespace, named by a
+ * kind ("p" a process, "port" an MPI port), an identity and a number: the
+ * descriptor, or -1 with errno. */
+int halo_sock_listen_on(const char *what, uint64_t id, int n);
+int halo_sock_connect_to(const char *what, uint64_t id, int n);
+
+#endif

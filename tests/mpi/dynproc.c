@@ -1,0 +1,433 @@
+/* Dynamic processes (MPI 5.0 chapter 11), every result checked in data:
+ *
+ * - ports and names: Open_port/Close_port, Publish/Lookup/Unpublish_name
+ *   and their error classes (MPI_ERR_PORT, MPI_ERR_NAME, MPI_ERR_SERVICE);
+ * - accept/connect between the two halves of this job (a port name passed
+ *   by a message, or looked up by name): point-to-point both ways, intercomm
+ *   collectives, merge;
+ * - spawn: the parent spawns 2 (then 3) copies of this program, which check
+ *   MPI_Comm_get_parent, exchange messages with the parent (eager, and 1 MiB
+ *   pushed through the socket transport), run intercommunicator collectives,
+ *   merge (intracommunicator collectives over two jobs: Allreduce, Bcast,
+ *   Alltoall, Allgather, Barrier) and disconnect;
+ * - spawn_multiple of two commands (argv and MPI_APPNUM checked per child);
+ * - two spawned jobs that meet each other through a published name, with
+ *   the parent only relaying: the far-to-far path;
+ * - a spawn of a program that does not exist: MPI_ERR_SPAWN on every rank
+ *   and in every errcode;
+ * - MPI_Comm_join over a Unix socket pair between two ranks. */
+#include "mpitest.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static int rank, size;
+static char self_exe[4096];
+
+#define BIG (1 << 20)
+
+static void fill(int *buf, int n, int seed)
+{
+    for (int i = 0; i < n; i++)
+        buf[i] = seed * 1000003 + i;
+}
+
+static void check_fill(const int *buf, int n, int seed, const char *what)
+{
+    for (int i = 0; i < n; i++)
+        if (buf[i] != seed * 1000003 + i)
+            MT_FAIL("%s: element %d is %d, expected %d", what, i, buf[i], seed * 1000003 + i);
+}
+
+/* Traffic over an intercommunicator, the same code on both sides: `low`
+ * tells the sides apart (they run the exchanges in mirrored order). */
+static void inter_traffic(MPI_Comm ic, int low)
+{
+    int lr, ls, rs;
+    MPI_OK(MPI_Comm_rank(ic, &lr));
+    MPI_OK(MPI_Comm_size(ic, &ls));
+    MPI_OK(MPI_Comm_remote_size(ic, &rs));
+    /* Every local rank sends to remote rank lr % rs, so it hears from the
+     * remote ranks r with r % ls == lr. */
+    int peer = lr % rs, mine = (low ? 100 : 200) + lr;
+    MPI_Request sq;
+    MPI_OK(MPI_Isend(&mine, 1, MPI_INT, peer, 7, ic, &sq));
+    int expect = 0, heard = 0;
+    for (int r = 0; r < rs; r++)
+        if (r % ls == lr)
+            expect++;
+    for (int i = 0; i < expect; i++) {
+        int got = -1;
+        MPI_Status st;
+        MPI_OK(MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 7, ic, &st));
+        CHECK(st.MPI_SOURCE % ls == lr, "message from remote rank %d", st.MPI_SOURCE);
+        CHECK(got == (low ? 200 : 100) + st.MPI_SOURCE, "got %d from %d", got, st.MPI_SOURCE);
+        heard |= 1 << st.MPI_SOURCE;
+    }
+    CHECK(__builtin_popcount(heard) == expect, "heard from %d remote ranks, expected %d",
+          __builtin_popcount(heard), expect);
+    MPI_OK(MPI_Wait(&sq, MPI_STATUS_IGNORE));
+    /* A large message between the two leaders, both ways (rendezvous). */
+    int *big = malloc(BIG * sizeof(int));
+    if (lr == 0) {
+        if (low) {
+            fill(big, BIG, 11);
+            MPI_OK(MPI_Send(big, BIG, MPI_INT, 0, 8, ic));
+            memset(big, 0, BIG * sizeof(int));
+            MPI_OK(MPI_Recv(big, BIG, MPI_INT, 0, 9, ic, MPI_STATUS_IGNORE));
+            check_fill(big, BIG, 12, "large message from the high side");
+        } else {
+            MPI_OK(MPI_Recv(big, BIG, MPI_INT, 0, 8, ic, MPI_STATUS_IGNORE));
+            check_fill(big, BIG, 11, "large message from the low side");
+            fill(big, BIG, 12);
+            MPI_OK(MPI_Send(big, BIG, MPI_INT, 0, 9, ic));
+        }
+    }
+    free(big);
+    /* Intercommunicator collectives: Bcast from the low side's rank 0, an
+     * Allreduce (each side gets the other side's sum). */
+    int v = low && lr == 0 ? 4242 : -1;
+    MPI_OK(MPI_Bcast(&v, 1, MPI_INT, low ? (lr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, ic));
+    if (!low)
+        CHECK(v == 4242, "intercomm bcast gave %d", v);
+    int in = (low ? 1 : 1000) * (lr + 1), sum = 0;
+    MPI_OK(MPI_Allreduce(&in, &sum, 1, MPI_INT, MPI_SUM, ic));
+    int want = (low ? 1000 : 1) * rs * (rs + 1) / 2;
+    CHECK(sum == want, "intercomm allreduce gave %d, expected %d", sum, want);
+    MPI_OK(MPI_Barrier(ic));
+}
+
+/* Collectives over the merged intracommunicator (members of two jobs). */
+static void merged_traffic(MPI_Comm ic, int low, int far)
+{
+    MPI_Comm m;
+    MPI_OK(MPI_Intercomm_merge(ic, !low, &m));
+    int mr, ms, ls;
+    MPI_OK(MPI_Comm_rank(m, &mr));
+    MPI_OK(MPI_Comm_size(m, &ms));
+    MPI_OK(MPI_Comm_size(ic, &ls));
+    int lr;
+    MPI_OK(MPI_Comm_rank(ic, &lr));
+    /* The low group comes first. */
+    int rs;
+    MPI_OK(MPI_Comm_remote_size(ic, &rs));
+    CHECK(mr == (low ? lr : rs + lr), "merged rank %d (local %d, low %d)", mr, lr, low);
+    long long x = mr + 1, s = 0;
+    MPI_OK(MPI_Allreduce(&x, &s, 1, MPI_LONG_LONG, MPI_SUM, m));
+    CHECK(s == (long long)ms * (ms + 1) / 2, "merged allreduce %lld", s);
+    int b[3] = {0, 0, 0};
+    if (mr == ms - 1) {
+        b[0] = 5;
+        b[1] = 6;
+        b[2] = 7;
+    }
+    MPI_OK(MPI_Bcast(b, 3, MPI_INT, ms - 1, m));
+    CHECK(b[0] == 5 && b[1] == 6 && b[2] == 7, "merged bcast %d %d %d", b[0], b[1], b[2]);
+    int *sb = malloc(sizeof(int) * (size_t)ms * 1000), *rb = malloc(sizeof(int) * (size_t)ms * 1000);
+    for (int d = 0; d < ms; d++)
+        for (int i = 0; i < 1000; i++)
+            sb[d * 1000 + i] = mr * 100000 + d * 1000 + i;
+    MPI_OK(MPI_Alltoall(sb, 1000, MPI_INT, rb, 1000, MPI_INT, m));
+    for (int sdr = 0; sdr < ms; sdr++)
+        for (int i = 0; i < 1000; i++)
+            CHECK(rb[sdr * 1000 + i] == sdr * 100000 + mr * 1000 + i, "merged alltoall from %d at %d", sdr, i);
+    MPI_OK(MPI_Allgather(&mr, 1, MPI_INT, rb, 1, MPI_INT, m));
+    for (int i = 0; i < ms; i++)
+        CHECK(rb[i] == i, "merged allgather [%d] = %d", i, rb[i]);
+    free(sb);
+    free(rb);
+    /* Windows over two jobs are refused on every member; within one job
+     * they work. */
+    MPI_OK(MPI_Comm_set_errhandler(m, MPI_ERRORS_RETURN));
+    MPI_Win w;
+    int *base;
+    if (far) {
+        MPI_FAILS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Win_allocate(64, 1, MPI_INFO_NULL, m, &base, &w));
+    } else {
+        MPI_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, m, &base, &w));
+        *base = -1;
+        MPI_OK(MPI_Win_fence(0, w));
+        MPI_OK(MPI_Put(&mr, 1, MPI_INT, (mr + 1) % ms, 0, 1, MPI_INT, w));
+        MPI_OK(MPI_Win_fence(0, w));
+        CHECK(*base == (mr + ms - 1) % ms, "put over the merged communicator: %d", *base);
+        MPI_OK(MPI_Win_free(&w));
+    }
+    MPI_OK(MPI_Barrier(m));
+    MPI_OK(MPI_Comm_free(&m));
+}
+
+/* ---------------------------------------------------------------- children */
+
+static int child_main(int argc, char **argv)
+{
+    MPI_Comm parent;
+    MPI_OK(MPI_Comm_get_parent(&parent));
+    CHECK(parent != MPI_COMM_NULL, "a spawned process has no parent");
+    int rs;
+    MPI_OK(MPI_Comm_remote_size(parent, &rs));
+    const char *mode = argv[1];
+    if (!strcmp(mode, "child")) {
+        /* argv: child <nparent> */
+        CHECK(argc == 3 && rs == atoi(argv[2]), "argv or parent size wrong (%d, remote %d)", argc, rs);
+        inter_traffic(parent, 0);
+        merged_traffic(parent, 0, 1);
+    } else if (!strcmp(mode, "multi")) {
+        /* argv: multi <tag>; appnum 0 has tag a, appnum 1 tag b */
+        int *appnum, flag;
+        MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag));
+        CHECK(flag, "no MPI_APPNUM");
+        CHECK(argc == 3 && argv[2][0] == (*appnum == 0 ? 'a' : 'b') && argv[2][1] == '\0',
+              "appnum %d with argument %s", *appnum, argc > 2 ? argv[2] : "(none)");
+        int v[2] = {rank, *appnum};
+        MPI_OK(MPI_Send(v, 2, MPI_INT, 0, 3, parent));
+    } else if (!strcmp(mode, "meet")) {
+        /* argv: meet <accept|connect> <service>; two spawned jobs meet */
+        char port[MPI_MAX_PORT_NAME];
+        MPI_Comm other;
+        int acc = !strcmp(argv[2], "accept");
+        if (acc) {
+            if (rank == 0) {
+                MPI_OK(MPI_Open_port(MPI_INFO_NULL, port));
+                MPI_OK(MPI_Publish_name(argv[3], MPI_INFO_NULL, port));
+            }
+            int ready = 1;
+            MPI_OK(MPI_Bcast(&ready, 1, MPI_INT, 0, MPI_COMM_WORLD));
+            if (rank == 0)
+                MPI_OK(MPI_Send(&ready, 1, MPI_INT, 0, 4, parent));   /* published */
+            MPI_OK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &other));
+            if (rank == 0) {
+                MPI_OK(MPI_Unpublish_name(argv[3], MPI_INFO_NULL, port));
+                MPI_OK(MPI_Close_port(port));
+            }
+        } else {
+            int go;
+            if (rank == 0)
+                MPI_OK(MPI_Recv(&go, 1, MPI_INT, 0, 5, parent, MPI_STATUS_IGNORE));
+            if (rank == 0)
+                MPI_OK(MPI_Lookup_name(argv[3], MPI_INFO_NULL, port));
+            MPI_OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &other));
+        }
+        inter_traffic(other, acc);
+        merged_traffic(other, acc, 1);
+        MPI_OK(MPI_Comm_disconnect(&other));
+    } else {
+        MT_FAIL("unknown mode %s", mode);
+    }
+    MPI_OK(MPI_Comm_disconnect(&parent));
+    CHECK(parent == MPI_COMM_NULL, "disconnect did not set the handle to MPI_COMM_NULL");
+    MPI_OK(MPI_Comm_get_parent(&parent));
+    CHECK(parent == MPI_COMM_NULL, "the parent is still there after MPI_Comm_disconnect");
+    MPI_OK(MPI_Finalize());
+    return 0;
+}
+
+/* ---------------------------------------------------------------- parent tests */
+
+static void test_ports_and_names(void)
+{
+    char port[MPI_MAX_PORT_NAME], got[MPI_MAX_PORT_NAME], service[64];
+    MPI_OK(MPI_Open_port(MPI_INFO_NULL, port));
+    CHECK(strlen(port) > 0 && strlen(port) < MPI_MAX_PORT_NAME, "port name '%s'", port);
+    snprintf(service, sizeof service, "halo-test-%d-%d", (int)getpid(), rank);
+    MPI_FAILS(MPI_ERR_NAME, MPI_Lookup_name(service, MPI_INFO_NULL, got));
+    MPI_OK(MPI_Publish_name(service, MPI_INFO_NULL, port));
+    MPI_FAILS(MPI_ERR_SERVICE, MPI_Publish_name(service, MPI_INFO_NULL, port));
+    MPI_OK(MPI_Lookup_name(service, MPI_INFO_NULL, got));
+    CHECK(!strcmp(got, port), "lookup gave '%s', published '%s'", got, port);
+    MPI_OK(MPI_Unpublish_name(service, MPI_INFO_NULL, port));
+    MPI_FAILS(MPI_ERR_SERVICE, MPI_Unpublish_name(service, MPI_INFO_NULL, port));
+    MPI_FAILS(MPI_ERR_NAME, MPI_Lookup_name(service, MPI_INFO_NULL, got));
+    MPI_OK(MPI_Close_port(port));
+    MPI_FAILS(MPI_ERR_PORT, MPI_Close_port(port));
+    /* A port nobody listens on any more, and a name that is no port. */
+    MPI_Comm c;
+    MPI_FAILS(MPI_ERR_PORT, MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &c));
+    MPI_FAILS(MPI_ERR_PORT, MPI_Comm_connect("no-such-port", MPI_INFO_NULL, 0, MPI_COMM_SELF, &c));
+    MPI_FAILS(MPI_ERR_PORT, MPI_Comm_accept("no-such-port", MPI_INFO_NULL, 0, MPI_COMM_SELF, &c));
+    MPI_FAILS(MPI_ERR_ROOT, MPI_Comm_accept(port, MPI_INFO_NULL, 5, MPI_COMM_SELF, &c));
+}
+
+/* The halves of this job meet through a port (needs 2 ranks or more). */
+static void test_accept_connect_halves(void)
+{
+    if (size < 2)
+        return;
+    int low = rank < size / 2;
+    MPI_Comm half;
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, low, rank, &half));
+    char port[MPI_MAX_PORT_NAME] = "";
+    MPI_Comm ic;
+    if (low) {
+        if (rank == 0) {
+            MPI_OK(MPI_Open_port(MPI_INFO_NULL, port));
+            MPI_OK(MPI_Send(port, MPI_MAX_PORT_NAME, MPI_CHAR, size / 2, 1, MPI_COMM_WORLD));
+        }
+        MPI_OK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, half, &ic));
+        if (rank == 0)
+            MPI_OK(MPI_Close_port(port));
+    } else {
+        if (rank == size / 2)
+            MPI_OK(MPI_Recv(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MPI_OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, half, &ic));
+    }
+    int rs;
+    MPI_OK(MPI_Comm_remote_size(ic, &rs));
+    CHECK(rs == (low ? size - size / 2 : size / 2), "remote size %d", rs);
+    inter_traffic(ic, low);
+    merged_traffic(ic, low, 0);
+    MPI_OK(MPI_Comm_disconnect(&ic));
+    MPI_OK(MPI_Comm_free(&half));
+}
+
+static void test_spawn(int n)
+{
+    char nparent[16];
+    snprintf(nparent, sizeof nparent, "%d", size);
+    char *args[] = {"child", nparent, NULL};
+    MPI_Comm ic;
+    int errcodes[8];
+    for (int i = 0; i < 8; i++)
+        errcodes[i] = -1;
+    MPI_OK(MPI_Comm_spawn(self_exe, args, n, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, errcodes));
+    for (int i = 0; i < n; i++)
+        CHECK(errcodes[i] == MPI_SUCCESS, "errcode[%d] = %d", i, errcodes[i]);
+    int rs;
+    MPI_OK(MPI_Comm_remote_size(ic, &rs));
+    CHECK(rs == n, "spawned %d, remote size %d", n, rs);
+    inter_traffic(ic, 1);
+    merged_traffic(ic, 1, 1);
+    MPI_OK(MPI_Comm_disconnect(&ic));
+}
+
+static void test_spawn_multiple(void)
+{
+    char *cmds[2] = {self_exe, self_exe};
+    char *a0[] = {"multi", "a", NULL}, *a1[] = {"multi", "b", NULL};
+    char **argvs[2] = {a0, a1};
+    int np[2] = {1, 2};
+    MPI_Info infos[2] = {MPI_INFO_NULL, MPI_INFO_NULL};
+    MPI_Comm ic;
+    MPI_OK(MPI_Comm_spawn_multiple(2, cmds, argvs, np, infos, size - 1, MPI_COMM_WORLD, &ic,
+                                   MPI_ERRCODES_IGNORE));
+    int rs;
+    MPI_OK(MPI_Comm_remote_size(ic, &rs));
+    CHECK(rs == 3, "remote size %d", rs);
+    if (rank == 0) {
+        int seen[3] = {0, 0, 0};
+        for (int i = 0; i < 3; i++) {
+            int v[2];
+            MPI_Status st;
+            MPI_OK(MPI_Recv(v, 2, MPI_INT, MPI_ANY_SOURCE, 3, ic, &st));
+            CHECK(v[0] == st.MPI_SOURCE, "child %d says rank %d", st.MPI_SOURCE, v[0]);
+            CHECK(v[1] == (st.MPI_SOURCE == 0 ? 0 : 1), "child %d has appnum %d", st.MPI_SOURCE, v[1]);
+            seen[st.MPI_SOURCE]++;
+        }
+        CHECK(seen[0] == 1 && seen[1] == 1 && seen[2] == 1, "children heard %d %d %d", seen[0], seen[1], seen[2]);
+    }
+    MPI_OK(MPI_Comm_disconnect(&ic));
+}
+
+/* Two spawned jobs meet each other; the parent only tells the connecting
+ * job when the accepting one has published its port. */
+static void test_far_to_far(void)
+{
+    char service[64];
+    snprintf(service, sizeof service, "halo-test-meet-%d", (int)getpid());
+    char *acc[] = {"meet", "accept", service, NULL}, *con[] = {"meet", "connect", service, NULL};
+    MPI_Comm a, c;
+    MPI_OK(MPI_Comm_spawn(self_exe, acc, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &a, MPI_ERRCODES_IGNORE));
+    MPI_OK(MPI_Comm_spawn(self_exe, con, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &c, MPI_ERRCODES_IGNORE));
+    if (rank == 0) {
+        int ready;
+        MPI_OK(MPI_Recv(&ready, 1, MPI_INT, 0, 4, a, MPI_STATUS_IGNORE));
+        MPI_OK(MPI_Send(&ready, 1, MPI_INT, 0, 5, c));
+    }
+    MPI_OK(MPI_Comm_disconnect(&a));
+    MPI_OK(MPI_Comm_disconnect(&c));
+}
+
+static void test_spawn_fails(void)
+{
+    MPI_Comm ic = MPI_COMM_NULL;
+    int errcodes[2] = {-1, -1};
+    char *args[] = {NULL};
+    MPI_FAILS(MPI_ERR_SPAWN, MPI_Comm_spawn("/nonexistent/halo-no-such-program", args, 2, MPI_INFO_NULL, 0,
+                                            MPI_COMM_WORLD, &ic, errcodes));
+    CHECK(ic == MPI_COMM_NULL, "a failed spawn set the intercommunicator");
+    CHECK(errcodes[0] == MPI_ERR_SPAWN && errcodes[1] == MPI_ERR_SPAWN, "errcodes %d %d", errcodes[0],
+          errcodes[1]);
+    MPI_FAILS(MPI_ERR_SPAWN, MPI_Comm_spawn(self_exe, args, 0, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic,
+                                            MPI_ERRCODES_IGNORE));
+}
+
+/* MPI_Comm_join between ranks 0 and 1 over a Unix socket. */
+static void test_join(void)
+{
+    MPI_Comm ic;
+    MPI_FAILS(MPI_ERR_ARG, MPI_Comm_join(-1, &ic));
+    if (size < 2 || rank > 1)
+        return;
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    int len = snprintf(a.sun_path + 1, sizeof a.sun_path - 1, "halo-test-join-%d", (int)getpid());
+    socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len);
+    int fd;
+    if (rank == 0) {
+        int l = socket(AF_UNIX, SOCK_STREAM, 0);
+        CHECK(l >= 0 && bind(l, (struct sockaddr *)&a, alen) == 0 && listen(l, 1) == 0, "listen");
+        int pid = (int)getpid();
+        MPI_OK(MPI_Send(&pid, 1, MPI_INT, 1, 6, MPI_COMM_WORLD));
+        fd = accept(l, NULL, NULL);
+        close(l);
+    } else {
+        int pid;
+        MPI_OK(MPI_Recv(&pid, 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        len = snprintf(a.sun_path + 1, sizeof a.sun_path - 1, "halo-test-join-%d", pid);
+        alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len);
+        fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&a, alen) == 0, "connect");
+    }
+    CHECK(fd >= 0, "no socket");
+    MPI_OK(MPI_Comm_join(fd, &ic));
+    int rs, v = 70 + rank, got = -1;
+    MPI_OK(MPI_Comm_remote_size(ic, &rs));
+    CHECK(rs == 1, "join remote size %d", rs);
+    MPI_OK(MPI_Sendrecv(&v, 1, MPI_INT, 0, 1, &got, 1, MPI_INT, 0, 1, ic, MPI_STATUS_IGNORE));
+    CHECK(got == 71 - rank, "join exchange got %d", got);
+    MPI_OK(MPI_Comm_disconnect(&ic));
+    close(fd);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_OK(MPI_Init(&argc, &argv));
+    MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    if (argc > 1)
+        return child_main(argc, argv);
+    ssize_t k = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
+    CHECK(k > 0, "readlink /proc/self/exe");
+    self_exe[k] = '\0';
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    MPI_Comm parent;
+    MPI_OK(MPI_Comm_get_parent(&parent));
+    CHECK(parent == MPI_COMM_NULL, "a job started by mpiexec has a parent");
+
+    test_ports_and_names();
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    test_accept_connect_halves();
+    test_join();
+    test_spawn_fails();
+    test_spawn(2);
+    test_spawn(3);
+    test_spawn_multiple();
+    test_far_to_far();
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0)
+        printf("dynproc: all ok\n");
+    MPI_OK(MPI_Finalize());
+    return 0;
+}
