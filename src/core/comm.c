@@ -393,6 +393,18 @@ static bool comm_one_node(const halo_comm_t *c)
     return true;
 }
 
+/* The color of the shared-memory level: the node, or, on a communicator
+ * with processes of other jobs (which share no segment with this one),
+ * the node and job: every member computes its own, so the groups of two
+ * jobs fall apart. */
+static int shared_color(const halo_comm_t *c)
+{
+    if (!c->group->far && !(c->is_inter && c->remote_group->far))
+        return halo_world.node;
+    uint64_t h = halo_fnv1a(halo_world.job_key, &halo_world.node, sizeof halo_world.node);
+    return (int)(h & 0x7fffffff);
+}
+
 int halo_api_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     halo_comm_t *c = halo_comm_ptr(comm);
@@ -402,14 +414,14 @@ int halo_api_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info in
         color = MPI_UNDEFINED;
         break;
     case MPI_COMM_TYPE_SHARED:
-        color = halo_world.node;
+        color = shared_color(c);
         break;
     case MPI_COMM_TYPE_HW_GUIDED:
     case MPI_COMM_TYPE_RESOURCE_GUIDED: {
         /* Shared memory is the one hardware level Halo knows. */
         halo_info_t *in = halo_obj_lookup(HALO_KIND_INFO, info);
         const char *v = halo_info_lookup(in, "mpi_hw_resource_type");
-        color = (v && !strcmp(v, "mpi_shared_memory")) ? halo_world.node : MPI_UNDEFINED;
+        color = (v && !strcmp(v, "mpi_shared_memory")) ? shared_color(c) : MPI_UNDEFINED;
         break;
     }
     case MPI_COMM_TYPE_HW_UNGUIDED:
@@ -418,7 +430,7 @@ int halo_api_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info in
          * MPI_COMM_NULL. Every process knows every node, so no agreement
          * is needed, and none may run: members that pass MPI_UNDEFINED go
          * straight to the split's own collective. */
-        color = comm_one_node(c) ? MPI_UNDEFINED : halo_world.node;
+        color = comm_one_node(c) ? MPI_UNDEFINED : shared_color(c);
         break;
     default:
         return halo_err(MPI_ERR_ARG, "(split_type=%d): not a split type of the standard", split_type);

@@ -283,9 +283,10 @@ static int meet(halo_comm_t *comm, int root, fd_wait_t *w, int root_rc, const ch
     free(remote);
     for (int i = 0; i < res.n; i++) {
         if (halo_group_rank_of(comm->group, wr[i]) != MPI_UNDEFINED) {
+            int w = wr[i];
             free(wr);
             return halo_err(MPI_ERR_PORT, ": %s: the other group includes this process's own (world rank %d)",
-                            what, wr[i]);
+                            what, w);
         }
     }
     halo_group_t *rg = halo_group_new(res.n, wr);

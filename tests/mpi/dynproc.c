@@ -144,6 +144,24 @@ static void merged_traffic(MPI_Comm ic, int low, int far)
     int *base;
     if (far) {
         MPI_FAILS(MPI_ERR_UNSUPPORTED_OPERATION, MPI_Win_allocate(64, 1, MPI_INFO_NULL, m, &base, &w));
+        /* The shared-memory level of two jobs is each job's own group, and
+         * a shared window on it works. */
+        MPI_Comm sh;
+        int shs, shr;
+        MPI_OK(MPI_Comm_split_type(m, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &sh));
+        MPI_OK(MPI_Comm_size(sh, &shs));
+        MPI_OK(MPI_Comm_rank(sh, &shr));
+        CHECK(shs == ls && shr == lr, "shared split of the merged communicator: rank %d of %d", shr, shs);
+        MPI_OK(MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, sh, &base, &w));
+        *base = shr;
+        MPI_OK(MPI_Win_fence(0, w));
+        MPI_Aint qsz;
+        int qdu, *q;
+        MPI_OK(MPI_Win_shared_query(w, (shr + 1) % shs, &qsz, &qdu, &q));
+        CHECK(*q == (shr + 1) % shs, "shared window of one job: neighbour wrote %d", *q);
+        MPI_OK(MPI_Win_fence(0, w));
+        MPI_OK(MPI_Win_free(&w));
+        MPI_OK(MPI_Comm_free(&sh));
     } else {
         MPI_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, m, &base, &w));
         *base = -1;
