@@ -229,6 +229,13 @@ static int child_main(int argc, char **argv)
         inter_traffic(other, acc);
         merged_traffic(other, acc, 1);
         MPI_OK(MPI_Comm_disconnect(&other));
+    } else if (!strcmp(mode, "crash")) {
+        /* A child that dies while its parent waits for it. */
+        if (rank == 0) {
+            fflush(stdout);
+            abort();
+        }
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     } else {
         MT_FAIL("unknown mode %s", mode);
     }
@@ -433,6 +440,16 @@ int main(int argc, char **argv)
     MPI_Comm parent;
     MPI_OK(MPI_Comm_get_parent(&parent));
     CHECK(parent == MPI_COMM_NULL, "a job started by mpiexec has a parent");
+    if (argc == 1 && getenv("DYNPROC_CRASH_CHILD")) {
+        /* The parent job must end, with a message, while it waits for a
+         * message from its crashed child (the testlist expects failure). */
+        char *args[] = {"crash", NULL};
+        MPI_Comm ic;
+        MPI_OK(MPI_Comm_spawn(self_exe, args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE));
+        int v;
+        MPI_Recv(&v, 1, MPI_INT, 0, 0, ic, MPI_STATUS_IGNORE);
+        MT_FAIL("received from a crashed child");
+    }
 
     test_ports_and_names();
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
