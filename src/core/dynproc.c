@@ -16,9 +16,11 @@
  * MPI_Comm_spawn runs Halo's mpiexec, forked by the root, for the children:
  * a job of its own whose ranks find the parent's port in HALO_PARENT_PORT
  * and connect to it at the end of MPI_Init; MPI_Comm_get_parent gives that
- * intercommunicator. The launcher dies with the parent (PR_SET_PDEATHSIG),
- * and MPI_Finalize waits for the launchers this process started, so that
- * the parent's launcher sees one job end after the other.
+ * intercommunicator. The launcher ends the new job when this process is
+ * gone (HALO_SPAWN_PARENT: it watches its parent pid), a failed spawned
+ * job ends this one while communicators still reach other jobs, and
+ * MPI_Finalize waits for the launchers this process started, so that the
+ * parent's launcher sees one job end after the other.
  *
  * Names are published in files under /tmp/halo-names-<uid> (one per
  * service, named by a hash of it, holding the service and the port): every
@@ -39,7 +41,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -535,7 +536,7 @@ static int launch(int count, char *cmds[], char **argvs[], const int maxprocs[],
         /* The new job names itself (a name given to this job would make the
          * two one job to the processes and the segments). */
         if (!strncmp(*e, "HALO_PARENT_PORT=", 17) || !strncmp(*e, "PMI_", 4) ||
-            !strncmp(*e, "HALO_KVSNAME=", 13) ||
+            !strncmp(*e, "HALO_KVSNAME=", 13) || !strncmp(*e, "HALO_SPAWN_PARENT=", 18) ||
             (path_add && !strncmp(*e, "PATH=", 5)))
             continue;
         strv_add(&ev, *e);
@@ -544,6 +545,10 @@ static int launch(int count, char *cmds[], char **argvs[], const int maxprocs[],
     sprintf(pp, "HALO_PARENT_PORT=%s", port);
     strv_add(&ev, pp);
     free(pp);
+    /* The launcher ends the new job if this process goes away. */
+    char parent_env[48];
+    snprintf(parent_env, sizeof parent_env, "HALO_SPAWN_PARENT=%ld", (long)getpid());
+    strv_add(&ev, parent_env);
     if (path_add) {
         const char *old = getenv("PATH");
         char *np = halo_malloc(strlen(path_add) + (old ? strlen(old) : 0) + 8);
@@ -551,13 +556,8 @@ static int launch(int count, char *cmds[], char **argvs[], const int maxprocs[],
         strv_add(&ev, np);
         free(np);
     }
-    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
-        /* The launcher, and with it the children, end with this process. */
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (getppid() != parent)
-            _exit(127);
         syscall(SYS_close_range, 3u, ~0u, 0u);
         execve(av.v[0], av.v, ev.v);
         _exit(127);
@@ -589,7 +589,9 @@ static int launcher_poll(void)
         int st;
         if (waitpid(launchers[i], &st, WNOHANG) != launchers[i])
             continue;
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        /* Only while some group still names processes of other jobs: a
+         * job that was disconnected may end as it likes. */
+        if ((!WIFEXITED(st) || WEXITSTATUS(st) != 0) && halo_group_far_live > 0)
             halo_fatal("a job spawned by this one failed (its mpiexec, pid %d, ended with %s %d)",
                        (int)launchers[i], WIFEXITED(st) ? "exit status" : "signal",
                        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));

@@ -6,6 +6,7 @@
 #include "core/errors.h"
 
 halo_group_t halo_group_empty;
+int halo_group_far_live;
 
 void halo_group_init(void)
 {
@@ -40,6 +41,7 @@ halo_group_t *halo_group_new(int n, const int *world)
         if (world[i] >= halo_world.size)
             g->far = true;
     }
+    halo_group_far_live += g->far;
     return g;
 }
 
@@ -47,6 +49,7 @@ void halo_group_release(halo_group_t *g)
 {
     if (!halo_obj_unref(g))
         return;
+    halo_group_far_live -= g->far;
     free(g->world);
     halo_obj_free(g);
 }

@@ -13,6 +13,9 @@ typedef struct halo_group {
     const void *session;  /* the session it derives from (a key, never dereferenced), or NULL */
 } halo_group_t;
 
+/* Live groups with processes of other jobs (far members). */
+extern int halo_group_far_live;
+
 void halo_group_init(void);
 void halo_group_finalize(void);
 /* A new group of n members (world ranks copied from `world`). */

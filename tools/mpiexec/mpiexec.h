@@ -133,6 +133,10 @@ typedef struct mpiexec_job {
     double start_time;
     double deadline;       /* --timeout; 0: none */
     double all_exited_time;  /* when the last rank was reaped */
+    /* A job started by MPI_Comm_spawn: the spawning process (its pid in
+     * HALO_SPAWN_PARENT); when it is gone (this process's parent changes),
+     * the job ends. 0: none. */
+    pid_t spawn_parent;
 
     /* stdin, forwarded to rank 0 only. */
     int stdin_open;        /* still reading mpiexec's fd 0 */

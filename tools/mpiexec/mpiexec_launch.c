@@ -33,7 +33,7 @@ extern char **environ;
 static const char *const launch_rank_vars[] = {
     "PMI_FD",          "PMI_RANK",          "PMI_SIZE",        "HALO_LOCAL_RANK",
     "HALO_LOCAL_SIZE", "MPI_LOCALRANKID",   "MPI_LOCALNRANKS", HALO_PMI_SERVER_ENV,
-    "PMI_PORT",        "PMI_ID",            "HALO_MPIEXEC",
+    "PMI_PORT",        "PMI_ID",            "HALO_MPIEXEC",    "HALO_SPAWN_PARENT",
 };
 
 /* "NAME=VALUE" strings of one app, all allocated. */

@@ -28,6 +28,7 @@
 
 /* Survivors get this long after the first signal before SIGKILL. */
 #define LOOP_KILL_DELAY 1.0
+#define LOOP_PARENT_CHECK 0.2   /* seconds between looks at a spawned job's parent */
 /* A rank whose PMI socket closed without finalize gets this long to exit. */
 #define LOOP_LOST_DELAY 1.0
 /* After the last rank exits, an output pipe still held open (by something
@@ -231,6 +232,17 @@ static double loop_timers(mpiexec_job_t *job, double now)
 {
     double next = 0;
 
+    /* The process that spawned this job is gone (this one was handed to
+     * another parent): end the job rather than leave it running alone. */
+    if (job->spawn_parent > 0 && !job->ending) {
+        if (getppid() != job->spawn_parent) {
+            mpiexec_msg("the process that spawned this job (pid %ld) has ended; ending the job",
+                        (long)job->spawn_parent);
+            mpiexec_loop_end_job(job, 143, 1, SIGTERM);
+        } else {
+            next = now + LOOP_PARENT_CHECK;
+        }
+    }
     if (job->deadline > 0 && !job->ending) {
         if (now >= job->deadline) {
             mpiexec_msg("job timed out after %s seconds; ending the job",

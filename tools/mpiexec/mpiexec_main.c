@@ -214,6 +214,11 @@ static int main_job_setup(mpiexec_job_t *job, const mpiexec_opts_t *opts)
         return -1;
     }
     job->stdin_open = main_stdin_forwarded();
+    const char *parent = getenv("HALO_SPAWN_PARENT");
+    if (parent != NULL && *parent != '\0') {
+        job->spawn_parent = (pid_t)atol(parent);
+        unsetenv("HALO_SPAWN_PARENT");
+    }
     job->start_time = mpiexec_now();
     if (opts->timeout > 0) {
         job->deadline = job->start_time + opts->timeout;
