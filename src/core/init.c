@@ -47,6 +47,7 @@ void halo_dtype_init(void);
 void halo_dtype_finalize(void);
 void halo_dynproc_world_init(void);
 void halo_dynproc_finalize(void);
+void halo_datarep_finalize(void);
 
 static void read_node_map(void)
 {
@@ -213,6 +214,7 @@ static void lib_shutdown(void)
 {
     halo_lock();
     halo_dynproc_finalize();
+    halo_datarep_finalize();
     halo_bsend_finalize();
     halo_comm_finalize();
     halo_sched_cache_drain();

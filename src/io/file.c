@@ -21,11 +21,14 @@
  * with one atomic fetch_add. Ordered accesses learn everyone's sizes with
  * an allgather and rank 0 reserves the whole range for the group.
  *
- * Only the "native" data representation exists (MPI_Register_datarep is
- * not supported). Atomic mode takes an open-file-description lock over
+ * Data representations other than "native" (datarep.c) lay the view out
+ * in their file extents (the layout types letype and lftype, which every
+ * offset computation uses) and move data through a buffer converted in one
+ * call per access. Atomic mode takes an open-file-description lock over
  * the whole file for each access, so that accesses of several runs do not
  * interleave with the other members' ones. */
 #include "io/file.h"
+#include "io/datarep.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +71,10 @@ typedef struct halo_file {
     halo_info_t *info;
     MPI_Offset disp;
     halo_dtype_t *etype, *ftype;   /* references held */
+    halo_dtype_t *letype, *lftype; /* the same laid out in the file's representation (the same
+                                    * objects for "native"); references held */
+    const halo_datarep_t *rep;     /* NULL: native */
+    char repname[MPI_MAX_DATAREP_STRING];
     MPI_Offset ind;             /* individual file pointer, etypes of the view */
     file_seg_t *seg;
     bool atomic;
@@ -206,16 +213,29 @@ static int map_segment(halo_file_t *f)
     return MPI_SUCCESS;
 }
 
-static void set_view_types(halo_file_t *f, halo_dtype_t *etype, halo_dtype_t *ftype)
+static void release_types(halo_file_t *f)
+{
+    halo_dtype_t **ts[4] = {&f->etype, &f->ftype, &f->letype, &f->lftype};
+    for (int i = 0; i < 4; i++) {
+        if (*ts[i])
+            halo_dtype_release(*ts[i]);
+        *ts[i] = NULL;
+    }
+}
+
+/* Takes references to the view's types; the layout ones are handed over. */
+static void set_view_types(halo_file_t *f, halo_dtype_t *etype, halo_dtype_t *ftype, halo_dtype_t *letype,
+                           halo_dtype_t *lftype, const halo_datarep_t *rep, const char *repname)
 {
     halo_obj_ref(etype);
     halo_obj_ref(ftype);
-    if (f->etype)
-        halo_dtype_release(f->etype);
-    if (f->ftype)
-        halo_dtype_release(f->ftype);
+    release_types(f);
     f->etype = etype;
     f->ftype = ftype;
+    f->letype = letype;
+    f->lftype = lftype;
+    f->rep = rep;
+    snprintf(f->repname, sizeof f->repname, "%s", repname);
 }
 
 static void free_file(halo_file_t *f)
@@ -225,10 +245,7 @@ static void free_file(halo_file_t *f)
     if (f->fd >= 0)
         close(f->fd);
     free(f->path);
-    if (f->etype)
-        halo_dtype_release(f->etype);
-    if (f->ftype)
-        halo_dtype_release(f->ftype);
+    release_types(f);
     if (f->info)
         halo_info_release(f->info);
     halo_errhandler_release(f->errh);
@@ -247,7 +264,7 @@ static char *view_base(const halo_file_t *f)
 /* Number of data bytes of the view that lie below file offset `size`. */
 static MPI_Count view_bytes_below(const halo_file_t *f, MPI_Offset size)
 {
-    const halo_dtype_t *ft = f->ftype;
+    const halo_dtype_t *ft = f->lftype;
     if (size <= f->disp || ft->size == 0)
         return 0;
     MPI_Count ext = ft->extent > 0 ? ft->extent : 1;
@@ -277,17 +294,17 @@ static MPI_Offset view_end(const halo_file_t *f)
     struct stat st;
     if (fstat(f->fd, &st) != 0)
         return 0;
-    MPI_Count esz = f->etype->size;
+    MPI_Count esz = f->letype->size;
     return (view_bytes_below(f, st.st_size) + esz - 1) / esz;
 }
 
 /* The absolute byte offset of etype `off` of the view. */
 static MPI_Offset view_byte(const halo_file_t *f, MPI_Offset off)
 {
-    const halo_dtype_t *ft = f->ftype;
+    const halo_dtype_t *ft = f->lftype;
     if (ft->size == 0)
         return f->disp;
-    MPI_Count pos = off * f->etype->size;
+    MPI_Count pos = off * f->letype->size;
     MPI_Count ntiles = pos / ft->size + 1;
     struct iovec iov[1];
     if (halo_dt_iov(view_base(f), ntiles, ft, &pos, pos + 1, iov, 1) != 1)
@@ -341,17 +358,52 @@ static void lock_file(const halo_file_t *f, bool wr, bool on)
 #endif
 }
 
+static int view_io(halo_file_t *f, bool wr, MPI_Offset off, void *buf, MPI_Count count, halo_dtype_t *dt,
+                   MPI_Count *moved_p);
+
+/* view_io in a representation other than native: the access goes through
+ * a buffer in the file representation, converted in one call; *moved_p
+ * gets the bytes moved in memory terms (whole elements of dt). */
+static int view_io_converted(halo_file_t *f, bool wr, MPI_Offset off, void *buf, MPI_Count count,
+                             halo_dtype_t *dt, MPI_Count *moved_p)
+{
+    *moved_p = 0;
+    MPI_Count esz = halo_datarep_size(f->rep, dt);
+    if (esz < 0)
+        return halo_err(MPI_ERR_TYPE, "(datatype): no size in data representation \"%s\"", f->repname);
+    MPI_Count fbytes = count * esz;
+    if (fbytes == 0)
+        return MPI_SUCCESS;
+    char *fbuf = malloc((size_t)fbytes);
+    if (!fbuf)
+        return halo_err(MPI_ERR_NO_MEM, ": no memory for %lld bytes of converted data", (long long)fbytes);
+    int rc = MPI_SUCCESS;
+    if (wr)
+        rc = halo_datarep_to_file(f->rep, buf, count, dt, fbuf, fbytes);
+    MPI_Count moved = 0;
+    if (rc == MPI_SUCCESS)
+        rc = view_io(f, wr, off, fbuf, fbytes, halo_dtype_ptr(MPI_BYTE), &moved);
+    MPI_Count items = moved / esz;
+    if (rc == MPI_SUCCESS && !wr && items > 0)
+        rc = halo_datarep_from_file(f->rep, fbuf, items * esz, buf, items, dt);
+    free(fbuf);
+    *moved_p = wr ? (moved == fbytes ? count * dt->size : items * dt->size) : items * dt->size;
+    return rc;
+}
+
 /* Moves (buf, count, dt) to or from the view at etype offset `off`;
  * *moved_p gets the bytes moved (fewer than asked only for a read that
  * reaches the end of the file). */
 static int view_io(halo_file_t *f, bool wr, MPI_Offset off, void *buf, MPI_Count count, halo_dtype_t *dt,
                    MPI_Count *moved_p)
 {
+    if (f->rep && dt != halo_dtype_ptr(MPI_BYTE))
+        return view_io_converted(f, wr, off, buf, count, dt, moved_p);
     *moved_p = 0;
     MPI_Count total = count * dt->size;
     if (total == 0)
         return MPI_SUCCESS;
-    const halo_dtype_t *ft = f->ftype;
+    const halo_dtype_t *ft = f->lftype;
     if (ft->size == 0)
         return halo_err(MPI_ERR_TYPE, ": the file's view has a filetype with no data");
     MPI_Count moff;
@@ -360,7 +412,7 @@ static int view_io(halo_file_t *f, bool wr, MPI_Offset off, void *buf, MPI_Count
         direct = (char *)buf + moff;
     else
         bounce = halo_malloc((size_t)(total < CHUNK ? total : CHUNK));
-    MPI_Count start = off * f->etype->size, moved = 0;
+    MPI_Count start = off * f->letype->size, moved = 0;
     int rc = MPI_SUCCESS;
     bool eof = false;
     struct iovec iov[MAXIOV];
@@ -433,8 +485,10 @@ static int do_io(MPI_File fh, int where, bool wr, MPI_Offset offset, void *buf, 
     if (rc != MPI_SUCCESS)
         return rc;
     halo_dtype_t *dt = halo_dtype_ptr(type);
-    MPI_Count esz = f->etype->size;
-    MPI_Count n = count * dt->size / esz;
+    MPI_Count esz = f->letype->size, fsz = halo_datarep_size(f->rep, dt);
+    if (fsz < 0)
+        return halo_err(MPI_ERR_TYPE, "(datatype): no size in data representation \"%s\"", f->repname);
+    MPI_Count n = count * fsz / esz;
     MPI_Offset off;
     if (where == AT_EXPLICIT) {
         if (offset < 0)
@@ -448,7 +502,7 @@ static int do_io(MPI_File fh, int where, bool wr, MPI_Offset offset, void *buf, 
     MPI_Count moved;
     rc = view_io(f, wr, off, buf, count, dt, &moved);
     if (where == AT_INDIVIDUAL)
-        f->ind = off + moved / esz;
+        f->ind = off + (dt->size ? moved / dt->size * fsz : 0) / esz;
     if (rc == MPI_SUCCESS)
         set_status(status, moved);
     return rc;
@@ -461,7 +515,10 @@ static int do_ordered(MPI_File fh, bool wr, void *buf, MPI_Count count, MPI_Data
     if (rc != MPI_SUCCESS)
         return rc;
     halo_dtype_t *dt = halo_dtype_ptr(type);
-    int64_t n = (int64_t)(count * dt->size / f->etype->size);
+    MPI_Count fsz = halo_datarep_size(f->rep, dt);
+    if (fsz < 0)
+        return halo_err(MPI_ERR_TYPE, "(datatype): no size in data representation \"%s\"", f->repname);
+    int64_t n = (int64_t)(count * fsz / f->letype->size);
     int L = f->comm->size, me = f->comm->rank;
     int64_t *all = halo_malloc((size_t)L * sizeof *all);
     rc = halo_api_allgather(&n, 1, MPI_INT64_T, all, 1, MPI_INT64_T, chandle(f));
@@ -615,7 +672,10 @@ static int file_open(MPI_Comm comm, const char *filename, int amode, MPI_Info in
     halo_obj_ref(f->errh);
     f->info = in ? halo_info_dup(in) : halo_info_new();
     f->disp = 0;
-    set_view_types(f, halo_dtype_ptr(MPI_BYTE), halo_dtype_ptr(MPI_BYTE));
+    halo_dtype_t *byte = halo_dtype_ptr(MPI_BYTE);
+    halo_obj_ref(byte);
+    halo_obj_ref(byte);
+    set_view_types(f, byte, byte, byte, byte, NULL, "native");
     rc = map_segment(f);
     if (rc == MPI_SUCCESS && (amode & MPI_MODE_APPEND)) {
         f->ind = view_end(f);
@@ -814,8 +874,12 @@ int halo_api_file_sync(MPI_File fh)
 int halo_api_file_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
 {
     FILE_CHECK(fh, f);
-    (void)f;
-    *extent = halo_dtype_ptr(datatype)->extent;
+    halo_dtype_t *lt;
+    int rc = halo_datarep_layout(f->rep, halo_dtype_ptr(datatype), &lt);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *extent = lt->extent;
+    halo_dtype_release(lt);
     return MPI_SUCCESS;
 }
 
@@ -864,6 +928,8 @@ int halo_api_file_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI
 {
     FILE_CHECK(fh, f);
     halo_dtype_t *et = halo_dtype_ptr(etype), *ft = halo_dtype_ptr(filetype);
+    halo_dtype_t *let = NULL, *lft = NULL;
+    const halo_datarep_t *rep = NULL;
     halo_info_t *in = NULL;
     int lrc = MPI_SUCCESS;
     if (disp == MPI_DISPLACEMENT_CURRENT && !(f->amode & MPI_MODE_SEQUENTIAL))
@@ -873,8 +939,9 @@ int halo_api_file_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI
         lrc = halo_err(MPI_ERR_ARG, "(disp=%lld): cannot be negative", (long long)disp);
     else if (!datarep)
         lrc = halo_err(MPI_ERR_UNSUPPORTED_DATAREP, "(datarep=NULL): no data representation given");
-    else if (strcmp(datarep, "native") != 0)
-        lrc = halo_err(MPI_ERR_UNSUPPORTED_DATAREP, "(datarep=\"%s\"): only \"native\" is supported", datarep);
+    else if (halo_datarep_find(datarep, &rep) != MPI_SUCCESS)
+        lrc = halo_err(MPI_ERR_UNSUPPORTED_DATAREP, "(datarep=\"%.64s\"): not \"native\", \"internal\", "
+                       "\"external32\" or a registered data representation", datarep);
     else if (!(et->flags & HALO_DT_COMMITTED))
         lrc = halo_err(MPI_ERR_TYPE, "(etype): the type is not committed");
     else if (!(ft->flags & HALO_DT_COMMITTED))
@@ -888,24 +955,38 @@ int halo_api_file_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI
         lrc = halo_err(MPI_ERR_TYPE, "(filetype): its extent must be positive");
     else if (info != MPI_INFO_NULL && !(in = halo_obj_lookup(HALO_KIND_INFO, info)))
         lrc = halo_err(MPI_ERR_INFO, "(info=%p): not a valid info object", (void *)info);
+    /* The view as laid out in the file's representation. */
+    if (lrc == MPI_SUCCESS && (lrc = halo_datarep_layout(rep, et, &let)) == MPI_SUCCESS)
+        lrc = halo_datarep_layout(rep, ft, &lft);
+    if (lrc == MPI_SUCCESS && rep && lft->size % let->size != 0)
+        lrc = halo_err(MPI_ERR_TYPE, "(filetype): its size in \"%s\" (%lld) is not a multiple of the etype's "
+                       "(%lld)", datarep, (long long)lft->size, (long long)let->size);
     if (lrc == MPI_SUCCESS) {
         bool writable = (f->amode & (MPI_MODE_RDWR | MPI_MODE_WRONLY)) != 0;
-        if ((lrc = view_layout(et, "etype", writable)) == MPI_SUCCESS)
-            lrc = view_layout(ft, "filetype", writable);
+        if ((lrc = view_layout(let, "etype", writable)) == MPI_SUCCESS)
+            lrc = view_layout(lft, "filetype", writable);
     }
     int rc = agree(chandle(f), lrc);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+        if (let)
+            halo_dtype_release(let);
+        if (lft)
+            halo_dtype_release(lft);
         return rc;
+    }
     if (disp == MPI_DISPLACEMENT_CURRENT) {
         /* The shared pointer's position, in bytes of the old view. */
         disp = view_byte(f, atomic_load(&f->seg->shared));
     }
     /* Everyone has read the shared pointer before it is reset. */
     rc = halo_api_barrier(chandle(f));
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+        halo_dtype_release(let);
+        halo_dtype_release(lft);
         return rc;
+    }
     f->disp = disp;
-    set_view_types(f, et, ft);
+    set_view_types(f, et, ft, let, lft, rep, datarep);
     f->ind = 0;
     if (f->comm->rank == 0)
         atomic_store(&f->seg->shared, 0);
@@ -940,7 +1021,7 @@ int halo_api_file_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, M
         return rc;
     *disp = f->disp;
     if (datarep)
-        snprintf(datarep, MPI_MAX_DATAREP_STRING, "native");
+        snprintf(datarep, MPI_MAX_DATAREP_STRING, "%s", f->repname);
     return MPI_SUCCESS;
 }
 

@@ -1,13 +1,7 @@
-/* The profiling interface and functions not implemented yet.
- *
- * - This program defines MPI_Send and MPI_Allreduce itself, counting its
- *   calls and passing them on to PMPI_Send and PMPI_Allreduce, as a
- *   profiling tool does: the counts must match the calls made and the data
- *   must arrive.
- * - A function Halo does not implement yet (MPI_Register_datarep)
- *   returns MPI_ERR_UNSUPPORTED_OPERATION, with a message naming the
- *   function, and changes nothing (the data representation it would have
- *   registered stays unknown to MPI_File_set_view). */
+/* The profiling interface: this program defines MPI_Send and
+ * MPI_Allreduce itself, counting its calls and passing them on to
+ * PMPI_Send and PMPI_Allreduce, as a profiling tool does: the counts must
+ * match the calls made and the data must arrive. */
 #include "mpitest.h"
 
 static int sends, allreduces;
@@ -23,13 +17,6 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 {
     allreduces++;
     return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-}
-
-static int extent_fn(MPI_Datatype datatype, MPI_Aint *extent, void *extra_state)
-{
-    (void)extra_state;
-    MPI_Aint lb;
-    return MPI_Type_get_extent(datatype, &lb, extent);
 }
 
 int main(int argc, char **argv)
@@ -53,25 +40,6 @@ int main(int argc, char **argv)
     CHECK_INT(sum, size * (size - 1) / 2);
     CHECK_INT(sends, 3);
     CHECK_INT(allreduces, 1);
-
-    /* Not implemented yet: the right class, a message naming it. */
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    int rc = MPI_Register_datarep("core_profiling_rep", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
-                                  extent_fn, NULL);
-    int cls = -1;
-    MPI_OK(MPI_Error_class(rc, &cls));
-    CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Register_datarep: error class %d", cls);
-    char msg[MPI_MAX_ERROR_STRING];
-    int len;
-    MPI_OK(MPI_Error_string(rc, msg, &len));
-    CHECK(strncmp(msg, "MPI_Register_datarep:", 21) == 0 && strstr(msg, "not supported") != NULL,
-          "message \"%s\" does not say that MPI_Register_datarep is not supported", msg);
-    MPI_File fh;
-    MPI_OK(MPI_File_open(MPI_COMM_SELF, "/dev/null", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
-    rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "core_profiling_rep", MPI_INFO_NULL);
-    MPI_OK(MPI_Error_class(rc, &cls));
-    CHECK(cls == MPI_ERR_UNSUPPORTED_DATAREP, "the representation was registered after all (class %d)", cls);
-    MPI_OK(MPI_File_close(&fh));
 
     MPI_OK(MPI_Finalize());
     if (rank == 0)
