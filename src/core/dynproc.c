@@ -328,12 +328,23 @@ static int accept_on(int lfd, fd_wait_t *w)
     }
 }
 
-static int accept_common(port_t *p, int root, halo_comm_t *c, pid_t watch, const char *what,
+/* meet, then closes the roots' connection. */
+static int meet_close(halo_comm_t *c, int root, fd_wait_t *w, int root_rc, const char *what, halo_comm_t **out,
+                      int *asked)
+{
+    int rc = meet(c, root, w, root_rc, what, out, asked);
+    if (w->fd >= 0)
+        close(w->fd);
+    return rc;
+}
+
+/* Accepts (root) on port p, or only takes part when p is NULL (other
+ * ranks, or the root after root_rc). */
+static int accept_common(port_t *p, int root, halo_comm_t *c, pid_t watch, int root_rc, const char *what,
                          halo_comm_t **out, int *asked)
 {
     fd_wait_t w = {.fd = -1, .watch = watch};
-    int root_rc = MPI_SUCCESS;
-    if (c->rank == root && accept_on(p->fd, &w) != 0) {
+    if (c->rank == root && p && accept_on(p->fd, &w) != 0) {
         if (w.ended)
             root_rc = halo_err(MPI_ERR_SPAWN, ": %s: the launcher of the new processes ended (%s %d) before "
                                "they connected", what, WIFEXITED(w.status) ? "exit status" : "signal",
@@ -341,10 +352,7 @@ static int accept_common(port_t *p, int root, halo_comm_t *c, pid_t watch, const
         else
             root_rc = halo_err(MPI_ERR_PORT, ": %s: accept failed: %s", what, strerror(errno));
     }
-    int rc = meet(c, root, &w, root_rc, what, out, asked);
-    if (w.fd >= 0)
-        close(w.fd);
-    return rc;
+    return meet_close(c, root, &w, root_rc, what, out, asked);
 }
 
 int halo_api_comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
@@ -363,12 +371,7 @@ int halo_api_comm_accept(const char *port_name, MPI_Info info, int root, MPI_Com
             root_rc = halo_err(MPI_ERR_PORT, "(port_name=\"%.64s\"): not a port this process opened", port_name);
     }
     halo_comm_t *nc = NULL;
-    if (root_rc) {
-        fd_wait_t w = {.fd = -1};
-        rc = meet(c, root, &w, root_rc, "MPI_Comm_accept", &nc, NULL);
-    } else {
-        rc = accept_common(p, root, c, 0, "MPI_Comm_accept", &nc, NULL);
-    }
+    rc = accept_common(p, root, c, 0, root_rc, "MPI_Comm_accept", &nc, NULL);
     if (rc == MPI_SUCCESS)
         *newcomm = (MPI_Comm)nc;
     return rc;
@@ -391,10 +394,7 @@ static int connect_common(const char *port_name, int root, halo_comm_t *c, const
         else
             fcntl(w.fd, F_SETFL, fcntl(w.fd, F_GETFL) | O_NONBLOCK);
     }
-    int rc = meet(c, root, &w, root_rc, what, out, NULL);
-    if (w.fd >= 0)
-        close(w.fd);
-    return rc;
+    return meet_close(c, root, &w, root_rc, what, out, NULL);
 }
 
 int halo_api_comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
@@ -646,12 +646,7 @@ static int spawn_common(int count, char *cmds[], char **argvs[], const int maxpr
         }
     }
     halo_comm_t *nc = NULL;
-    if (root_rc || c->rank != root) {
-        fd_wait_t w = {.fd = -1};
-        rc = meet(c, root, &w, root_rc, what, &nc, &total);
-    } else {
-        rc = accept_common(p, root, c, pid, what, &nc, &total);
-    }
+    rc = accept_common(root_rc ? NULL : p, root, c, pid, root_rc, what, &nc, &total);
     if (p)
         port_close(p);
     if (pid > 0) {

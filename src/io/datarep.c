@@ -342,57 +342,48 @@ int halo_datarep_layout(const halo_datarep_t *rep, halo_dtype_t *t, halo_dtype_t
 
 /* ---------------------------------------------------------------- conversion */
 
-int halo_datarep_to_file(const halo_datarep_t *rep, const void *buf, MPI_Count count, halo_dtype_t *dt,
-                         void *fbuf, MPI_Count fbytes)
+/* One conversion between the program's (buf, count, dt) and fbytes of
+ * file representation, either way. */
+static int convert(const halo_datarep_t *rep, bool to_file, void *buf, MPI_Count count, halo_dtype_t *dt,
+                   void *fbuf, MPI_Count fbytes)
 {
     MPI_Datatype h = halo_dtype_handle(dt);
     if (rep->external32) {
         MPI_Count pos = 0;
-        return halo_api_pack_external_c("external32", buf, count, h, fbuf, fbytes, &pos);
+        return to_file ? halo_api_pack_external_c("external32", buf, count, h, fbuf, fbytes, &pos)
+                       : halo_api_unpack_external_c("external32", fbuf, fbytes, &pos, buf, count, h);
     }
-    MPI_Datarep_conversion_function *f = rep->write_fn;
-    MPI_Datarep_conversion_function_c *fc = rep->write_fn_c;
+    MPI_Datarep_conversion_function *f = to_file ? rep->write_fn : rep->read_fn;
+    MPI_Datarep_conversion_function_c *fc = to_file ? rep->write_fn_c : rep->read_fn_c;
     if (!f && !fc) {
-        /* No conversion: the data goes as in memory. */
+        /* No conversion: the file holds the bytes of memory. */
         if (fbytes != count * dt->size)
             return halo_err(MPI_ERR_CONVERSION, ": data representation \"%s\" converts nothing, but its file "
                             "extents differ from the memory sizes", rep->name);
-        halo_dt_pack(buf, count, dt, 0, fbuf, fbytes);
+        if (to_file)
+            halo_dt_pack(buf, count, dt, 0, fbuf, fbytes);
+        else
+            halo_dt_unpack(buf, count, dt, 0, fbuf, fbytes);
         return MPI_SUCCESS;
     }
     if (!rep->large && count > INT32_MAX)
         return halo_err(MPI_ERR_COUNT, ": %lld items are too many for the conversion function of \"%s\"",
                         (long long)count, rep->name);
-    int rc = rep->large ? fc((void *)buf, h, count, fbuf, 0, rep->extra)
-                        : f((void *)buf, h, (int)count, fbuf, 0, rep->extra);
+    int rc = rep->large ? fc(buf, h, count, fbuf, 0, rep->extra) : f(buf, h, (int)count, fbuf, 0, rep->extra);
     if (rc != MPI_SUCCESS)
-        return halo_err(rc, ": the write conversion function of data representation \"%s\" failed", rep->name);
+        return halo_err(rc, ": the %s conversion function of data representation \"%s\" failed",
+                        to_file ? "write" : "read", rep->name);
     return MPI_SUCCESS;
+}
+
+int halo_datarep_to_file(const halo_datarep_t *rep, const void *buf, MPI_Count count, halo_dtype_t *dt,
+                         void *fbuf, MPI_Count fbytes)
+{
+    return convert(rep, true, (void *)buf, count, dt, fbuf, fbytes);
 }
 
 int halo_datarep_from_file(const halo_datarep_t *rep, const void *fbuf, MPI_Count fbytes, void *buf,
                            MPI_Count count, halo_dtype_t *dt)
 {
-    MPI_Datatype h = halo_dtype_handle(dt);
-    if (rep->external32) {
-        MPI_Count pos = 0;
-        return halo_api_unpack_external_c("external32", fbuf, fbytes, &pos, buf, count, h);
-    }
-    MPI_Datarep_conversion_function *f = rep->read_fn;
-    MPI_Datarep_conversion_function_c *fc = rep->read_fn_c;
-    if (!f && !fc) {
-        if (fbytes != count * dt->size)
-            return halo_err(MPI_ERR_CONVERSION, ": data representation \"%s\" converts nothing, but its file "
-                            "extents differ from the memory sizes", rep->name);
-        halo_dt_unpack(buf, count, dt, 0, fbuf, fbytes);
-        return MPI_SUCCESS;
-    }
-    if (!rep->large && count > INT32_MAX)
-        return halo_err(MPI_ERR_COUNT, ": %lld items are too many for the conversion function of \"%s\"",
-                        (long long)count, rep->name);
-    int rc = rep->large ? fc(buf, h, count, (void *)fbuf, 0, rep->extra)
-                        : f(buf, h, (int)count, (void *)fbuf, 0, rep->extra);
-    if (rc != MPI_SUCCESS)
-        return halo_err(rc, ": the read conversion function of data representation \"%s\" failed", rep->name);
-    return MPI_SUCCESS;
+    return convert(rep, false, buf, count, dt, (void *)fbuf, fbytes);
 }

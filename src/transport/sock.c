@@ -84,15 +84,6 @@ uint64_t halo_proc_gpid(int world)
     return sk.far[world - halo_world.size].gpid;
 }
 
-int32_t halo_proc_pid(int world)
-{
-    if (world == halo_world.rank)
-        return (int32_t)getpid();
-    if (world >= halo_world.size)
-        return sk.far[world - halo_world.size].pid;
-    return 0;
-}
-
 /* Makes room for n more bytes at the end of b. */
 static void buf_reserve(sock_buf_t *b, size_t n)
 {

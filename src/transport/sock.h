@@ -23,7 +23,6 @@ static inline bool halo_sock_active(void)
 /* The index (world rank) of the process with this identity, added to the
  * table if new: a rank of this job keeps its rank. */
 int halo_proc_add(uint64_t gpid, int32_t pid);
-int32_t halo_proc_pid(int world);
 int halo_sock_send(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
                    halo_pkt_fill_fn_t *fill, void *fill_arg);
 int halo_sock_poll(void);
