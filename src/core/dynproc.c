@@ -40,6 +40,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -62,6 +63,7 @@ static int nports, capports, port_counter;
 
 /* Launchers started by MPI_Comm_spawn, reaped at finalize. */
 static pid_t *launchers;
+static int *launcher_fds;   /* their pidfds, or -1 */
 static int nlaunchers, caplaunchers;
 
 static halo_comm_t *parent_comm;
@@ -282,6 +284,7 @@ static int meet(halo_comm_t *comm, int root, fd_wait_t *w, int root_rc, const ch
     for (int i = 0; i < res.n; i++)
         wr[i] = halo_proc_add(remote[i].gpid, remote[i].pid);
     free(remote);
+    halo_progress_note_node_procs(halo_world.local_size + halo_world.nprocs - halo_world.size);
     for (int i = 0; i < res.n; i++) {
         if (halo_group_rank_of(comm->group, wr[i]) != MPI_UNDEFINED) {
             int w = wr[i];
@@ -556,8 +559,14 @@ static int launch(int count, char *cmds[], char **argvs[], const int maxprocs[],
         strv_add(&ev, np);
         free(np);
     }
+    /* The new job may use every core, whatever this rank is bound to. */
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        CPU_SET(c, &all);
     pid_t pid = fork();
     if (pid == 0) {
+        sched_setaffinity(0, sizeof all, &all);
         syscall(SYS_close_range, 3u, ~0u, 0u);
         execve(av.v[0], av.v, ev.v);
         _exit(127);
@@ -573,16 +582,28 @@ static int launch(int count, char *cmds[], char **argvs[], const int maxprocs[],
 
 /* A spawned job that fails (its launcher exits with an error, after a
  * rank crashed or aborted) ends this job too, as a failed rank of its own
- * would: checked every 100 ms of progress (a hook, also run by sleeping
- * waits). Launchers that ended well are reaped here. */
+ * would: checked when its pidfd fires and every 100 ms of progress (a
+ * hook, also run by sleeping waits). Launchers that ended well are reaped
+ * here. */
+/* Forgets launcher i (reaped). */
+static void launcher_drop(int i)
+{
+    if (launcher_fds[i] >= 0)
+        close(launcher_fds[i]);
+    launchers[i] = launchers[nlaunchers - 1];
+    launcher_fds[i] = launcher_fds[nlaunchers - 1];
+    nlaunchers--;
+}
+
+static _Atomic int launcher_event;   /* a launcher's pidfd fired (the socket watcher saw it) */
+
 static int launcher_poll(void)
 {
-    static unsigned calls;
     static double next;
-    if (nlaunchers == 0 || (++calls & 255) != 0)
+    if (nlaunchers == 0)
         return 0;
     double now = halo_now();
-    if (now < next)
+    if (!atomic_exchange(&launcher_event, 0) && now < next)
         return 0;
     next = now + 0.1;
     for (int i = 0; i < nlaunchers; i++) {
@@ -595,7 +616,7 @@ static int launcher_poll(void)
             halo_fatal("a job spawned by this one failed (its mpiexec, pid %d, ended with %s %d)",
                        (int)launchers[i], WIFEXITED(st) ? "exit status" : "signal",
                        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-        launchers[i--] = launchers[--nlaunchers];
+        launcher_drop(i--);
     }
     return 0;
 }
@@ -610,9 +631,19 @@ static void launcher_add(pid_t pid)
     if (nlaunchers == caplaunchers) {
         caplaunchers = caplaunchers ? 2 * caplaunchers : 4;
         launchers = halo_realloc(launchers, (size_t)caplaunchers * sizeof *launchers);
+        launcher_fds = halo_realloc(launcher_fds, (size_t)caplaunchers * sizeof *launcher_fds);
     }
-    launchers[nlaunchers++] = pid;
+    /* Its end wakes a rank that sleeps in a wait (where the kernel has
+     * pidfds; else the next look at 100 ms of progress finds it). */
+    int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pfd >= 0 && halo_sock_watch_other(pfd, &launcher_event) != 0) {
+        close(pfd);
+        pfd = -1;
+    }
+    launchers[nlaunchers] = pid;
+    launcher_fds[nlaunchers++] = pfd;
 }
+
 
 static int spawn_common(int count, char *cmds[], char **argvs[], const int maxprocs[], const MPI_Info infos[],
                         int root, MPI_Comm comm, MPI_Comm *intercomm, int errcodes[], const char *what)
@@ -869,17 +900,24 @@ void halo_dynproc_finalize(void)
     /* Wait for the spawned jobs, handling what they still send. */
     while (halo_sock_out_pending())
         halo_progress_poll();
-    for (int i = 0; i < nlaunchers; i++) {
+    while (nlaunchers > 0) {
+        pid_t pid = launchers[0];
         int st;
-        while (waitpid(launchers[i], &st, WNOHANG) == 0) {
+        if (waitpid(pid, &st, WNOHANG) == 0) {
+            /* The progress hook may reap it meanwhile, and drop it. */
             halo_progress_poll();
             struct timespec ts = {0, 1000 * 1000};
             nanosleep(&ts, NULL);
+            continue;
         }
+        if (nlaunchers > 0 && launchers[0] == pid)
+            launcher_drop(0);
     }
     free(launchers);
+    free(launcher_fds);
     launchers = NULL;
-    nlaunchers = caplaunchers = 0;
+    launcher_fds = NULL;
+    caplaunchers = 0;
     if (parent_comm) {
         halo_obj_unref(parent_comm);
         parent_comm = NULL;

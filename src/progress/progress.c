@@ -30,7 +30,6 @@
 
 #include "core/config.h"
 #include "core/lock.h"
-#include "transport/sock.h"
 #include "transport/transport.h"
 
 HALO_CFG_STR(cfg_wait_policy, "HALO_WAIT_POLICY", "auto",
@@ -61,9 +60,23 @@ bool halo_progress_oversubscribed(void)
     return node_oversubscribed;
 }
 
+static long node_cpus;     /* the node's online processors */
+static bool auto_policy;   /* HALO_WAIT_POLICY=auto and no spin or yield time given */
+
+void halo_progress_note_node_procs(int n)
+{
+    /* Processes of other jobs came to share the node's cores: once they
+     * outnumber them, wait as an oversubscribed job does. */
+    if (auto_policy && spin_time != 0 && n > node_cpus) {
+        spin_time = 0;
+        yield_time = 5e-3;
+    }
+}
+
 void halo_progress_init(void)
 {
     const char *policy = halo_cfg_get_str(&cfg_wait_policy);
+    node_cpus = sysconf(_SC_NPROCESSORS_ONLN);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0)
@@ -93,6 +106,7 @@ void halo_progress_init(void)
             halo_warn("HALO_WAIT_POLICY=%s is not one of spin, yield, sleep, auto; using auto", policy);
         spin_time = oversubscribed ? 0 : 200e-6;
         yield_time = oversubscribed ? 5e-3 : 2e-3;
+        auto_policy = halo_cfg_get(&cfg_spin) < 0 && halo_cfg_get(&cfg_yield) < 0;
     }
     if (halo_cfg_get(&cfg_spin) >= 0)
         spin_time = 1e-6 * (double)halo_cfg_get(&cfg_spin);
@@ -156,10 +170,6 @@ static bool sleep_on_doorbell(halo_progress_done_fn_t *done, void *arg, long ms)
         return false;
     }
     int depth = halo_lock_yield_begin();
-    /* Packets from other jobs come through sockets, which do not ring the
-     * doorbell: wake to poll them. */
-    if (halo_sock_active() && ms > 1)
-        ms = 1;
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000 * 1000};
     long rc = syscall(SYS_futex, (uint32_t *)bell,
                       halo_tr_doorbell_shared() ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE, seq, &ts, NULL, 0);

@@ -10,6 +10,9 @@ typedef int halo_progress_hook_fn_t(void);
 typedef bool halo_progress_done_fn_t(void *arg);
 
 void halo_progress_init(void);
+/* n processes (of this job and others) now share this node: the automatic
+ * wait policy turns to the oversubscribed one when they outnumber the cores. */
+void halo_progress_note_node_procs(int n);
 /* More ranks on this node than cores to run them (decided at init). */
 bool halo_progress_oversubscribed(void);
 void halo_progress_hook_add(halo_progress_hook_fn_t *fn);

@@ -12,16 +12,26 @@
  *
  * Sends never block: what the socket does not take at once waits in the
  * connection's output buffer, flushed at every poll; past
- * SOCK_OUT_LIMIT bytes waiting, sends answer HALO_TR_AGAIN. A rank that
- * sleeps while it waits wakes at least every millisecond to poll the
- * sockets (the doorbell of the node segment does not ring for them).
- * Memory is never read across (the rendezvous falls back to pushing). */
+ * SOCK_OUT_LIMIT bytes waiting, sends answer HALO_TR_AGAIN.
+ *
+ * A watcher thread blocks in epoll_wait (edge-triggered) on the listener
+ * and the incoming connections: when bytes or a connection arrive it
+ * raises a flag and rings this process's doorbell, so a rank asleep on it
+ * wakes as it would for a packet of its own job, and polls look at the
+ * sockets only when the flag is up (one atomic load otherwise).
+ * Large messages are read from the sender's memory with process_vm_readv,
+ * as between the ranks of a job, where the kernel lets one job read the
+ * other's; otherwise the sender pushes them in packets. */
 #include "transport/sock.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -51,6 +61,7 @@ typedef struct far_proc {
     uint64_t gpid;
     int32_t pid;
     int out_fd;              /* our connection to its listener; -1 before the first send */
+    bool no_cma;             /* a single-copy read of its memory failed: never again */
     sock_buf_t out;
 } far_proc_t;
 
@@ -68,7 +79,11 @@ static struct {
     in_conn_t *conns;
     int nconns, capconns;
     halo_pkt_handler_fn_t *handler;
-} sk = {.listen_fd = -1};
+    int epfd, stop_fd;       /* the watcher's epoll set, and the eventfd that stops it */
+    pthread_t watcher;
+    _Atomic int arrived;     /* the watcher saw bytes or a connection arrive */
+    int nout;                /* processes with output waiting */
+} sk = {.listen_fd = -1, .epfd = -1, .stop_fd = -1};
 
 bool halo_sock_on;
 
@@ -82,6 +97,24 @@ uint64_t halo_proc_gpid(int world)
     if (world < halo_world.size)
         return (halo_world.job_key << 24) | (uint64_t)world;
     return sk.far[world - halo_world.size].gpid;
+}
+
+int halo_sock_readv(int src_world, const struct iovec *local, int nlocal, const struct iovec *remote,
+                    int nremote)
+{
+    far_proc_t *f = &sk.far[src_world - halo_world.size];
+    if (f->no_cma || !halo_tr_cma_node())
+        return -1;
+    size_t want = 0;
+    for (int i = 0; i < nremote; i++)
+        want += remote[i].iov_len;
+    ssize_t got = process_vm_readv(f->pid, local, (unsigned long)nlocal, remote, (unsigned long)nremote, 0);
+    if (got == (ssize_t)want)
+        return 0;
+    /* Refused (another user's rules, a security module) or partial: the
+     * sender pushes the data instead, now and from now on. */
+    f->no_cma = true;
+    return -1;
 }
 
 /* Makes room for n more bytes at the end of b. */
@@ -160,6 +193,46 @@ int halo_sock_connect_to(const char *what, uint64_t id, int n)
     return fd;
 }
 
+/* Events of descriptors watched for others (halo_sock_watch_other) carry
+ * the flag's address under this tag; the sockets' carry their descriptor. */
+#define WATCH_OTHER (1ull << 63)
+
+static void *watch(void *arg)
+{
+    (void)arg;
+    struct epoll_event ev[16];
+    for (;;) {
+        int n = epoll_wait(sk.epfd, ev, 16, -1);
+        if (n < 0 && errno != EINTR)
+            return NULL;
+        for (int i = 0; i < n; i++) {
+            if (ev[i].data.u64 == (uint64_t)sk.stop_fd)
+                return NULL;
+            if (ev[i].data.u64 & WATCH_OTHER)
+                atomic_store((_Atomic int *)(uintptr_t)(ev[i].data.u64 & ~WATCH_OTHER), 1);
+        }
+        if (n > 0) {
+            atomic_store(&sk.arrived, 1);
+            halo_tr_ring_self();
+        }
+    }
+}
+
+int halo_sock_watch_other(int fd, _Atomic int *flag)
+{
+    if (sk.epfd < 0)
+        return -1;
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLET, .data.u64 = WATCH_OTHER | (uint64_t)(uintptr_t)flag};
+    return epoll_ctl(sk.epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static void watch_fd(int fd)
+{
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET, .data.u64 = (uint64_t)fd};
+    if (epoll_ctl(sk.epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+        halo_fatal("cannot watch a socket of another job: %s", strerror(errno));
+}
+
 int halo_sock_activate(void)
 {
     if (sk.listen_fd >= 0)
@@ -168,6 +241,18 @@ int halo_sock_activate(void)
     sk.listen_fd = halo_sock_listen_on("p", me, 0);
     if (sk.listen_fd < 0)
         return halo_err(MPI_ERR_INTERN, ": cannot listen for processes of other jobs: %s", strerror(errno));
+    sk.epfd = epoll_create1(EPOLL_CLOEXEC);
+    sk.stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (sk.epfd < 0 || sk.stop_fd < 0)
+        halo_fatal("cannot set up the watch of other jobs' sockets: %s", strerror(errno));
+    watch_fd(sk.listen_fd);
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)sk.stop_fd};
+    epoll_ctl(sk.epfd, EPOLL_CTL_ADD, sk.stop_fd, &ev);
+    /* Whatever arrived before the watcher started is looked at once. */
+    atomic_store(&sk.arrived, 1);
+    int e = pthread_create(&sk.watcher, NULL, watch, NULL);
+    if (e != 0)
+        halo_fatal("cannot start the thread that watches other jobs' sockets: %s", strerror(e));
     halo_sock_on = true;
     if (halo_tr_eager_other == 0)
         halo_tr_eager_other = HALO_SOCK_EAGER_MAX;
@@ -259,6 +344,8 @@ int halo_sock_send(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload
     }
     if (flush_out(f) != 0)
         far_lost(dst_world, strerror(errno));
+    if (f->out.off < f->out.len)
+        sk.nout++;   /* counted again by the next poll's flush pass */
     return HALO_TR_OK;
 }
 
@@ -311,31 +398,40 @@ static void accept_all(void)
             sk.conns = halo_realloc(sk.conns, (size_t)sk.capconns * sizeof *sk.conns);
         }
         sk.conns[sk.nconns++] = (in_conn_t){.fd = fd, .world = -1};
+        watch_fd(fd);
     }
 }
 
 int halo_sock_poll(void)
 {
-    /* A poll costs system calls: while the sockets are quiet, look at
-     * them on every 2nd, 4th, ... up to every 64th call only (any arrival
-     * brings it back to every call), and at least every 20 us. Not from
-     * within a handler, whose payload lies in a connection's buffer. */
-    static unsigned skip, every = 1;
-    static double last;
+    /* The sockets are read when the watcher saw something arrive (the
+     * flag drops before the reads, so bytes that come after them raise it
+     * again), and otherwise every 5 us at most: a rank that polls in a
+     * loop finds a reply without waiting for the watcher to be scheduled,
+     * which takes a core from someone. Output is flushed while some waits.
+     * Not from within a handler, whose payload lies in a connection's
+     * buffer. */
     static bool polling;
+    static double last;
     if (!halo_sock_on || polling)
         return 0;
-    if (every > 1) {
+    bool look = atomic_load_explicit(&sk.arrived, memory_order_relaxed) != 0;
+    if (!look) {
         double now = halo_now();
-        if (++skip < every && now - last < 20e-6)
-            return 0;
-        skip = 0;
-        last = now;
+        if (now - last >= 5e-6) {
+            look = true;
+            last = now;
+        }
     }
+    if (!look && sk.nout == 0)
+        return 0;
     polling = true;
     int n = 0;
-    accept_all();
-    for (int i = 0; i < sk.nconns; i++) {
+    if (look) {
+        atomic_store(&sk.arrived, 0);
+        accept_all();
+    }
+    for (int i = 0; look && i < sk.nconns; i++) {
         in_conn_t *c = &sk.conns[i];
         bool closed = false;
         for (;;) {
@@ -366,14 +462,15 @@ int halo_sock_poll(void)
             i--;
         }
     }
-    bool pending = false;
-    for (int i = 0; i < sk.nfar; i++) {
-        far_proc_t *f = &sk.far[i];
-        if (f->out_fd >= 0 && f->out.off < f->out.len && flush_out(f) != 0)
-            far_lost(halo_world.size + i, strerror(errno));
-        pending |= f->out.off < f->out.len;
+    if (sk.nout > 0) {
+        sk.nout = 0;
+        for (int i = 0; i < sk.nfar; i++) {
+            far_proc_t *f = &sk.far[i];
+            if (f->out_fd >= 0 && f->out.off < f->out.len && flush_out(f) != 0)
+                far_lost(halo_world.size + i, strerror(errno));
+            sk.nout += f->out.off < f->out.len;
+        }
     }
-    every = n > 0 || pending ? 1 : (every < 64 ? 2 * every : 64);
     polling = false;
     return n;
 }
@@ -408,6 +505,14 @@ void halo_sock_finalize(void)
         f->out_fd = -1;
         free(f->out.data);
         f->out = (sock_buf_t){0};
+    }
+    if (sk.epfd >= 0) {
+        uint64_t one = 1;
+        if (write(sk.stop_fd, &one, sizeof one) == (ssize_t)sizeof one)
+            pthread_join(sk.watcher, NULL);
+        close(sk.epfd);
+        close(sk.stop_fd);
+        sk.epfd = sk.stop_fd = -1;
     }
     for (int i = 0; i < sk.nconns; i++) {
         close(sk.conns[i].fd);

@@ -25,7 +25,14 @@ static inline bool halo_sock_active(void)
 int halo_proc_add(uint64_t gpid, int32_t pid);
 int halo_sock_send(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
                    halo_pkt_fill_fn_t *fill, void *fill_arg);
+/* A single-copy read of a far process's memory (rendezvous): 0, or -1 when
+ * it cannot be read directly (the data is pushed then). */
+int halo_sock_readv(int src_world, const struct iovec *local, int nlocal, const struct iovec *remote,
+                    int nremote);
 int halo_sock_poll(void);
+/* The watcher thread also watches fd (readable once: a pidfd, say): when it
+ * fires, *flag becomes 1 and the doorbell rings. 0, or -1 (not watched). */
+int halo_sock_watch_other(int fd, _Atomic int *flag);
 bool halo_sock_out_pending(void);
 void halo_sock_finalize(void);
 

@@ -187,8 +187,10 @@ int halo_tr_read(int src_world, const struct iovec *local, int nlocal, uint64_t 
         }
         return 0;
     }
-    if (far(src_world))
-        return -1;
+    if (far(src_world)) {
+        struct iovec r = {(void *)(uintptr_t)raddr, len};
+        return halo_sock_readv(src_world, local, nlocal, &r, 1);
+    }
     return halo_shm_read(local_of(src_world), local, nlocal, raddr, len);
 }
 
@@ -224,7 +226,7 @@ int halo_tr_readv(int src_world, const struct iovec *local, int nlocal, const st
         return 0;
     }
     if (far(src_world))
-        return -1;
+        return halo_sock_readv(src_world, local, nlocal, remote, nremote);
     return halo_shm_readv(local_of(src_world), local, nlocal, remote, nremote);
 }
 
