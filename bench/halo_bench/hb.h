@@ -128,6 +128,8 @@ const char *hb_err_string(int rc);
 
 /* ---- the families */
 int hb_run_pt2pt(hb_run_t *r, int kind);
+/* The process spawn_latency starts: answers its parent's ping-pongs. */
+int hb_spawned_peer(MPI_Comm parent);
 int hb_run_coll(hb_run_t *r, int family, int kind);
 int hb_run_startup(hb_run_t *r, int kind, double init_seconds);
 int hb_launch_wrapper(const hb_opts_t *o, const hb_bench_t *b);
@@ -137,7 +139,7 @@ int hb_run_rma(hb_run_t *r, int kind);
 extern int hb_dtype_block;  /* pack_vector: bytes per block (--block) */
 
 /* pt2pt kinds */
-enum { HB_P_LATENCY, HB_P_BW, HB_P_BIBW, HB_P_MBW_MR, HB_P_MULTI_LAT };
+enum { HB_P_LATENCY, HB_P_BW, HB_P_BIBW, HB_P_MBW_MR, HB_P_MULTI_LAT, HB_P_SPAWN_LATENCY };
 /* collective kinds (shared by blocking, nonblocking, persistent) */
 enum {
     HB_C_BARRIER, HB_C_BCAST, HB_C_GATHER, HB_C_GATHERV, HB_C_SCATTER, HB_C_SCATTERV,

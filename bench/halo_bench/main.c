@@ -32,6 +32,8 @@ const hb_bench_t hb_benches[] = {
     P("bibw", "Bi-Directional Bandwidth Test", HB_P_BIBW, "ranks 0 and 1 stream windows to each other"),
     P("mbw_mr", "Multiple Bandwidth / Message Rate Test", HB_P_MBW_MR, "-p pairs stream at once: MB/s and messages/s"),
     P("multi_lat", "Multi-pair Latency Test", HB_P_MULTI_LAT, "-p pairs ping-pong at once"),
+    P("spawn_latency", "Spawned Process Latency Test", HB_P_SPAWN_LATENCY,
+      "rank 0 ping-pongs with a process the ranks spawned (MPI_Comm_spawn), half round trip"),
     COLLS(C),
     COLLS(NB),
     COLLS(S),
@@ -287,6 +289,14 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     double init_s = hb_now() - t0;
     hb_mpi_initialized = 1;
+    /* Started by spawn_latency: answer the parent, nothing else. */
+    MPI_Comm parent = MPI_COMM_NULL;
+    MPI_Comm_get_parent(&parent);
+    if (parent != MPI_COMM_NULL) {
+        int prc = hb_spawned_peer(parent);
+        MPI_Finalize();
+        return prc;
+    }
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 

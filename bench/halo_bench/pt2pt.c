@@ -6,6 +6,9 @@
  *              with a short acknowledgement once all arrived; bytes over time
  *   bibw       ranks 0 and 1 both send and receive a window at once
  *   mbw_mr     P pairs run bw at once; aggregate bandwidth and message rate
+ *   spawn_latency  the ranks spawn one process (this program again), and
+ *              rank 0 ping-pongs with it over the intercommunicator: the
+ *              path between two jobs
  *
  * Every receive of a window has its own buffer (OSU posts the whole window
  * into one buffer, which MPI calls erroneous), so -c can check each message.
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define TAG_DATA 100
 #define TAG_ACK 101
@@ -218,9 +222,127 @@ static int run_bw(hb_run_t *r, int kind)
     return 0;
 }
 
+/* ------------------------------------------------------------------ spawn_latency */
+
+#define TAG_CTRL 102
+
+/* What the parent tells the spawned process before each size: the size,
+ * warm-up plus timed iterations, and whether to fill for validation; a
+ * negative size ends it. */
+typedef struct {
+    long long size;
+    int iters, validate;
+} spawn_ctrl_t;
+
+int hb_spawned_peer(MPI_Comm parent)
+{
+    MPI_Comm_set_errhandler(parent, MPI_ERRORS_RETURN);
+    uint8_t *buf = NULL, *sbuf = NULL;
+    size_t cap = 0;
+    for (;;) {
+        spawn_ctrl_t c;
+        if (MPI_Recv(&c, (int)sizeof c, MPI_BYTE, 0, TAG_CTRL, parent, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return 3;
+        if (c.size < 0)
+            break;
+        size_t size = (size_t)c.size;
+        if (size > cap) {
+            free(buf);
+            free(sbuf);
+            buf = hb_alloc(size);
+            sbuf = hb_alloc(size);
+            cap = size;
+        }
+        for (int it = 0; it < c.iters; it++) {
+            if (MPI_Recv(buf, (int)size, MPI_CHAR, 0, TAG_DATA, parent, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                return 3;
+            uint8_t *out = buf;
+            if (c.validate) {
+                hb_fill(sbuf, size, 1, 0, it);
+                out = sbuf;
+            }
+            if (MPI_Send(out, (int)size, MPI_CHAR, 0, TAG_DATA, parent) != MPI_SUCCESS)
+                return 3;
+        }
+    }
+    free(buf);
+    free(sbuf);
+    MPI_Comm_disconnect(&parent);
+    return 0;
+}
+
+static int run_spawn_latency(hb_run_t *r)
+{
+    static const hb_col_t cols[] = {
+        {"Avg Latency(us)", "avg_us", 0, 2},
+        {"Iterations", "iterations", 1, -1},
+    };
+    hb_report_begin(r, cols, 2, 0);
+    const hb_opts_t *o = r->o;
+    char exe[4096];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k <= 0) {
+        hb_report_na(r, "cannot find this program (/proc/self/exe)");
+        return 0;
+    }
+    exe[k] = '\0';
+    char *args[] = {(char *)r->bench, NULL};
+    MPI_Comm ic;
+    int rc = MPI_Comm_spawn(exe, args, 1, MPI_INFO_NULL, 0, r->comm, &ic, MPI_ERRCODES_IGNORE);
+    if (!hb_all_ok(r->comm, rc == MPI_SUCCESS)) {
+        hb_report_na(r, "MPI_Comm_spawn failed: %s", rc == MPI_SUCCESS ? "on another rank" : hb_err_string(rc));
+        return 0;
+    }
+    MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN);
+    size_t *sizes;
+    int nsizes = hb_sizes(o, 0, (size_t)1 << 22, 1, &sizes);
+    size_t maxs = nsizes && sizes[nsizes - 1] ? sizes[nsizes - 1] : 1;
+    uint8_t *sbuf = hb_alloc(maxs), *rbuf = hb_alloc(maxs);
+    for (int si = 0; si < nsizes; si++) {
+        size_t size = sizes[si];
+        int iters = hb_iters(o, size, 10000, 1000), warmup = hb_warmup(o, size, 100, 10);
+        size_t bad = 0;
+        double t = 0;
+        if (r->rank == 0) {
+            spawn_ctrl_t c = {(long long)size, warmup + iters, o->validate};
+            must(r, MPI_Send(&c, (int)sizeof c, MPI_BYTE, 0, TAG_CTRL, ic), "MPI_Send");
+            double t0 = 0;
+            for (int it = 0; it < warmup + iters; it++) {
+                if (it == warmup)
+                    t0 = MPI_Wtime();
+                if (o->validate) {
+                    hb_fill(sbuf, size, 0, 0, it);
+                    memset(rbuf, HB_POISON, size);
+                }
+                must(r, MPI_Send(sbuf, (int)size, MPI_CHAR, 0, TAG_DATA, ic), "MPI_Send");
+                must(r, MPI_Recv(rbuf, (int)size, MPI_CHAR, 0, TAG_DATA, ic, MPI_STATUS_IGNORE), "MPI_Recv");
+                if (o->validate) {
+                    corrupt(r, rbuf, size, it, warmup);
+                    bad += hb_check(rbuf, size, 1, 0, it);
+                }
+            }
+            t = MPI_Wtime() - t0;
+        }
+        double v[2] = {iters > 0 ? t * 1e6 / (2.0 * iters) : 0.0, iters};
+        MPI_Bcast(v, 1, MPI_DOUBLE, 0, r->comm);
+        int ok = hb_all_ok(r->comm, bad == 0);
+        hb_report_row(r, size, v, o->validate, ok);
+    }
+    if (r->rank == 0) {
+        spawn_ctrl_t c = {-1, 0, 0};
+        must(r, MPI_Send(&c, (int)sizeof c, MPI_BYTE, 0, TAG_CTRL, ic), "MPI_Send");
+    }
+    MPI_Comm_disconnect(&ic);
+    free(sbuf);
+    free(rbuf);
+    free(sizes);
+    return 0;
+}
+
 int hb_run_pt2pt(hb_run_t *r, int kind)
 {
     switch (kind) {
+    case HB_P_SPAWN_LATENCY: return run_spawn_latency(r);
     case HB_P_LATENCY: return run_latency(r, 0);
     case HB_P_MULTI_LAT: return run_latency(r, 1);
     default: return run_bw(r, kind);

@@ -406,19 +406,23 @@ int halo_sock_poll(void)
 {
     /* The sockets are read when the watcher saw something arrive (the
      * flag drops before the reads, so bytes that come after them raise it
-     * again), and otherwise every 5 us at most: a rank that polls in a
-     * loop finds a reply without waiting for the watcher to be scheduled,
-     * which takes a core from someone. Output is flushed while some waits.
+     * again), and otherwise every 5 us at most, or at every poll while
+     * packets came in the last 200 us: a rank that polls in a loop finds a
+     * reply without waiting for the watcher to be scheduled, which takes a
+     * core from someone. Output is flushed while some waits.
      * Not from within a handler, whose payload lies in a connection's
      * buffer. */
     static bool polling;
-    static double last;
+    static double last, last_data;
     if (!halo_sock_on || polling)
         return 0;
     bool look = atomic_load_explicit(&sk.arrived, memory_order_relaxed) != 0;
+    double now = 0;
     if (!look) {
-        double now = halo_now();
-        if (now - last >= 5e-6) {
+        /* Within 200 us of the last packet (a conversation under way),
+         * every poll looks. */
+        now = halo_now();
+        if (now - last >= 5e-6 || now - last_data < 200e-6) {
             look = true;
             last = now;
         }
@@ -427,10 +431,10 @@ int halo_sock_poll(void)
         return 0;
     polling = true;
     int n = 0;
-    if (look) {
-        atomic_store(&sk.arrived, 0);
+    /* New connections always pass through the watcher (the listener is
+     * in its set): accept only after it saw something. */
+    if (look && atomic_exchange(&sk.arrived, 0))
         accept_all();
-    }
     for (int i = 0; look && i < sk.nconns; i++) {
         in_conn_t *c = &sk.conns[i];
         bool closed = false;
@@ -462,6 +466,8 @@ int halo_sock_poll(void)
             i--;
         }
     }
+    if (n > 0)
+        last_data = now > 0 ? now : halo_now();
     if (sk.nout > 0) {
         sk.nout = 0;
         for (int i = 0; i < sk.nfar; i++) {
