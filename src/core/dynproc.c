@@ -224,6 +224,16 @@ typedef struct hs_result {
     int32_t asked;   /* processes the root asked to spawn (their error codes) */
 } hs_result_t;
 
+/* A process of another job ended without finalizing: while groups still
+ * name processes of other jobs, this job ends too, as for a rank of its own
+ * that died (a receive from it would wait for ever). */
+static void far_lost(int world)
+{
+    if (halo_group_far_live > 0)
+        halo_fatal("process %d of another job (pid %d) ended without MPI_Finalize", world,
+                   (int)halo_proc_pid_of(world));
+}
+
 /* The collective part shared by accept, connect and spawn: `w->fd` is the
  * roots' connection (root only; -1 when the root failed before, with
  * root_rc its error class and message already recorded). */
@@ -231,6 +241,7 @@ static int meet(halo_comm_t *comm, int root, fd_wait_t *w, int root_rc, const ch
                 halo_comm_t **out, int *asked)
 {
     int rc = halo_sock_activate();
+    halo_sock_set_lost(far_lost);
     int p = comm->size;
     ident_t me = {.gpid = halo_proc_gpid(halo_world.rank), .pid = (int32_t)getpid()};
     ident_t *all = halo_malloc((size_t)p * sizeof *all);
@@ -808,6 +819,15 @@ static int name_args(const char *service, const char *port, const char *call)
     return MPI_SUCCESS;
 }
 
+/* Removes the names this process published (at finalize, and before an
+ * abort: a dead process's names would send others to a port nobody
+ * listens on). */
+static void names_remove(void)
+{
+    for (int i = 0; i < npublished; i++)
+        unlink(published[i]);
+}
+
 int halo_api_publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
     (void)info;
@@ -840,6 +860,7 @@ int halo_api_publish_name(const char *service_name, MPI_Info info, const char *p
         published = halo_realloc(published, (size_t)cappublished * sizeof *published);
     }
     published[npublished++] = halo_strdup(path);
+    halo_abort_cleanup = names_remove;
     return MPI_SUCCESS;
 }
 
@@ -890,10 +911,10 @@ void halo_dynproc_finalize(void)
     free(ports);
     ports = NULL;
     capports = 0;
-    for (int i = 0; i < npublished; i++) {
-        unlink(published[i]);
+    names_remove();
+    halo_abort_cleanup = NULL;
+    for (int i = 0; i < npublished; i++)
         free(published[i]);
-    }
     free(published);
     published = NULL;
     npublished = cappublished = 0;

@@ -87,6 +87,9 @@ void *halo_calloc(size_t n, size_t m);
 void *halo_realloc(void *p, size_t n);
 char *halo_strdup(const char *s);
 
+/* What a process removes before it aborts (names it published), if set. */
+extern void (*halo_abort_cleanup)(void);
+
 /* Fatal internal error: prints "halo: rank R: ..." and aborts the job. */
 _Noreturn void halo_fatal(const char *fmt, ...) HALO_PRINTF(1, 2);
 /* Debug/diagnostic message to stderr with the rank prefix. */

@@ -362,6 +362,8 @@ int halo_api_abort(MPI_Comm comm, int errorcode)
     snprintf(msg, sizeof msg, "MPI_Abort(errorcode=%d) called by rank %d", errorcode, halo_world.rank);
     fflush(stdout);
     fflush(stderr);
+    if (halo_abort_cleanup)
+        halo_abort_cleanup();
     halo_pmi_abort(errorcode, msg);
     _exit(errorcode);
 }

@@ -52,6 +52,8 @@ void halo_warn(const char *fmt, ...)
     fprintf(stderr, "halo: rank %d: %s\n", halo_world.rank, buf);
 }
 
+void (*halo_abort_cleanup)(void);
+
 _Noreturn void halo_fatal(const char *fmt, ...)
 {
     char buf[1024];
@@ -61,6 +63,8 @@ _Noreturn void halo_fatal(const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "halo: rank %d: fatal: %s\n", halo_world.rank, buf);
     fflush(stderr);
+    if (halo_abort_cleanup)
+        halo_abort_cleanup();
     halo_pmi_abort(1, buf);
     _exit(1);
 }

@@ -37,6 +37,7 @@
 
 #define SOCK_HELLO_MAGIC 0x68616c6fu   /* "halo" */
 #define SOCK_FRAME_MAGIC 0x66726d31u   /* "frm1" */
+#define SOCK_BYE_MAGIC 0x62796531u     /* "bye1": the sender finalized; nothing follows */
 #define SOCK_OUT_LIMIT ((size_t)4 << 20)
 
 typedef struct sock_hello {
@@ -69,6 +70,7 @@ typedef struct far_proc {
 typedef struct in_conn {
     int fd;
     int world;               /* the sender's index; -1 until its hello arrived */
+    bool bye;                /* it said goodbye (finalized) before closing */
     sock_buf_t in;
 } in_conn_t;
 
@@ -79,6 +81,7 @@ static struct {
     in_conn_t *conns;
     int nconns, capconns;
     halo_pkt_handler_fn_t *handler;
+    void (*lost)(int world);  /* a process closed without saying goodbye */
     int epfd, stop_fd;       /* the watcher's epoll set, and the eventfd that stops it */
     pthread_t watcher;
     _Atomic int arrived;     /* the watcher saw bytes or a connection arrive */
@@ -90,6 +93,11 @@ bool halo_sock_on;
 void halo_sock_set_handler(halo_pkt_handler_fn_t *handler)
 {
     sk.handler = handler;
+}
+
+void halo_sock_set_lost(void (*lost)(int world))
+{
+    sk.lost = lost;
 }
 
 uint64_t halo_proc_gpid(int world)
@@ -115,6 +123,11 @@ int halo_sock_readv(int src_world, const struct iovec *local, int nlocal, const 
      * sender pushes the data instead, now and from now on. */
     f->no_cma = true;
     return -1;
+}
+
+int32_t halo_proc_pid_of(int world)
+{
+    return world >= halo_world.size ? sk.far[world - halo_world.size].pid : 0;
 }
 
 /* Makes room for n more bytes at the end of b. */
@@ -372,6 +385,11 @@ static int dispatch(in_conn_t *c)
             break;
         sock_frame_t fr;
         memcpy(&fr, p, sizeof fr);
+        if (fr.magic == SOCK_BYE_MAGIC) {
+            c->bye = true;
+            b->off += sizeof fr;
+            continue;
+        }
         if (fr.magic != SOCK_FRAME_MAGIC)
             halo_fatal("malformed packet from process %d of another job", c->world);
         if (avail < sizeof fr + fr.len)
@@ -458,12 +476,16 @@ int halo_sock_poll(void)
         n += dispatch(c);
         c = &sk.conns[i];
         if (closed) {
-            /* The other process closed its side (it disconnected or ended):
-             * whatever it sent has been handled. */
+            /* The other process closed its side: whatever it sent has been
+             * handled. Without a goodbye it ended without finalizing. */
+            int world = c->world;
+            bool bye = c->bye;
             close(c->fd);
             free(c->in.data);
             sk.conns[i] = sk.conns[--sk.nconns];
             i--;
+            if (!bye && world >= 0 && sk.lost)
+                sk.lost(world);
         }
     }
     if (n > 0)
@@ -507,6 +529,9 @@ void halo_sock_finalize(void)
                 halo_sock_poll();
             }
         }
+        sock_frame_t bye = {.magic = SOCK_BYE_MAGIC};
+        if (f->out.off == f->out.len)
+            (void)!send(f->out_fd, &bye, sizeof bye, MSG_NOSIGNAL | MSG_DONTWAIT);
         close(f->out_fd);
         f->out_fd = -1;
         free(f->out.data);

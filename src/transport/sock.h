@@ -12,6 +12,9 @@
 #define HALO_SOCK_CHUNK_MAX ((size_t)64 * 1024)
 
 void halo_sock_set_handler(halo_pkt_handler_fn_t *handler);
+/* Called when a process of another job closes its connection to this one
+ * without the goodbye of its finalize (it crashed or was killed). */
+void halo_sock_set_lost(void (*lost)(int world));
 /* Starts listening for processes of other jobs (once); MPI error class. */
 int halo_sock_activate(void);
 /* Whether this process listens for other jobs (polls and sleeps look). */
@@ -23,6 +26,8 @@ static inline bool halo_sock_active(void)
 /* The index (world rank) of the process with this identity, added to the
  * table if new: a rank of this job keeps its rank. */
 int halo_proc_add(uint64_t gpid, int32_t pid);
+/* The pid of a process of another job (0 for the job's own ranks). */
+int32_t halo_proc_pid_of(int world);
 int halo_sock_send(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
                    halo_pkt_fill_fn_t *fill, void *fill_arg);
 /* A single-copy read of a far process's memory (rendezvous): 0, or -1 when

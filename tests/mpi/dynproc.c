@@ -440,6 +440,34 @@ int main(int argc, char **argv)
     MPI_Comm parent;
     MPI_OK(MPI_Comm_get_parent(&parent));
     CHECK(parent == MPI_COMM_NULL, "a job started by mpiexec has a parent");
+    const char *lost = getenv("DYNPROC_LOST");
+    if (argc == 1 && lost) {
+        /* Two jobs started apart (tests/dynproc_lost.sh): "connect" sends
+         * one int and dies; "accept" must end with a message while it
+         * waits for a second one. */
+        char service[128], port[MPI_MAX_PORT_NAME];
+        snprintf(service, sizeof service, "halo-test-lost-%s", getenv("DYNPROC_LOST_ID"));
+        MPI_Comm ic;
+        int v = 42;
+        if (!strcmp(lost, "accept")) {
+            MPI_OK(MPI_Open_port(MPI_INFO_NULL, port));
+            MPI_OK(MPI_Publish_name(service, MPI_INFO_NULL, port));
+            MPI_OK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic));
+            MPI_OK(MPI_Recv(&v, 1, MPI_INT, 0, 0, ic, MPI_STATUS_IGNORE));
+            CHECK(v == 7, "got %d", v);
+            MPI_Recv(&v, 1, MPI_INT, 0, 0, ic, MPI_STATUS_IGNORE);
+            MT_FAIL("received from a process that died");
+        }
+        for (int tries = 0; MPI_Lookup_name(service, MPI_INFO_NULL, port) != MPI_SUCCESS; tries++) {
+            CHECK(tries < 1000, "the accepting job never published %s", service);
+            mt_sleep_ms(10);
+        }
+        MPI_OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic));
+        v = 7;
+        MPI_OK(MPI_Send(&v, 1, MPI_INT, 0, 0, ic));
+        mt_sleep_ms(100);
+        abort();
+    }
     if (argc == 1 && getenv("DYNPROC_CRASH_CHILD")) {
         /* The parent job must end, with a message, while it waits for a
          * message from its crashed child (the testlist expects failure). */
