@@ -23,8 +23,9 @@
  * parent's launcher sees one job end after the other.
  *
  * Names are published in files under /tmp/halo-names-<uid> (one per
- * service, named by a hash of it, holding the service and the port): every
- * job of the same user on this node sees them. */
+ * service, named by a hash of it, holding the service, the port and the
+ * publisher's pid): every job of the same user on this node sees them; a
+ * name whose publisher died is replaced by the next MPI_Publish_name. */
 #include "binding/api_gen.h"
 #include "binding/binding.h"
 #include "coll/coll.h"
@@ -819,6 +820,21 @@ static int name_args(const char *service, const char *port, const char *call)
     return MPI_SUCCESS;
 }
 
+/* Whether a published record's process (its third line) is gone. */
+static bool name_stale(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    char line[MPI_MAX_PORT_NAME + 8];
+    long pid = 0;
+    for (int i = 0; i < 3 && fgets(line, sizeof line, f); i++)
+        if (i == 2)
+            pid = atol(line);
+    fclose(f);
+    return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
 /* Removes the names this process published (at finalize, and before an
  * abort: a dead process's names would send others to a port nobody
  * listens on). */
@@ -842,13 +858,18 @@ int halo_api_publish_name(const char *service_name, MPI_Info info, const char *p
         return halo_err(MPI_ERR_SERVICE, ": cannot create the name directory %s: %s", dir, strerror(errno));
     name_path(service_name, path, sizeof path);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == EEXIST && name_stale(path)) {
+        /* Left by a process that died without unpublishing: replace it. */
+        unlink(path);
+        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    }
     if (fd < 0) {
         if (errno == EEXIST)
             return halo_err(MPI_ERR_SERVICE, "(service_name=\"%.64s\"): already published", service_name);
         return halo_err(MPI_ERR_SERVICE, ": cannot publish in %s: %s", dir, strerror(errno));
     }
     FILE *f = fdopen(fd, "w");
-    int bad = !f || fprintf(f, "%s\n%s\n", service_name, port_name) < 0;
+    int bad = !f || fprintf(f, "%s\n%s\n%ld\n", service_name, port_name, (long)getpid()) < 0;
     if ((f ? fclose(f) : close(fd)) != 0)
         bad = 1;
     if (bad) {
