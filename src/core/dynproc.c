@@ -939,9 +939,9 @@ void halo_dynproc_finalize(void)
     free(published);
     published = NULL;
     npublished = cappublished = 0;
-    /* Wait for the spawned jobs, handling what they still send. */
-    while (halo_sock_out_pending())
-        halo_progress_poll();
+    /* Wait for the spawned jobs, handling what they still send (each poll
+     * also flushes output to them; what is left goes out, for 10 s at
+     * most, when the socket transport closes). */
     while (nlaunchers > 0) {
         pid_t pid = launchers[0];
         int st;

@@ -387,7 +387,7 @@ static int view_io_converted(halo_file_t *f, bool wr, MPI_Offset off, void *buf,
     if (rc == MPI_SUCCESS && !wr && items > 0)
         rc = halo_datarep_from_file(f->rep, fbuf, items * esz, buf, items, dt);
     free(fbuf);
-    *moved_p = wr ? (moved == fbytes ? count * dt->size : items * dt->size) : items * dt->size;
+    *moved_p = items * dt->size;   /* all count items when the whole buffer moved */
     return rc;
 }
 

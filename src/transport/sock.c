@@ -503,14 +503,6 @@ int halo_sock_poll(void)
     return n;
 }
 
-bool halo_sock_out_pending(void)
-{
-    for (int i = 0; i < sk.nfar; i++)
-        if (sk.far[i].out_fd >= 0 && sk.far[i].out.off < sk.far[i].out.len)
-            return true;
-    return false;
-}
-
 void halo_sock_finalize(void)
 {
     /* What is still buffered goes out before the connections close (for

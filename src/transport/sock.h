@@ -38,7 +38,6 @@ int halo_sock_poll(void);
 /* The watcher thread also watches fd (readable once: a pidfd, say): when it
  * fires, *flag becomes 1 and the doorbell rings. 0, or -1 (not watched). */
 int halo_sock_watch_other(int fd, _Atomic int *flag);
-bool halo_sock_out_pending(void);
 void halo_sock_finalize(void);
 
 /* Listening and connecting sockets in the abstract namespace, named by a
