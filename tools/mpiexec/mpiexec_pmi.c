@@ -252,11 +252,8 @@ static void pmi_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const halo_pmi_wir
         halo_pmi_wire_line_add(&line, "kvsname", job->kvsname);
     } else if (strcmp(cmd, "get_universe_size") == 0) {
         halo_pmi_wire_line_begin(&line, "universe_size");
-        /* Without -usize: the processes this node can run one per core,
-         * or the job if it is larger (what MPI_Comm_spawn callers size
-         * their pools by, as with Open MPI's slots). */
-        int usize = job->opts->usize > 0 ? job->opts->usize : job->size > job->ncpus ? job->size : job->ncpus;
-        halo_pmi_wire_line_add_int(&line, "size", usize);
+        halo_pmi_wire_line_add_int(&line, "size",
+                                   job->opts->usize > 0 ? job->opts->usize : job->size);
     } else if (strcmp(cmd, "put") == 0) {
         pmi_handle_put(job, r, msg);
         return;
