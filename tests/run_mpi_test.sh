@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Runs one MPI test under Halo's mpiexec and checks its outcome.
-#   run_mpi_test.sh MPIEXEC PROGRAM RANKS EXPECT TIMEOUT [env=VAR=VAL] [grep=REGEX] [wrap=TOOL] -- [ARGS]
+#   run_mpi_test.sh MPIEXEC PROGRAM RANKS EXPECT TIMEOUT [env=VAR=VAL] [grep=REGEX] [wrap=TOOL]
+#                   [usize=N] -- [ARGS]
 # EXPECT: pass (exit 0), exit=N (exit status N), fail (any non-zero status).
 # wrap=TOOL: each rank runs "TOOL PROGRAM ARGS" (a test tool that sets up the
 # rank's process, then execs it).
+# usize=N: mpiexec -usize N (MPI_UNIVERSE_SIZE).
 # Also fails when the job leaves a Halo segment behind in /dev/shm.
 set -u
 mpiexec=$1 prog=$2 ranks=$3 expect=$4 timeout=$5
 shift 5
-envs=() greps=() wrap=()
+envs=() greps=() wrap=() margs=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     case "$1" in
     env=*) envs+=("${1#env=}") ;;
     grep=*) greps+=("${1#grep=}") ;;
     wrap=*) wrap=("${1#wrap=}") ;;
+    usize=*) margs=(-usize "${1#usize=}") ;;
     *) echo "run_mpi_test: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -22,7 +25,7 @@ done
 # A job name of our own, so the leak check below looks at this job only.
 export HALO_KVSNAME="test-$$-$RANDOM"
 out=$(mktemp)
-env "${envs[@]}" "$mpiexec" --timeout "$timeout" -n "$ranks" "${wrap[@]}" "$prog" "$@" >"$out" 2>&1
+env "${envs[@]}" "$mpiexec" --timeout "$timeout" "${margs[@]}" -n "$ranks" "${wrap[@]}" "$prog" "$@" >"$out" 2>&1
 status=$?
 cat "$out"
 # A wrap tool that cannot set the rank up says "skipped" and exits 77: the

@@ -8297,7 +8297,6 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     HALO_LOCK();
     if (halo_error_checking) {
         HALO_CHECK(halo_chk_comm(local_comm, "local_comm"));
-        HALO_CHECK(halo_chk_comm(peer_comm, "peer_comm"));
         HALO_CHECK(halo_chk_outptr(newintercomm, "newintercomm"));
     }
     rc = halo_api_intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);

@@ -148,7 +148,14 @@ int halo_attr_get(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyval,
         case MPI_HOST: v = &attr_host; break;
         case MPI_IO: v = &attr_io; break;
         case MPI_WTIME_IS_GLOBAL: v = &attr_wtime_global; break;
-        case MPI_UNIVERSE_SIZE: v = &attr_universe; break;
+        case MPI_UNIVERSE_SIZE:
+            /* Set only when the launcher was told one (mpiexec -usize). */
+            if (attr_universe <= 0) {
+                *flag_p = 0;
+                return MPI_SUCCESS;
+            }
+            v = &attr_universe;
+            break;
         case MPI_APPNUM: v = &attr_appnum; break;
         case MPI_LASTUSEDCODE: attr_lastused = halo_err_last_used(); v = &attr_lastused; break;
         }

@@ -134,6 +134,9 @@ void halo_intercomm_adopt(halo_comm_t *c, halo_group_t *remote, uint32_t ctx);
 halo_comm_t *halo_intercomm_new(halo_group_t *local, halo_group_t *remote, uint32_t ctx,
                                struct halo_errhandler *errh);
 void halo_intercomm_destroy(halo_comm_t *c);
+/* Readies this process to talk with processes of other jobs (dynproc.c):
+ * it listens for them and watches their connections; MPI error class. */
+int halo_dynproc_reach(void);
 int halo_intercomm_barrier(halo_comm_t *c);
 
 #endif

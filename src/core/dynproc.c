@@ -235,6 +235,14 @@ static void far_lost(int world)
                    (int)halo_proc_pid_of(world));
 }
 
+int halo_dynproc_reach(void)
+{
+    int rc = halo_sock_activate();
+    halo_sock_set_lost(far_lost);
+    halo_progress_note_node_procs(halo_world.local_size + halo_world.nprocs - halo_world.size);
+    return rc;
+}
+
 /* The collective part shared by accept, connect and spawn: `w->fd` is the
  * roots' connection (root only; -1 when the root failed before, with
  * root_rc its error class and message already recorded). */
@@ -521,6 +529,13 @@ static int launch(int count, char *cmds[], char **argvs[], const int maxprocs[],
     strv_add(&av, mpiexec);
     strv_add(&av, "--bind-to");
     strv_add(&av, "none");
+    if (halo_world.universe_size > 0) {
+        /* The spawned job lives in the same universe. */
+        char usize[32];
+        snprintf(usize, sizeof usize, "%d", halo_world.universe_size);
+        strv_add(&av, "-usize");
+        strv_add(&av, usize);
+    }
     const char *path_add = NULL;
     for (int i = 0; i < count; i++) {
         char num[32];
@@ -761,6 +776,8 @@ void halo_dynproc_world_init(void)
     /* The library's reference keeps the object valid for the handle check
      * after the user frees or disconnects it. */
     halo_obj_ref(nc);
+    /* Its default name (MPI 5.0, 11.8.2). */
+    snprintf(nc->name, sizeof nc->name, "MPI_COMM_PARENT");
     parent_comm = nc;
 }
 

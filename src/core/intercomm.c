@@ -25,6 +25,7 @@
 #include "core/errhandler.h"
 #include "core/errors.h"
 #include "pt2pt/pt2pt.h"
+#include "transport/sock.h"
 
 /* Tags of the leaders' exchanges on the collective sub-context, far above
  * the collective sequence numbers that share it. */
@@ -200,29 +201,75 @@ static int agree_ctx_two_sides(halo_comm_t *local, int local_leader, halo_comm_t
     return MPI_SUCCESS;
 }
 
-/* Exchanges a list of world ranks between the leaders (the local one
- * sends `n` of them) and gives every member of the local group the remote
- * list, as a group. */
+/* A process as every job names it (its index in the process table differs
+ * from job to job). */
+typedef struct ident {
+    uint64_t gpid;
+    int32_t pid;
+    int32_t spare;
+} ident_t;
+
+/* Exchanges a list of processes (`n` world ranks at the local leader)
+ * between the leaders and gives every member of the local group the remote
+ * list, as a group. The lists travel as identities, so the two groups may
+ * belong to different jobs and name processes the other side has not met
+ * (MPI_Intercomm_create over the intercommunicator of a spawn): those
+ * enter the process table. When the two groups together span more than
+ * one job, every member of both readies the socket transport before any
+ * of them returns. */
 static int exchange_worlds(halo_comm_t *local, int local_leader, halo_comm_t *leader_comm,
                            uint32_t leader_ctx, int peer, int tag, int n, const int *world,
                            halo_group_t **remote_p)
 {
     int rn = 0;
     int rc = MPI_SUCCESS;
-    if (local->rank == local_leader)
+    bool leader = local->rank == local_leader;
+    if (leader)
         rc = leader_sendrecv(leader_comm, leader_ctx, peer, tag, &n, 1, &rn, 1, MPI_INT);
     if (rc == MPI_SUCCESS)
         rc = halo_coll_bcast(&rn, 1, MPI_INT, local_leader, local);
     if (rc)
         return rc;
-    int *remote = halo_malloc((size_t)(rn > 0 ? rn : 1) * sizeof(int));
-    if (local->rank == local_leader)
-        rc = leader_sendrecv(leader_comm, leader_ctx, peer, tag, world, n, remote, rn, MPI_INT);
+    ident_t *remote = halo_malloc((size_t)(rn > 0 ? rn : 1) * sizeof *remote);
+    if (leader) {
+        ident_t *mine = halo_malloc((size_t)(n > 0 ? n : 1) * sizeof *mine);
+        for (int i = 0; i < n; i++)
+            mine[i] = (ident_t){.gpid = halo_proc_gpid(world[i]), .pid = halo_proc_pid_any(world[i])};
+        rc = leader_sendrecv(leader_comm, leader_ctx, peer, tag, mine, (MPI_Count)n * (MPI_Count)sizeof *mine,
+                             remote, (MPI_Count)rn * (MPI_Count)sizeof *remote, MPI_BYTE);
+        free(mine);
+    }
     if (rc == MPI_SUCCESS)
-        rc = halo_coll_bcast(remote, rn, MPI_INT, local_leader, local);
-    if (rc == MPI_SUCCESS)
-        *remote_p = halo_group_new(rn, remote);
+        rc = halo_coll_bcast(remote, (MPI_Count)rn * (MPI_Count)sizeof *remote, MPI_BYTE, local_leader, local);
+    if (rc) {
+        free(remote);
+        return rc;
+    }
+    int *wr = halo_malloc((size_t)(rn > 0 ? rn : 1) * sizeof *wr);
+    bool other_job = false;
+    for (int i = 0; i < rn; i++) {
+        wr[i] = halo_proc_add(remote[i].gpid, remote[i].pid);
+        other_job |= wr[i] >= halo_world.size;
+    }
     free(remote);
+    for (int i = 0; i < local->size; i++)
+        other_job |= local->group->world[i] >= halo_world.size;
+    if (other_job) {
+        /* Every member listens before any member of either side returns and
+         * sends: the local members, then the leaders swap a word, then the
+         * leader tells its members. */
+        rc = halo_dynproc_reach();
+        int rc2 = halo_coll_barrier(local);
+        rc = rc ? rc : rc2;
+        int token = 0, theirs = 0;
+        if (rc == MPI_SUCCESS && leader)
+            rc = leader_sendrecv(leader_comm, leader_ctx, peer, tag, &token, 1, &theirs, 1, MPI_INT);
+        if (rc == MPI_SUCCESS)
+            rc = halo_coll_bcast(&theirs, 1, MPI_INT, local_leader, local);
+    }
+    if (rc == MPI_SUCCESS)
+        *remote_p = halo_group_new(rn, wr);
+    free(wr);
     return rc;
 }
 

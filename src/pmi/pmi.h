@@ -16,7 +16,7 @@
 typedef struct halo_pmi_info {
     int rank, size;     /* this process in the job */
     int appnum;         /* MPMD application number (0 when single app) */
-    int universe_size;  /* from get_universe_size, or size */
+    int universe_size;  /* from get_universe_size; -1: not known */
     int singleton;      /* 1 when started without a launcher */
     char kvsname[256];  /* job-unique name; singleton: "singleton-<pid>" */
 } halo_pmi_info_t;

@@ -250,8 +250,11 @@ static int pmi_client_connect(void)
                             &pmi_client.universe_size) != 0) {
         return -1;
     }
-    /* Hydra answers -1 when it was not told a universe size. */
-    if (pmi_client.universe_size < pmi_client.size) {
+    /* A launcher that was not told a universe size answers -1 (Hydra and
+     * Halo's mpiexec alike): MPI_UNIVERSE_SIZE is then not set. */
+    if (pmi_client.universe_size <= 0) {
+        pmi_client.universe_size = -1;
+    } else if (pmi_client.universe_size < pmi_client.size) {
         pmi_client.universe_size = pmi_client.size;
     }
 
@@ -305,7 +308,7 @@ int halo_pmi_init(halo_pmi_info_t *info_p)
         }
         pmi_client.singleton = 1;
         pmi_client.size = 1;
-        pmi_client.universe_size = 1;
+        pmi_client.universe_size = -1;
         snprintf(pmi_client.kvsname, sizeof(pmi_client.kvsname), "singleton-%ld",
                  (long)getpid());
     } else if (pmi_client_connect() != 0) {

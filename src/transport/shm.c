@@ -480,6 +480,14 @@ int halo_shm_active(void)
     return shm.base != NULL;
 }
 
+int32_t halo_shm_pid(int local_rank)
+{
+    if (!shm.base || local_rank < 0 || local_rank >= shm.nlocal)
+        return 0;
+    shm_rank_t *r = &shm.ranks[local_rank];
+    return atomic_load_explicit(&r->probe_set, memory_order_acquire) ? r->pid : 0;
+}
+
 size_t halo_shm_eager_max(void)
 {
     return shm.eager_max;

@@ -130,6 +130,17 @@ int32_t halo_proc_pid_of(int world)
     return world >= halo_world.size ? sk.far[world - halo_world.size].pid : 0;
 }
 
+int32_t halo_proc_pid_any(int world)
+{
+    if (world >= halo_world.size)
+        return sk.far[world - halo_world.size].pid;
+    if (world == halo_world.rank)
+        return (int32_t)getpid();
+    if (halo_world.procs[world].node != halo_world.node)
+        return 0;
+    return halo_shm_pid(halo_world.procs[world].local_rank);
+}
+
 /* Makes room for n more bytes at the end of b. */
 static void buf_reserve(sock_buf_t *b, size_t n)
 {

@@ -28,6 +28,9 @@ static inline bool halo_sock_active(void)
 int halo_proc_add(uint64_t gpid, int32_t pid);
 /* The pid of a process of another job (0 for the job's own ranks). */
 int32_t halo_proc_pid_of(int world);
+/* The pid of any process of the table: another job's, or a rank of this
+ * job on this node (0 when not known: a rank on another node). */
+int32_t halo_proc_pid_any(int world);
 int halo_sock_send(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
                    halo_pkt_fill_fn_t *fill, void *fill_arg);
 /* A single-copy read of a far process's memory (rendezvous): 0, or -1 when

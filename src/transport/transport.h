@@ -107,6 +107,8 @@ int halo_tr_send_far(int dst_world, const halo_pkt_hdr_t *hdr, const void *paylo
                      halo_pkt_fill_fn_t *fill, void *fill_arg);
 int halo_shm_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
                   halo_pkt_fill_fn_t *fill, void *arg);
+/* The pid of a rank of this node's segment (0 when not known). */
+int32_t halo_shm_pid(int local_rank);
 static inline int halo_tr_send(int dst_world, const halo_pkt_hdr_t *hdr, const void *payload, size_t len,
                                halo_pkt_fill_fn_t *fill, void *fill_arg)
 {

@@ -21,7 +21,7 @@ MPIEXEC=hydra_nopipe
 
 run -n 2 "$HELPER" info
 expect_rc 0 "info under Hydra"
-expect_count out '^rank=[01] size=2 appnum=0 universe=2 singleton=0 kvsname=' 2 "rank, size, appnum, universe"
+expect_count out '^rank=[01] size=2 appnum=0 universe=-1 singleton=0 kvsname=' 2 "rank, size, appnum, universe"
 
 run -n 2 "$HELPER" kvs 100
 expect_rc 0 "put/fence/get under Hydra"

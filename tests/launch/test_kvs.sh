@@ -6,7 +6,7 @@
 
 run -n 4 "$HELPER" info
 expect_rc 0 "info on 4 ranks"
-expect_count out '^rank=[0-3] size=4 appnum=0 universe=4 singleton=0 kvsname=kvs_[0-9]+_[0-9a-f]{8}$' 4 \
+expect_count out '^rank=[0-3] size=4 appnum=0 universe=-1 singleton=0 kvsname=kvs_[0-9]+_[0-9a-f]{8}$' 4 \
     "each rank sees size 4, appnum 0, a kvs_<pid>_<random> name"
 if [ "$(sed -n 's/^rank=\([0-9]*\) .*/\1/p' "$TMP/out" | sort -n | tr '\n' ' ')" = "0 1 2 3 " ]; then
     pass "ranks are 0..3, each once"
@@ -48,7 +48,7 @@ expect_count out '^rank [0-2]: mapping nnodes=1$' 3 "all ranks on node 0 of 1"
 # Singleton: no launcher at all.
 "$HELPER" info >"$TMP/out" 2>"$TMP/err" </dev/null; RC=$?
 expect_rc 0 "singleton info"
-expect_grep out '^rank=0 size=1 appnum=0 universe=1 singleton=1 kvsname=singleton-[0-9]+$' \
+expect_grep out '^rank=0 size=1 appnum=0 universe=-1 singleton=1 kvsname=singleton-[0-9]+$' \
     "singleton is rank 0 of 1 in singleton-<pid>"
 "$HELPER" kvs 3000 >"$TMP/out" 2>"$TMP/err" </dev/null; RC=$?
 expect_rc 0 "singleton put/get from the local table"

@@ -10,7 +10,10 @@
  *   pushed through the socket transport), run intercommunicator collectives,
  *   merge (intracommunicator collectives over two jobs: Allreduce, Bcast,
  *   Alltoall, Allgather, Barrier) and disconnect;
- * - spawn_multiple of two commands (argv and MPI_APPNUM checked per child);
+ * - spawn_multiple of two commands (argv, MPI_APPNUM and MPI_UNIVERSE_SIZE
+ *   checked per child);
+ * - a spawn by one rank, widened by MPI_Intercomm_create to the whole job
+ *   (ranks that never met the children), then MPI_Comm_create of parts;
  * - two spawned jobs that meet each other through a published name, with
  *   the parent only relaying: the far-to-far path;
  * - a spawn of a program that does not exist: MPI_ERR_SPAWN on every rank
@@ -175,6 +178,45 @@ static void merged_traffic(MPI_Comm ic, int low, int far)
     MPI_OK(MPI_Comm_free(&m));
 }
 
+/* Over an intercommunicator between two whole jobs made by
+ * MPI_Intercomm_create (the parent's other ranks had never met the
+ * children): traffic, merge, and MPI_Comm_create of subgroups of both
+ * sides (each side without its last member, if it has more than one). */
+static void widened_traffic(MPI_Comm wide, int low)
+{
+    inter_traffic(wide, low);
+    merged_traffic(wide, low, 1);
+    int ls, lr, rs;
+    MPI_OK(MPI_Comm_size(wide, &ls));
+    MPI_OK(MPI_Comm_rank(wide, &lr));
+    MPI_OK(MPI_Comm_remote_size(wide, &rs));
+    MPI_Group g, sub;
+    MPI_OK(MPI_Comm_group(wide, &g));
+    int last = ls - 1;
+    if (ls > 1)
+        MPI_OK(MPI_Group_excl(g, 1, &last, &sub));
+    else
+        MPI_OK(MPI_Group_incl(g, 1, &last, &sub));
+    MPI_Comm part;
+    MPI_OK(MPI_Comm_create(wide, sub, &part));
+    int subs = ls > 1 ? ls - 1 : 1, rsubs = rs > 1 ? rs - 1 : 1;
+    if (lr < subs) {
+        CHECK(part != MPI_COMM_NULL, "rank %d of the subgroup got no communicator", lr);
+        int prs, in = (low ? 1 : 1000) * (lr + 1), sum = 0;
+        MPI_OK(MPI_Comm_remote_size(part, &prs));
+        CHECK(prs == rsubs, "the part has %d remote members, expected %d", prs, rsubs);
+        MPI_OK(MPI_Allreduce(&in, &sum, 1, MPI_INT, MPI_SUM, part));
+        int want = (low ? 1000 : 1) * prs * (prs + 1) / 2;
+        CHECK(sum == want, "allreduce over the part gave %d, expected %d", sum, want);
+        MPI_OK(MPI_Comm_free(&part));
+    } else {
+        CHECK(part == MPI_COMM_NULL, "rank %d outside the subgroup got a communicator", lr);
+    }
+    MPI_OK(MPI_Group_free(&sub));
+    MPI_OK(MPI_Group_free(&g));
+    MPI_OK(MPI_Comm_free(&wide));
+}
+
 /* ---------------------------------------------------------------- children */
 
 static int child_main(int argc, char **argv)
@@ -182,6 +224,10 @@ static int child_main(int argc, char **argv)
     MPI_Comm parent;
     MPI_OK(MPI_Comm_get_parent(&parent));
     CHECK(parent != MPI_COMM_NULL, "a spawned process has no parent");
+    char pname[MPI_MAX_OBJECT_NAME];
+    int plen;
+    MPI_OK(MPI_Comm_get_name(parent, pname, &plen));
+    CHECK(!strcmp(pname, "MPI_COMM_PARENT") && plen == 15, "the parent's name is '%s'", pname);
     int rs;
     MPI_OK(MPI_Comm_remote_size(parent, &rs));
     const char *mode = argv[1];
@@ -197,8 +243,10 @@ static int child_main(int argc, char **argv)
         CHECK(flag, "no MPI_APPNUM");
         CHECK(argc == 3 && argv[2][0] == (*appnum == 0 ? 'a' : 'b') && argv[2][1] == '\0',
               "appnum %d with argument %s", *appnum, argc > 2 ? argv[2] : "(none)");
-        int v[2] = {rank, *appnum};
-        MPI_OK(MPI_Send(v, 2, MPI_INT, 0, 3, parent));
+        int *usize;
+        MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag));
+        int v[3] = {rank, *appnum, flag ? *usize : -1};
+        MPI_OK(MPI_Send(v, 3, MPI_INT, 0, 3, parent));
     } else if (!strcmp(mode, "meet")) {
         /* argv: meet <accept|connect> <service>; two spawned jobs meet */
         char port[MPI_MAX_PORT_NAME];
@@ -229,6 +277,12 @@ static int child_main(int argc, char **argv)
         inter_traffic(other, acc);
         merged_traffic(other, acc, 1);
         MPI_OK(MPI_Comm_disconnect(&other));
+    } else if (!strcmp(mode, "widen")) {
+        /* Spawned by the parent's rank 0 alone: an intercommunicator between
+         * the two whole jobs through the spawn's. */
+        MPI_Comm wide;
+        MPI_OK(MPI_Intercomm_create(MPI_COMM_WORLD, 0, parent, 0, 123, &wide));
+        widened_traffic(wide, 0);
     } else if (!strcmp(mode, "crash")) {
         /* A child that dies while its parent waits for it. */
         if (rank == 0) {
@@ -339,18 +393,47 @@ static void test_spawn_multiple(void)
     MPI_OK(MPI_Comm_remote_size(ic, &rs));
     CHECK(rs == 3, "remote size %d", rs);
     if (rank == 0) {
+        /* The spawned job shares the parent's universe: MPI_UNIVERSE_SIZE
+         * set to the same value (mpiexec -usize), or set in neither. */
+        int *usize, flag, want;
+        MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag));
+        want = flag ? *usize : -1;
+        const char *uenv = getenv("DYNPROC_USIZE");
+        CHECK(want == (uenv ? atoi(uenv) : -1), "MPI_UNIVERSE_SIZE of the parent: %d", want);
         int seen[3] = {0, 0, 0};
         for (int i = 0; i < 3; i++) {
-            int v[2];
+            int v[3];
             MPI_Status st;
-            MPI_OK(MPI_Recv(v, 2, MPI_INT, MPI_ANY_SOURCE, 3, ic, &st));
+            MPI_OK(MPI_Recv(v, 3, MPI_INT, MPI_ANY_SOURCE, 3, ic, &st));
             CHECK(v[0] == st.MPI_SOURCE, "child %d says rank %d", st.MPI_SOURCE, v[0]);
             CHECK(v[1] == (st.MPI_SOURCE == 0 ? 0 : 1), "child %d has appnum %d", st.MPI_SOURCE, v[1]);
+            CHECK(v[2] == want, "child %d has MPI_UNIVERSE_SIZE %d, the parent %d", st.MPI_SOURCE,
+                  v[2], want);
             seen[st.MPI_SOURCE]++;
         }
         CHECK(seen[0] == 1 && seen[1] == 1 && seen[2] == 1, "children heard %d %d %d", seen[0], seen[1], seen[2]);
     }
     MPI_OK(MPI_Comm_disconnect(&ic));
+}
+
+/* Rank 0 alone spawns 2 children (over MPI_COMM_SELF); then the whole job
+ * and the children build an intercommunicator through the spawn's, with
+ * peer_comm MPI_COMM_NULL on the other ranks, which have never met the
+ * children. */
+static void test_spawn_widen(void)
+{
+    char *args[] = {"widen", NULL};
+    MPI_Comm ic = MPI_COMM_NULL, wide;
+    if (rank == 0)
+        MPI_OK(MPI_Comm_spawn(self_exe, args, 2, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic,
+                              MPI_ERRCODES_IGNORE));
+    MPI_OK(MPI_Intercomm_create(MPI_COMM_WORLD, 0, ic, 0, 123, &wide));
+    int rs;
+    MPI_OK(MPI_Comm_remote_size(wide, &rs));
+    CHECK(rs == 2, "the widened intercommunicator has %d remote members", rs);
+    widened_traffic(wide, 1);
+    if (rank == 0)
+        MPI_OK(MPI_Comm_disconnect(&ic));
 }
 
 /* Two spawned jobs meet each other; the parent only tells the connecting
@@ -501,6 +584,7 @@ int main(int argc, char **argv)
     test_spawn(2);
     test_spawn(3);
     test_spawn_multiple();
+    test_spawn_widen();
     test_far_to_far();
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0)

@@ -72,7 +72,10 @@ NONNULL_OUT_SKIP = {
 
 # Arguments that may be a null handle although the generic rule says
 # "valid object": the name queries answer "MPI_COMM_NULL" and the like.
-NULL_HANDLE_OK = {("MPI_Comm_get_name", "comm"), ("MPI_Type_get_name", "datatype")}
+# peer_comm of MPI_Intercomm_create is significant at the local leader only (its
+# check is there).
+NULL_HANDLE_OK = {("MPI_Comm_get_name", "comm"), ("MPI_Type_get_name", "datatype"),
+                  ("MPI_Intercomm_create", "peer_comm")}
 
 # With MPI_NO_OP these ignore their origin buffer, count and datatype (any
 # value, MPI_DATATYPE_NULL included): checked only for other operations.

@@ -93,7 +93,7 @@ static void args_usage(FILE *f)
           "  --bind-to core|none   bind rank i to the i-th allowed CPU, round robin when there\n"
           "                        are more ranks (default: core when the ranks fit the CPUs\n"
           "                        mpiexec may use, else none)\n"
-          "  -usize N              universe size reported to the ranks (default: job size)\n"
+          "  -usize N              MPI_UNIVERSE_SIZE of the ranks (default: not set)\n"
           "  -hosts LIST           comma-separated hosts; only this node is supported yet\n"
           "  --help, --version\n"
           "Accepted and ignored: -genvall, -envall, --oversubscribe, --allow-run-as-root.\n"

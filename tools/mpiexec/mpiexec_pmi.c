@@ -253,7 +253,7 @@ static void pmi_handle(mpiexec_job_t *job, mpiexec_rank_t *r, const halo_pmi_wir
     } else if (strcmp(cmd, "get_universe_size") == 0) {
         halo_pmi_wire_line_begin(&line, "universe_size");
         halo_pmi_wire_line_add_int(&line, "size",
-                                   job->opts->usize > 0 ? job->opts->usize : job->size);
+                                   job->opts->usize > 0 ? job->opts->usize : -1);
     } else if (strcmp(cmd, "put") == 0) {
         pmi_handle_put(job, r, msg);
         return;
