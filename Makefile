@@ -36,6 +36,7 @@ check: deps check-quick
 
 check-gen:
 	python3 tools/gen/gen_binding.py --check
+	python3 tools/gen/gen_fortran.py --check
 
 check-quick: build check-gen
 	cd $(BUILD) && ctest -L quick -j2 --output-on-failure --timeout 300

@@ -108,6 +108,18 @@ int halo_op_apply(MPI_Op op, halo_dtype_t *dt, const void *in, void *inout, MPI_
         o->fn_c((void *)in, inout, &n, &h);
         return MPI_SUCCESS;
     }
+    if (o->is_fortran) {
+        /* INTEGER arguments: the length and the datatype's integer handle. */
+        typedef void fortran_fn_t(void *, void *, MPI_Fint *, MPI_Fint *);
+        MPI_Fint fdt = halo_api_type_c2f(h);
+        const MPI_Count chunk = INT32_MAX;
+        for (MPI_Count done = 0; done < count; done += chunk) {
+            MPI_Fint n = (MPI_Fint)(count - done < chunk ? count - done : chunk);
+            MPI_Aint off = (MPI_Aint)(done * dt->extent);
+            ((fortran_fn_t *)(void (*)(void))o->fn)((char *)in + off, (char *)inout + off, &n, &fdt);
+        }
+        return MPI_SUCCESS;
+    }
     /* An int count per call: split very large reductions. */
     const MPI_Count chunk = INT32_MAX;
     for (MPI_Count done = 0; done < count; done += chunk) {

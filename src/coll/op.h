@@ -9,6 +9,8 @@ typedef struct halo_op {
     halo_obj_t hdr;
     int commutative;
     int is_c;                        /* made by MPI_Op_create_c */
+    int is_fortran;                  /* made by the Fortran MPI_OP_CREATE: fn takes
+                                      * (in, inout, INTEGER len, INTEGER datatype) */
     MPI_User_function *fn;
     MPI_User_function_c *fn_c;
 } halo_op_t;

@@ -13,8 +13,11 @@
 typedef int halo_copy_fn_t(void *oldobj, int keyval, void *extra, void *in, void *out, int *flag);
 typedef int halo_delete_fn_t(void *obj, int keyval, void *value, void *extra);
 
+_Thread_local int halo_attr_fortran;
+
 typedef struct keyval {
     halo_kind_t kind;     /* kind of object it applies to */
+    int fortran;          /* made through the Fortran binding */
     int live;             /* not yet freed by the user */
     int refs;             /* attributes using it, plus one while live */
     halo_copy_fn_t *copy;
@@ -49,7 +52,8 @@ static int keyval_create(halo_kind_t kind, void *copy, void *del, int *keyval_p,
         capkeyvals = capkeyvals ? 2 * capkeyvals : 32;
         keyvals = halo_realloc(keyvals, (size_t)capkeyvals * sizeof *keyvals);
     }
-    keyvals[nkeyvals] = (keyval_t){kind, 1, 1, (halo_copy_fn_t *)copy, (halo_delete_fn_t *)del, extra};
+    keyvals[nkeyvals] = (keyval_t){kind, halo_attr_fortran, 1, 1, (halo_copy_fn_t *)copy,
+                                   (halo_delete_fn_t *)del, extra};
     *keyval_p = KEYVAL_BASE + nkeyvals++;
     return MPI_SUCCESS;
 }
@@ -77,6 +81,14 @@ static bool is_predefined_comm_key(int keyval)
            keyval == MPI_LASTUSEDCODE;
 }
 
+/* An attribute's value as C (a pointer; for a Fortran attribute, to its
+ * integer) or Fortran (the integer; for a C attribute, the pointer's
+ * address) sees it. */
+static void *attr_view(const halo_attr_t *a, int fortran)
+{
+    return fortran && a->fortran ? (void *)(intptr_t)a->fval : a->value;
+}
+
 static int check_keyval(halo_kind_t kind, int keyval, keyval_t **k_p)
 {
     keyval_t *k = keyval_get(keyval);
@@ -93,7 +105,15 @@ static int run_delete(halo_kind_t kind, void *obj, halo_attr_t *a, keyval_t *k)
     (void)kind;
     if (!k->del)
         return MPI_SUCCESS;
-    return k->del(halo_obj_handle(obj), a->keyval, a->value, k->extra);
+    return k->del(halo_obj_handle(obj), a->keyval, attr_view(a, k->fortran), k->extra);
+}
+
+/* Stores a value as C or Fortran set it. */
+static void attr_store(halo_attr_t *a, void *value, int fortran)
+{
+    a->fortran = fortran;
+    a->fval = fortran ? (MPI_Aint)(intptr_t)value : 0;
+    a->value = fortran ? (void *)&a->fval : value;
 }
 
 int halo_attr_set(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyval, void *value)
@@ -116,7 +136,7 @@ int halo_attr_set(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyval,
                 *list_p = a;
                 return rc;
             }
-            a->value = value;
+            attr_store(a, value, halo_attr_fortran);
             a->next = *list_p;
             *list_p = a;
             return MPI_SUCCESS;
@@ -124,7 +144,7 @@ int halo_attr_set(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyval,
     }
     halo_attr_t *a = halo_malloc(sizeof *a);
     a->keyval = keyval;
-    a->value = value;
+    attr_store(a, value, halo_attr_fortran);
     a->next = *list_p;
     *list_p = a;
     k->refs++;
@@ -169,7 +189,7 @@ int halo_attr_get(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyval,
         return rc;
     for (halo_attr_t *a = *list_p; a; a = a->next) {
         if (a->keyval == keyval) {
-            *(void **)value_p = a->value;
+            *(void **)value_p = attr_view(a, halo_attr_fortran);
             *flag_p = 1;
             return MPI_SUCCESS;
         }
@@ -223,19 +243,21 @@ int halo_attr_copy_all(halo_kind_t kind, void *oldobj, halo_attr_t *old, halo_at
         if (!k || !k->copy)
             continue;   /* MPI_NULL_COPY_FN: not copied */
         void *out = NULL;
-        int flag = 0;
-        if ((uintptr_t)k->copy == 1) {   /* MPI_*_DUP_FN */
-            out = v[i]->value;
+        int flag = 0, fortran = k->fortran;
+        if ((uintptr_t)k->copy == 1) {   /* MPI_*_DUP_FN: the value as it was set */
+            fortran = v[i]->fortran;
+            out = attr_view(v[i], fortran);
             flag = 1;
         } else {
-            rc = k->copy(halo_obj_handle(oldobj), v[i]->keyval, k->extra, v[i]->value, &out, &flag);
+            rc = k->copy(halo_obj_handle(oldobj), v[i]->keyval, k->extra, attr_view(v[i], k->fortran), &out,
+                         &flag);
             if (rc != MPI_SUCCESS)
                 break;
         }
         if (flag) {
             halo_attr_t *a = halo_malloc(sizeof *a);
             a->keyval = v[i]->keyval;
-            a->value = out;
+            attr_store(a, out, fortran);
             a->next = *new_p;
             *new_p = a;
             k->refs++;

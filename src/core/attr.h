@@ -6,11 +6,20 @@
 
 #include "core/obj.h"
 
+/* An attribute set from Fortran holds an address-sized integer (fval):
+ * C reads a pointer to it, Fortran the integer (MPI 5.0, 19.3.7). */
 typedef struct halo_attr {
     struct halo_attr *next;
     int keyval;
-    void *value;
+    int fortran;      /* set through the Fortran binding */
+    void *value;      /* what C reads: &fval for a Fortran attribute */
+    MPI_Aint fval;
 } halo_attr_t;
+
+/* Set by the Fortran binding around its calls of the attribute and keyval
+ * functions: values come and go as Fortran integers, keyvals made then
+ * call their callbacks with Fortran's view of the values. */
+extern _Thread_local int halo_attr_fortran;
 
 int halo_attr_set(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyval, void *value);
 int halo_attr_get(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyval, void *value_p,

@@ -82,6 +82,18 @@ int halo_errhandler_invoke(halo_errhandler_t *e, int objkind, void *handle, int 
     /* A user handler gets the handle by address and may change the code it
      * sees; the call still returns the original code. */
     int c = code;
+    if (e->fortran) {
+        typedef void fortran_fn_t(MPI_Fint *, MPI_Fint *);
+        MPI_Fint fh = 0, fc = code;
+        switch (objkind) {
+        case HALO_EOBJ_COMM: fh = halo_api_comm_c2f((MPI_Comm)handle); break;
+        case HALO_EOBJ_WIN: fh = halo_api_win_c2f((MPI_Win)handle); break;
+        case HALO_EOBJ_FILE: fh = halo_api_file_c2f((MPI_File)handle); break;
+        case HALO_EOBJ_SESSION: fh = halo_api_session_c2f((MPI_Session)handle); break;
+        }
+        ((fortran_fn_t *)e->fn.any)(&fh, &fc);
+        return code;
+    }
     switch (objkind) {
     case HALO_EOBJ_COMM: {
         MPI_Comm h = (MPI_Comm)handle;

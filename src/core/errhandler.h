@@ -10,6 +10,8 @@ typedef struct halo_errhandler {
     halo_obj_t hdr;
     int builtin;     /* HALO_EH_*; HALO_EH_USER for created ones */
     int objkind;     /* HALO_EOBJ_* the function was made for */
+    int fortran;     /* made by a Fortran binding: fn takes (INTEGER handle,
+                      * INTEGER code) */
     union {
         void (*any)(void);
         MPI_Comm_errhandler_function *comm;

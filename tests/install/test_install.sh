@@ -4,7 +4,8 @@
 # a program builds with the installed wrapper (without warnings where it
 # passes the standard's sentinels, -Wall -Wextra -Werror), with pkg-config, with
 # find_package(Halo), and with CMake's own find_package(MPI) pointed at the
-# wrapper; and it runs on 2 ranks.
+# wrapper; Fortran programs build with mpifort (mpif.h and the mpi module);
+# and it runs on 2 ranks.
 set -euo pipefail
 build=$(cd "${1:?usage: test_install.sh BUILD_DIR}" && pwd)
 src=$(cd "$(dirname "$0")" && pwd)
@@ -34,6 +35,45 @@ run "$tmp/a_cxx"
 # MPI_UNWEIGHTED and friends where mpi.h declares arrays: no warning
 "$prefix/bin/mpicc" -O2 -Wall -Wextra -Werror "$src/sentinels.c" -o "$tmp/a_sentinels"
 run "$tmp/a_sentinels"
+
+# Fortran, when the build had a compiler: mpif.h in fixed form and the mpi
+# module (installed beside mpi.h) in free form.
+if [ -e "$build/bin/mpifort" ]; then
+    for f in bin/mpifort bin/mpif90 bin/mpif77 include/mpif.h include/mpi.mod; do
+        [ -e "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }
+    done
+    cat >"$tmp/hello_f77.f" <<'F77'
+      program hello
+      implicit none
+      include 'mpif.h'
+      integer ierr, rank, nproc, total
+      call MPI_INIT(ierr)
+      call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
+      call MPI_COMM_SIZE(MPI_COMM_WORLD, nproc, ierr)
+      call MPI_ALLREDUCE(1, total, 1, MPI_INTEGER, MPI_SUM,
+     &     MPI_COMM_WORLD, ierr)
+      if (total .eq. nproc) print '(a,i0,a)', 'rank ', rank, ' ok'
+      call MPI_FINALIZE(ierr)
+      end
+F77
+    cat >"$tmp/hello_mod.f90" <<'F90'
+program hello
+  use mpi
+  implicit none
+  integer :: ierr, rank, nproc, total
+  call MPI_INIT(ierr)
+  call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
+  call MPI_COMM_SIZE(MPI_COMM_WORLD, nproc, ierr)
+  call MPI_ALLREDUCE(1, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (total == nproc) print '(a,i0,a)', 'rank ', rank, ' ok'
+  call MPI_FINALIZE(ierr)
+end program hello
+F90
+    "$prefix/bin/mpif77" "$tmp/hello_f77.f" -o "$tmp/a_f77"
+    run "$tmp/a_f77"
+    "$prefix/bin/mpifort" -Wall -Werror "$tmp/hello_mod.f90" -o "$tmp/a_mod"
+    run "$tmp/a_mod"
+fi
 
 if command -v pkg-config >/dev/null; then
     flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs halo)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Halo needs to build and test, when it is missing:
-# a C compiler, CMake >= 3.25, Python 3 with venv and pip, and the PyPI
+# a C compiler, a Fortran compiler (gfortran: the mpi module, mpifort and
+# the Fortran tests; the library builds without one), CMake >= 3.25, Python 3 with venv and pip, and the PyPI
 # package pympistandard (for checking the generated files). With --hydra it
 # also installs MPICH (its Hydra launcher runs Halo programs in CI); with
 # --peers MPICH and Open MPI (for side-by-side benchmarks).
@@ -8,6 +9,7 @@ set -euo pipefail
 need=()
 command -v cc >/dev/null || need+=(gcc)
 command -v c++ >/dev/null || need+=(g++)
+command -v gfortran >/dev/null || need+=(gfortran)
 # CMake 3.25 or newer (Debian 12 has 3.25.1).
 if ! command -v cmake >/dev/null ||
     ! printf '%s\n3.25\n' "$(cmake --version | awk 'NR==1 {print $3}')" | sort -V -C -r 2>/dev/null; then
