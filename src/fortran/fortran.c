@@ -684,8 +684,9 @@ static int f_blank(const char *s, size_t len)
 }
 
 /* An argument vector: the strings of `a` (each `len` long, `stride`
- * strings apart) up to the first blank one, as a NULL-terminated C array. */
-static char **f_argv(const char *a, size_t len, size_t stride)
+ * strings apart) up to the first blank one, as a NULL-terminated C array;
+ * trailing blanks dropped, and leading ones too when `lead`. */
+static char **f_argv(const char *a, size_t len, size_t stride, int lead)
 {
     int n = 0;
     while (!f_blank(a + (size_t)n * stride * len, len))
@@ -694,7 +695,7 @@ static char **f_argv(const char *a, size_t len, size_t stride)
     if (!v)
         abort();
     for (int i = 0; i < n; i++)
-        v[i] = halo_f_str_trim(a + (size_t)i * stride * len, len);
+        v[i] = (lead ? halo_f_str_trim : halo_f_str_in)(a + (size_t)i * stride * len, len);
     return v;
 }
 
@@ -716,9 +717,11 @@ static int f_is_root(MPI_Comm comm, int root)
     return rank == root;
 }
 
-HALO_F_EXPORT void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root,
-                                    MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes, MPI_Fint *ierror,
-                                    size_t command_len, size_t argv_len)
+/* mpif.h and the mpi module drop the arguments' leading blanks too (as
+ * MPICH's do); mpi_f08 keeps them. */
+static void f_spawn(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm,
+                    MPI_Fint *intercomm, MPI_Fint *errcodes, MPI_Fint *ierror, size_t command_len, size_t argv_len,
+                    int lead)
 {
     MPI_Comm c = MPI_Comm_f2c(*comm), ic;
     /* The command and arguments are significant at the root only. */
@@ -726,7 +729,7 @@ HALO_F_EXPORT void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxproc
     char *cmd = halo_f_str_trim(command, root_here ? command_len : 0);
     char **av = MPI_ARGV_NULL;
     if (root_here && argv != &halof_argv_null_)
-        av = f_argv(argv, argv_len, 1);
+        av = f_argv(argv, argv_len, 1, lead);
     int rc = MPI_Comm_spawn(cmd, av, *maxprocs, MPI_Info_f2c(*info), *root, c, &ic,
                             errcodes == &halof_errcodes_ignore_ ? MPI_ERRCODES_IGNORE : errcodes);
     if (rc == MPI_SUCCESS)
@@ -735,14 +738,10 @@ HALO_F_EXPORT void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxproc
     free(cmd);
     F_RETURN(ierror, rc);
 }
-HALO_F_EXPORT void mpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root,
-                                   MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes, MPI_Fint *ierror,
-                                   size_t command_len, size_t argv_len) __attribute__((weak, alias("pmpi_comm_spawn_")));
 
-HALO_F_EXPORT void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, char *argvs, MPI_Fint *maxprocs,
-                                             MPI_Fint *infos, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm,
-                                             MPI_Fint *errcodes, MPI_Fint *ierror, size_t commands_len,
-                                             size_t argvs_len)
+static void f_spawn_multiple(MPI_Fint *count, char *commands, char *argvs, MPI_Fint *maxprocs, MPI_Fint *infos,
+                             MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes,
+                             MPI_Fint *ierror, size_t commands_len, size_t argvs_len, int lead)
 {
     MPI_Comm c = MPI_Comm_f2c(*comm), ic;
     /* The arrays are significant at the root only. */
@@ -756,7 +755,7 @@ HALO_F_EXPORT void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, ch
         /* ARRAY_OF_ARGV(COUNT, *): command i's j-th argument is element
          * (i, j), stored column by column. */
         if (avs)
-            avs[i] = f_argv(argvs + (size_t)i * argvs_len, argvs_len, (size_t)*count);
+            avs[i] = f_argv(argvs + (size_t)i * argvs_len, argvs_len, (size_t)*count, lead);
         cinfos[i] = MPI_Info_f2c(infos[i]);
     }
     int rc = MPI_Comm_spawn_multiple(*count, cmds, avs, maxprocs, cinfos, *root, c, &ic,
@@ -773,10 +772,32 @@ HALO_F_EXPORT void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, ch
     free(cinfos);
     F_RETURN(ierror, rc);
 }
-HALO_F_EXPORT void mpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, char *argvs, MPI_Fint *maxprocs,
-                                            MPI_Fint *infos, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm,
-                                            MPI_Fint *errcodes, MPI_Fint *ierror, size_t commands_len,
-                                            size_t argvs_len) __attribute__((weak, alias("pmpi_comm_spawn_multiple_")));
+
+#define F_SPAWN(lname, lead)                                                                       \
+    HALO_F_EXPORT void lname(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info, MPI_Fint *root, \
+                             MPI_Fint *comm, MPI_Fint *intercomm, MPI_Fint *errcodes, MPI_Fint *ierror,    \
+                             size_t command_len, size_t argv_len)                                          \
+    {                                                                                              \
+        f_spawn(command, argv, maxprocs, info, root, comm, intercomm, errcodes, ierror, command_len,   \
+                argv_len, lead);                                                                   \
+    }
+#define F_SPAWN_MULTIPLE(lname, lead)                                                              \
+    HALO_F_EXPORT void lname(MPI_Fint *count, char *commands, char *argvs, MPI_Fint *maxprocs,      \
+                             MPI_Fint *infos, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm, \
+                             MPI_Fint *errcodes, MPI_Fint *ierror, size_t commands_len,            \
+                             size_t argvs_len)                                                     \
+    {                                                                                              \
+        f_spawn_multiple(count, commands, argvs, maxprocs, infos, root, comm, intercomm, errcodes, \
+                         ierror, commands_len, argvs_len, lead);                                   \
+    }
+F_SPAWN(pmpi_comm_spawn_, 1)
+F_SPAWN(mpi_comm_spawn_, 1)
+F_SPAWN(pmpi_comm_spawn_f08_, 0)
+F_SPAWN(mpi_comm_spawn_f08_, 0)
+F_SPAWN_MULTIPLE(pmpi_comm_spawn_multiple_, 1)
+F_SPAWN_MULTIPLE(mpi_comm_spawn_multiple_, 1)
+F_SPAWN_MULTIPLE(pmpi_comm_spawn_multiple_f08_, 0)
+F_SPAWN_MULTIPLE(mpi_comm_spawn_multiple_f08_, 0)
 
 /* ---------------------------------------------------------------- removed in MPI-3.0 */
 
@@ -928,3 +949,5 @@ F08_COMPARE(op)
 F08_COMPARE(request)
 F08_COMPARE(session)
 F08_COMPARE(win)
+
+#include "fortran/fortran_alias_gen.h"

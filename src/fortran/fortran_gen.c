@@ -14,6 +14,8 @@ HALO_F_EXPORT void pmpi_abi_get_fortran_booleans_(MPI_Fint *logical_size, void *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_abi_get_fortran_booleans_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *is_set, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_fortran_booleans_")));
+HALO_F_EXPORT void pmpi_abi_get_fortran_booleans_f08_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *is_set, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_fortran_booleans_")));
+HALO_F_EXPORT void mpi_abi_get_fortran_booleans_f08_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *is_set, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_fortran_booleans_")));
 
 HALO_F_EXPORT void pmpi_abi_get_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
 {
@@ -25,6 +27,8 @@ HALO_F_EXPORT void pmpi_abi_get_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_abi_get_fortran_info_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_fortran_info_")));
+HALO_F_EXPORT void pmpi_abi_get_fortran_info_f08_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_fortran_info_")));
+HALO_F_EXPORT void mpi_abi_get_fortran_info_f08_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_fortran_info_")));
 
 HALO_F_EXPORT void pmpi_abi_get_info_(MPI_Fint *info, MPI_Fint *ierror)
 {
@@ -36,6 +40,8 @@ HALO_F_EXPORT void pmpi_abi_get_info_(MPI_Fint *info, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_abi_get_info_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_info_")));
+HALO_F_EXPORT void pmpi_abi_get_info_f08_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_info_")));
+HALO_F_EXPORT void mpi_abi_get_info_f08_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_info_")));
 
 HALO_F_EXPORT void pmpi_abi_get_version_(MPI_Fint *abi_major, MPI_Fint *abi_minor, MPI_Fint *ierror)
 {
@@ -44,6 +50,8 @@ HALO_F_EXPORT void pmpi_abi_get_version_(MPI_Fint *abi_major, MPI_Fint *abi_mino
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_abi_get_version_(MPI_Fint *abi_major, MPI_Fint *abi_minor, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_version_")));
+HALO_F_EXPORT void pmpi_abi_get_version_f08_(MPI_Fint *abi_major, MPI_Fint *abi_minor, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_version_")));
+HALO_F_EXPORT void mpi_abi_get_version_f08_(MPI_Fint *abi_major, MPI_Fint *abi_minor, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_version_")));
 
 HALO_F_EXPORT void pmpi_abi_set_fortran_booleans_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *ierror)
 {
@@ -52,6 +60,8 @@ HALO_F_EXPORT void pmpi_abi_set_fortran_booleans_(MPI_Fint *logical_size, void *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_abi_set_fortran_booleans_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_set_fortran_booleans_")));
+HALO_F_EXPORT void pmpi_abi_set_fortran_booleans_f08_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_set_fortran_booleans_")));
+HALO_F_EXPORT void mpi_abi_set_fortran_booleans_f08_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_set_fortran_booleans_")));
 
 HALO_F_EXPORT void pmpi_abi_set_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
 {
@@ -60,6 +70,8 @@ HALO_F_EXPORT void pmpi_abi_set_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_abi_set_fortran_info_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_set_fortran_info_")));
+HALO_F_EXPORT void pmpi_abi_set_fortran_info_f08_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_set_fortran_info_")));
+HALO_F_EXPORT void mpi_abi_set_fortran_info_f08_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_set_fortran_info_")));
 
 HALO_F_EXPORT void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
@@ -68,6 +80,8 @@ HALO_F_EXPORT void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ie
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abort_")));
+HALO_F_EXPORT void pmpi_abort_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abort_")));
+HALO_F_EXPORT void mpi_abort_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abort_")));
 
 HALO_F_EXPORT void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -76,6 +90,8 @@ HALO_F_EXPORT void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_accumulate_")));
+HALO_F_EXPORT void pmpi_accumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_accumulate_")));
+HALO_F_EXPORT void mpi_accumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_accumulate_")));
 
 HALO_F_EXPORT void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
 {
@@ -84,6 +100,8 @@ HALO_F_EXPORT void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_add_error_class_")));
+HALO_F_EXPORT void pmpi_add_error_class_f08_(MPI_Fint *errorclass, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_add_error_class_")));
+HALO_F_EXPORT void mpi_add_error_class_f08_(MPI_Fint *errorclass, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_add_error_class_")));
 
 HALO_F_EXPORT void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
@@ -92,6 +110,8 @@ HALO_F_EXPORT void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcod
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_add_error_code_")));
+HALO_F_EXPORT void pmpi_add_error_code_f08_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_add_error_code_")));
+HALO_F_EXPORT void mpi_add_error_code_f08_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_add_error_code_")));
 
 HALO_F_EXPORT void pmpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierror, size_t string_len)
 {
@@ -102,6 +122,8 @@ HALO_F_EXPORT void pmpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierror, size_t string_len) __attribute__((weak, alias("pmpi_add_error_string_")));
+HALO_F_EXPORT void pmpi_add_error_string_f08_(MPI_Fint *errorcode, char *string, MPI_Fint *ierror, size_t string_len) __attribute__((weak, alias("pmpi_add_error_string_")));
+HALO_F_EXPORT void mpi_add_error_string_f08_(MPI_Fint *errorcode, char *string, MPI_Fint *ierror, size_t string_len) __attribute__((weak, alias("pmpi_add_error_string_")));
 
 HALO_F_EXPORT void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -110,6 +132,8 @@ HALO_F_EXPORT void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgather_")));
+HALO_F_EXPORT void pmpi_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgather_")));
+HALO_F_EXPORT void mpi_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgather_")));
 
 HALO_F_EXPORT void pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -121,6 +145,8 @@ HALO_F_EXPORT void pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgather_init_")));
+HALO_F_EXPORT void pmpi_allgather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgather_init_")));
+HALO_F_EXPORT void mpi_allgather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgather_init_")));
 
 HALO_F_EXPORT void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -129,6 +155,8 @@ HALO_F_EXPORT void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgatherv_")));
+HALO_F_EXPORT void pmpi_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgatherv_")));
+HALO_F_EXPORT void mpi_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgatherv_")));
 
 HALO_F_EXPORT void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -140,6 +168,8 @@ HALO_F_EXPORT void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgatherv_init_")));
+HALO_F_EXPORT void pmpi_allgatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgatherv_init_")));
+HALO_F_EXPORT void mpi_allgatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgatherv_init_")));
 
 HALO_F_EXPORT void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierror)
 {
@@ -150,6 +180,8 @@ HALO_F_EXPORT void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr
 HALO_F_EXPORT void mpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alloc_mem_")));
 HALO_F_EXPORT void pmpi_alloc_mem_cptr_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alloc_mem_")));
 HALO_F_EXPORT void mpi_alloc_mem_cptr_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alloc_mem_")));
+HALO_F_EXPORT void pmpi_alloc_mem_f08_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alloc_mem_")));
+HALO_F_EXPORT void mpi_alloc_mem_f08_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alloc_mem_")));
 
 HALO_F_EXPORT void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -158,6 +190,8 @@ HALO_F_EXPORT void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allreduce_")));
+HALO_F_EXPORT void pmpi_allreduce_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allreduce_")));
+HALO_F_EXPORT void mpi_allreduce_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allreduce_")));
 
 HALO_F_EXPORT void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -169,6 +203,8 @@ HALO_F_EXPORT void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allreduce_init_")));
+HALO_F_EXPORT void pmpi_allreduce_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allreduce_init_")));
+HALO_F_EXPORT void mpi_allreduce_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allreduce_init_")));
 
 HALO_F_EXPORT void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -177,6 +213,8 @@ HALO_F_EXPORT void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoall_")));
+HALO_F_EXPORT void pmpi_alltoall_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoall_")));
+HALO_F_EXPORT void mpi_alltoall_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoall_")));
 
 HALO_F_EXPORT void pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -188,6 +226,8 @@ HALO_F_EXPORT void pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_F
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoall_init_")));
+HALO_F_EXPORT void pmpi_alltoall_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoall_init_")));
+HALO_F_EXPORT void mpi_alltoall_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoall_init_")));
 
 HALO_F_EXPORT void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -196,6 +236,8 @@ HALO_F_EXPORT void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallv_")));
+HALO_F_EXPORT void pmpi_alltoallv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallv_")));
+HALO_F_EXPORT void mpi_alltoallv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallv_")));
 
 HALO_F_EXPORT void pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -207,6 +249,8 @@ HALO_F_EXPORT void pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallv_init_")));
+HALO_F_EXPORT void pmpi_alltoallv_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallv_init_")));
+HALO_F_EXPORT void mpi_alltoallv_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallv_init_")));
 
 HALO_F_EXPORT void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -225,6 +269,8 @@ HALO_F_EXPORT void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallw_")));
+HALO_F_EXPORT void pmpi_alltoallw_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallw_")));
+HALO_F_EXPORT void mpi_alltoallw_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallw_")));
 
 HALO_F_EXPORT void pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -246,6 +292,8 @@ HALO_F_EXPORT void pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallw_init_")));
+HALO_F_EXPORT void pmpi_alltoallw_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallw_init_")));
+HALO_F_EXPORT void mpi_alltoallw_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallw_init_")));
 
 HALO_F_EXPORT void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror)
 {
@@ -254,6 +302,8 @@ HALO_F_EXPORT void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_attr_delete_")));
+HALO_F_EXPORT void pmpi_attr_delete_f08_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_attr_delete_")));
+HALO_F_EXPORT void mpi_attr_delete_f08_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_attr_delete_")));
 
 HALO_F_EXPORT void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -262,6 +312,8 @@ HALO_F_EXPORT void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_barrier_")));
+HALO_F_EXPORT void pmpi_barrier_f08_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_barrier_")));
+HALO_F_EXPORT void mpi_barrier_f08_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_barrier_")));
 
 HALO_F_EXPORT void pmpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -273,6 +325,8 @@ HALO_F_EXPORT void pmpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_barrier_init_")));
+HALO_F_EXPORT void pmpi_barrier_init_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_barrier_init_")));
+HALO_F_EXPORT void mpi_barrier_init_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_barrier_init_")));
 
 HALO_F_EXPORT void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -281,6 +335,8 @@ HALO_F_EXPORT void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bcast_")));
+HALO_F_EXPORT void pmpi_bcast_f08_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bcast_")));
+HALO_F_EXPORT void mpi_bcast_f08_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bcast_")));
 
 HALO_F_EXPORT void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -292,6 +348,8 @@ HALO_F_EXPORT void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *dat
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bcast_init_")));
+HALO_F_EXPORT void pmpi_bcast_init_f08_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bcast_init_")));
+HALO_F_EXPORT void mpi_bcast_init_f08_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bcast_init_")));
 
 HALO_F_EXPORT void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -300,6 +358,8 @@ HALO_F_EXPORT void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bsend_")));
+HALO_F_EXPORT void pmpi_bsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bsend_")));
+HALO_F_EXPORT void mpi_bsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bsend_")));
 
 HALO_F_EXPORT void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -311,6 +371,8 @@ HALO_F_EXPORT void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *dataty
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bsend_init_")));
+HALO_F_EXPORT void pmpi_bsend_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bsend_init_")));
+HALO_F_EXPORT void mpi_bsend_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bsend_init_")));
 
 HALO_F_EXPORT void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
@@ -319,6 +381,8 @@ HALO_F_EXPORT void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *i
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_attach_")));
+HALO_F_EXPORT void pmpi_buffer_attach_f08_(void *buffer, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_attach_")));
+HALO_F_EXPORT void mpi_buffer_attach_f08_(void *buffer, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_attach_")));
 
 HALO_F_EXPORT void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 {
@@ -327,6 +391,8 @@ HALO_F_EXPORT void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_detach_")));
+HALO_F_EXPORT void pmpi_buffer_detach_f08_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_detach_")));
+HALO_F_EXPORT void mpi_buffer_detach_f08_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_detach_")));
 
 HALO_F_EXPORT void pmpi_buffer_flush_(MPI_Fint *ierror)
 {
@@ -335,6 +401,8 @@ HALO_F_EXPORT void pmpi_buffer_flush_(MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_buffer_flush_(MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_flush_")));
+HALO_F_EXPORT void pmpi_buffer_flush_f08_(MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_flush_")));
+HALO_F_EXPORT void mpi_buffer_flush_f08_(MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_flush_")));
 
 HALO_F_EXPORT void pmpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -346,6 +414,8 @@ HALO_F_EXPORT void pmpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_iflush_")));
+HALO_F_EXPORT void pmpi_buffer_iflush_f08_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_iflush_")));
+HALO_F_EXPORT void mpi_buffer_iflush_f08_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_iflush_")));
 
 HALO_F_EXPORT void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -355,6 +425,8 @@ HALO_F_EXPORT void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_cancel_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cancel_")));
+HALO_F_EXPORT void pmpi_cancel_f08_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cancel_")));
+HALO_F_EXPORT void mpi_cancel_f08_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cancel_")));
 
 HALO_F_EXPORT void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fint *coords, MPI_Fint *ierror)
 {
@@ -363,6 +435,8 @@ HALO_F_EXPORT void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *m
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fint *coords, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_coords_")));
+HALO_F_EXPORT void pmpi_cart_coords_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fint *coords, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_coords_")));
+HALO_F_EXPORT void mpi_cart_coords_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fint *coords, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_coords_")));
 
 HALO_F_EXPORT void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror)
 {
@@ -374,6 +448,8 @@ HALO_F_EXPORT void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_create_")));
+HALO_F_EXPORT void pmpi_cart_create_f08_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_create_")));
+HALO_F_EXPORT void mpi_cart_create_f08_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_create_")));
 
 HALO_F_EXPORT void pmpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierror)
 {
@@ -382,6 +458,8 @@ HALO_F_EXPORT void pmpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *d
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_get_")));
+HALO_F_EXPORT void pmpi_cart_get_f08_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_get_")));
+HALO_F_EXPORT void mpi_cart_get_f08_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_get_")));
 
 HALO_F_EXPORT void pmpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierror)
 {
@@ -390,6 +468,8 @@ HALO_F_EXPORT void pmpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dim
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_map_")));
+HALO_F_EXPORT void pmpi_cart_map_f08_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_map_")));
+HALO_F_EXPORT void mpi_cart_map_f08_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_map_")));
 
 HALO_F_EXPORT void pmpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *ierror)
 {
@@ -398,6 +478,8 @@ HALO_F_EXPORT void pmpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *r
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_rank_")));
+HALO_F_EXPORT void pmpi_cart_rank_f08_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_rank_")));
+HALO_F_EXPORT void mpi_cart_rank_f08_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_rank_")));
 
 HALO_F_EXPORT void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fint *rank_source, MPI_Fint *rank_dest, MPI_Fint *ierror)
 {
@@ -406,6 +488,8 @@ HALO_F_EXPORT void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fint *rank_source, MPI_Fint *rank_dest, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_shift_")));
+HALO_F_EXPORT void pmpi_cart_shift_f08_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fint *rank_source, MPI_Fint *rank_dest, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_shift_")));
+HALO_F_EXPORT void mpi_cart_shift_f08_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fint *rank_source, MPI_Fint *rank_dest, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_shift_")));
 
 HALO_F_EXPORT void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
@@ -417,6 +501,8 @@ HALO_F_EXPORT void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_sub_")));
+HALO_F_EXPORT void pmpi_cart_sub_f08_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_sub_")));
+HALO_F_EXPORT void mpi_cart_sub_f08_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_sub_")));
 
 HALO_F_EXPORT void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror)
 {
@@ -425,6 +511,8 @@ HALO_F_EXPORT void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cartdim_get_")));
+HALO_F_EXPORT void pmpi_cartdim_get_f08_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cartdim_get_")));
+HALO_F_EXPORT void mpi_cartdim_get_f08_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cartdim_get_")));
 
 HALO_F_EXPORT void pmpi_close_port_(char *port_name, MPI_Fint *ierror, size_t port_name_len)
 {
@@ -435,6 +523,8 @@ HALO_F_EXPORT void pmpi_close_port_(char *port_name, MPI_Fint *ierror, size_t po
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_close_port_(char *port_name, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_close_port_")));
+HALO_F_EXPORT void pmpi_close_port_f08_(char *port_name, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_close_port_")));
+HALO_F_EXPORT void mpi_close_port_f08_(char *port_name, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_close_port_")));
 
 HALO_F_EXPORT void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len)
 {
@@ -448,6 +538,8 @@ HALO_F_EXPORT void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_comm_accept_")));
+HALO_F_EXPORT void pmpi_comm_accept_f08_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_comm_accept_")));
+HALO_F_EXPORT void mpi_comm_accept_f08_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_comm_accept_")));
 
 HALO_F_EXPORT void pmpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
@@ -456,6 +548,8 @@ HALO_F_EXPORT void pmpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_attach_buffer_")));
+HALO_F_EXPORT void pmpi_comm_attach_buffer_f08_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_attach_buffer_")));
+HALO_F_EXPORT void mpi_comm_attach_buffer_f08_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_attach_buffer_")));
 
 HALO_F_EXPORT void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
@@ -464,6 +558,8 @@ HALO_F_EXPORT void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcod
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_call_errhandler_")));
+HALO_F_EXPORT void pmpi_comm_call_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_call_errhandler_")));
+HALO_F_EXPORT void mpi_comm_call_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_call_errhandler_")));
 
 HALO_F_EXPORT void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierror)
 {
@@ -472,6 +568,8 @@ HALO_F_EXPORT void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_compare_")));
+HALO_F_EXPORT void pmpi_comm_compare_f08_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_compare_")));
+HALO_F_EXPORT void mpi_comm_compare_f08_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_compare_")));
 
 HALO_F_EXPORT void pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len)
 {
@@ -485,6 +583,8 @@ HALO_F_EXPORT void pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_comm_connect_")));
+HALO_F_EXPORT void pmpi_comm_connect_f08_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_comm_connect_")));
+HALO_F_EXPORT void mpi_comm_connect_f08_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_comm_connect_")));
 
 HALO_F_EXPORT void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
@@ -496,6 +596,8 @@ HALO_F_EXPORT void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_create_")));
+HALO_F_EXPORT void pmpi_comm_create_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_create_")));
+HALO_F_EXPORT void mpi_comm_create_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_create_")));
 
 HALO_F_EXPORT void pmpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len)
 {
@@ -509,6 +611,8 @@ HALO_F_EXPORT void pmpi_comm_create_from_group_(MPI_Fint *group, char *stringtag
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len) __attribute__((weak, alias("pmpi_comm_create_from_group_")));
+HALO_F_EXPORT void pmpi_comm_create_from_group_f08_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len) __attribute__((weak, alias("pmpi_comm_create_from_group_")));
+HALO_F_EXPORT void mpi_comm_create_from_group_f08_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len) __attribute__((weak, alias("pmpi_comm_create_from_group_")));
 
 HALO_F_EXPORT void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
@@ -520,6 +624,8 @@ HALO_F_EXPORT void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_create_group_")));
+HALO_F_EXPORT void pmpi_comm_create_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_create_group_")));
+HALO_F_EXPORT void mpi_comm_create_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_create_group_")));
 
 HALO_F_EXPORT void pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierror)
 {
@@ -528,6 +634,8 @@ HALO_F_EXPORT void pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_delete_attr_")));
+HALO_F_EXPORT void pmpi_comm_delete_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_delete_attr_")));
+HALO_F_EXPORT void mpi_comm_delete_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_delete_attr_")));
 
 HALO_F_EXPORT void pmpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 {
@@ -536,6 +644,8 @@ HALO_F_EXPORT void pmpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer_addr, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_detach_buffer_")));
+HALO_F_EXPORT void pmpi_comm_detach_buffer_f08_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_detach_buffer_")));
+HALO_F_EXPORT void mpi_comm_detach_buffer_f08_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_detach_buffer_")));
 
 HALO_F_EXPORT void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -546,6 +656,8 @@ HALO_F_EXPORT void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_disconnect_")));
+HALO_F_EXPORT void pmpi_comm_disconnect_f08_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_disconnect_")));
+HALO_F_EXPORT void mpi_comm_disconnect_f08_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_disconnect_")));
 
 HALO_F_EXPORT void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
@@ -557,6 +669,8 @@ HALO_F_EXPORT void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *i
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_dup_")));
+HALO_F_EXPORT void pmpi_comm_dup_f08_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_dup_")));
+HALO_F_EXPORT void mpi_comm_dup_f08_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_dup_")));
 
 HALO_F_EXPORT void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
@@ -568,6 +682,8 @@ HALO_F_EXPORT void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_dup_with_info_")));
+HALO_F_EXPORT void pmpi_comm_dup_with_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_dup_with_info_")));
+HALO_F_EXPORT void mpi_comm_dup_with_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_dup_with_info_")));
 
 HALO_F_EXPORT void pmpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -576,6 +692,8 @@ HALO_F_EXPORT void pmpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_flush_buffer_")));
+HALO_F_EXPORT void pmpi_comm_flush_buffer_f08_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_flush_buffer_")));
+HALO_F_EXPORT void mpi_comm_flush_buffer_f08_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_flush_buffer_")));
 
 HALO_F_EXPORT void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -586,6 +704,8 @@ HALO_F_EXPORT void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_free_")));
+HALO_F_EXPORT void pmpi_comm_free_f08_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_free_")));
+HALO_F_EXPORT void mpi_comm_free_f08_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_free_")));
 
 HALO_F_EXPORT void pmpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierror)
 {
@@ -594,6 +714,8 @@ HALO_F_EXPORT void pmpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierro
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_free_keyval_")));
+HALO_F_EXPORT void pmpi_comm_free_keyval_f08_(MPI_Fint *comm_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_free_keyval_")));
+HALO_F_EXPORT void mpi_comm_free_keyval_f08_(MPI_Fint *comm_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_free_keyval_")));
 
 HALO_F_EXPORT void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
@@ -605,6 +727,8 @@ HALO_F_EXPORT void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandle
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_get_errhandler_")));
+HALO_F_EXPORT void pmpi_comm_get_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_get_errhandler_")));
+HALO_F_EXPORT void mpi_comm_get_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_get_errhandler_")));
 
 HALO_F_EXPORT void pmpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierror)
 {
@@ -616,6 +740,8 @@ HALO_F_EXPORT void pmpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_get_info_")));
+HALO_F_EXPORT void pmpi_comm_get_info_f08_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_get_info_")));
+HALO_F_EXPORT void mpi_comm_get_info_f08_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_get_info_")));
 
 HALO_F_EXPORT void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t comm_name_len)
 {
@@ -626,6 +752,8 @@ HALO_F_EXPORT void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t comm_name_len) __attribute__((weak, alias("pmpi_comm_get_name_")));
+HALO_F_EXPORT void pmpi_comm_get_name_f08_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t comm_name_len) __attribute__((weak, alias("pmpi_comm_get_name_")));
+HALO_F_EXPORT void mpi_comm_get_name_f08_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t comm_name_len) __attribute__((weak, alias("pmpi_comm_get_name_")));
 
 HALO_F_EXPORT void pmpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierror)
 {
@@ -637,6 +765,8 @@ HALO_F_EXPORT void pmpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_get_parent_")));
+HALO_F_EXPORT void pmpi_comm_get_parent_f08_(MPI_Fint *parent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_get_parent_")));
+HALO_F_EXPORT void mpi_comm_get_parent_f08_(MPI_Fint *parent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_get_parent_")));
 
 HALO_F_EXPORT void pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror)
 {
@@ -648,6 +778,8 @@ HALO_F_EXPORT void pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *i
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_group_")));
+HALO_F_EXPORT void pmpi_comm_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_group_")));
+HALO_F_EXPORT void mpi_comm_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_group_")));
 
 HALO_F_EXPORT void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -662,6 +794,8 @@ HALO_F_EXPORT void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_idup_")));
+HALO_F_EXPORT void pmpi_comm_idup_f08_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_idup_")));
+HALO_F_EXPORT void mpi_comm_idup_f08_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_idup_")));
 
 HALO_F_EXPORT void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -676,6 +810,8 @@ HALO_F_EXPORT void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_idup_with_info_")));
+HALO_F_EXPORT void pmpi_comm_idup_with_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_idup_with_info_")));
+HALO_F_EXPORT void mpi_comm_idup_with_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_idup_with_info_")));
 
 HALO_F_EXPORT void pmpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -687,6 +823,8 @@ HALO_F_EXPORT void pmpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_iflush_buffer_")));
+HALO_F_EXPORT void pmpi_comm_iflush_buffer_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_iflush_buffer_")));
+HALO_F_EXPORT void mpi_comm_iflush_buffer_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_iflush_buffer_")));
 
 HALO_F_EXPORT void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror)
 {
@@ -698,6 +836,8 @@ HALO_F_EXPORT void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_join_")));
+HALO_F_EXPORT void pmpi_comm_join_f08_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_join_")));
+HALO_F_EXPORT void mpi_comm_join_f08_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_join_")));
 
 HALO_F_EXPORT void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror)
 {
@@ -706,6 +846,8 @@ HALO_F_EXPORT void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ier
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_rank_")));
+HALO_F_EXPORT void pmpi_comm_rank_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_rank_")));
+HALO_F_EXPORT void mpi_comm_rank_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_rank_")));
 
 HALO_F_EXPORT void pmpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror)
 {
@@ -717,6 +859,8 @@ HALO_F_EXPORT void pmpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_remote_group_")));
+HALO_F_EXPORT void pmpi_comm_remote_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_remote_group_")));
+HALO_F_EXPORT void mpi_comm_remote_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_remote_group_")));
 
 HALO_F_EXPORT void pmpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 {
@@ -725,6 +869,8 @@ HALO_F_EXPORT void pmpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_remote_size_")));
+HALO_F_EXPORT void pmpi_comm_remote_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_remote_size_")));
+HALO_F_EXPORT void mpi_comm_remote_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_remote_size_")));
 
 HALO_F_EXPORT void pmpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
@@ -733,6 +879,8 @@ HALO_F_EXPORT void pmpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandle
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_set_errhandler_")));
+HALO_F_EXPORT void pmpi_comm_set_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_set_errhandler_")));
+HALO_F_EXPORT void mpi_comm_set_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_set_errhandler_")));
 
 HALO_F_EXPORT void pmpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror)
 {
@@ -741,6 +889,8 @@ HALO_F_EXPORT void pmpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_set_info_")));
+HALO_F_EXPORT void pmpi_comm_set_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_set_info_")));
+HALO_F_EXPORT void mpi_comm_set_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_set_info_")));
 
 HALO_F_EXPORT void pmpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size_t comm_name_len)
 {
@@ -751,6 +901,8 @@ HALO_F_EXPORT void pmpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size_t comm_name_len) __attribute__((weak, alias("pmpi_comm_set_name_")));
+HALO_F_EXPORT void pmpi_comm_set_name_f08_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size_t comm_name_len) __attribute__((weak, alias("pmpi_comm_set_name_")));
+HALO_F_EXPORT void mpi_comm_set_name_f08_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size_t comm_name_len) __attribute__((weak, alias("pmpi_comm_set_name_")));
 
 HALO_F_EXPORT void pmpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 {
@@ -759,6 +911,8 @@ HALO_F_EXPORT void pmpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ier
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_size_")));
+HALO_F_EXPORT void pmpi_comm_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_size_")));
+HALO_F_EXPORT void mpi_comm_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_size_")));
 
 HALO_F_EXPORT void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
@@ -770,6 +924,8 @@ HALO_F_EXPORT void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *k
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_split_")));
+HALO_F_EXPORT void pmpi_comm_split_f08_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_split_")));
+HALO_F_EXPORT void mpi_comm_split_f08_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_split_")));
 
 HALO_F_EXPORT void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror)
 {
@@ -781,6 +937,8 @@ HALO_F_EXPORT void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_split_type_")));
+HALO_F_EXPORT void pmpi_comm_split_type_f08_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_split_type_")));
+HALO_F_EXPORT void mpi_comm_split_type_f08_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_split_type_")));
 
 HALO_F_EXPORT void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierror)
 {
@@ -789,6 +947,8 @@ HALO_F_EXPORT void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_test_inter_")));
+HALO_F_EXPORT void pmpi_comm_test_inter_f08_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_test_inter_")));
+HALO_F_EXPORT void mpi_comm_test_inter_f08_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_test_inter_")));
 
 HALO_F_EXPORT void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -797,6 +957,8 @@ HALO_F_EXPORT void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_compare_and_swap_")));
+HALO_F_EXPORT void pmpi_compare_and_swap_f08_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_compare_and_swap_")));
+HALO_F_EXPORT void mpi_compare_and_swap_f08_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_compare_and_swap_")));
 
 HALO_F_EXPORT void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *ierror)
 {
@@ -805,6 +967,8 @@ HALO_F_EXPORT void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dims_create_")));
+HALO_F_EXPORT void pmpi_dims_create_f08_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dims_create_")));
+HALO_F_EXPORT void mpi_dims_create_f08_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dims_create_")));
 
 HALO_F_EXPORT void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror)
 {
@@ -816,6 +980,8 @@ HALO_F_EXPORT void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_create_")));
+HALO_F_EXPORT void pmpi_dist_graph_create_f08_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_create_")));
+HALO_F_EXPORT void mpi_dist_graph_create_f08_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_create_")));
 
 HALO_F_EXPORT void pmpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror)
 {
@@ -827,6 +993,8 @@ HALO_F_EXPORT void pmpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_create_adjacent_")));
+HALO_F_EXPORT void pmpi_dist_graph_create_adjacent_f08_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_create_adjacent_")));
+HALO_F_EXPORT void mpi_dist_graph_create_adjacent_f08_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_create_adjacent_")));
 
 HALO_F_EXPORT void pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierror)
 {
@@ -835,6 +1003,8 @@ HALO_F_EXPORT void pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindeg
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_neighbors_")));
+HALO_F_EXPORT void pmpi_dist_graph_neighbors_f08_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_neighbors_")));
+HALO_F_EXPORT void mpi_dist_graph_neighbors_f08_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_neighbors_")));
 
 HALO_F_EXPORT void pmpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fint *outdegree, MPI_Fint *weighted, MPI_Fint *ierror)
 {
@@ -843,6 +1013,8 @@ HALO_F_EXPORT void pmpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *in
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fint *outdegree, MPI_Fint *weighted, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_neighbors_count_")));
+HALO_F_EXPORT void pmpi_dist_graph_neighbors_count_f08_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fint *outdegree, MPI_Fint *weighted, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_neighbors_count_")));
+HALO_F_EXPORT void mpi_dist_graph_neighbors_count_f08_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fint *outdegree, MPI_Fint *weighted, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_neighbors_count_")));
 
 HALO_F_EXPORT void pmpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierror)
 {
@@ -853,6 +1025,8 @@ HALO_F_EXPORT void pmpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_errhandler_free_")));
+HALO_F_EXPORT void pmpi_errhandler_free_f08_(MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_errhandler_free_")));
+HALO_F_EXPORT void mpi_errhandler_free_f08_(MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_errhandler_free_")));
 
 HALO_F_EXPORT void pmpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierror)
 {
@@ -861,6 +1035,8 @@ HALO_F_EXPORT void pmpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_error_class_")));
+HALO_F_EXPORT void pmpi_error_class_f08_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_error_class_")));
+HALO_F_EXPORT void mpi_error_class_f08_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_error_class_")));
 
 HALO_F_EXPORT void pmpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, MPI_Fint *ierror, size_t string_len)
 {
@@ -871,6 +1047,8 @@ HALO_F_EXPORT void pmpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, MPI_Fint *ierror, size_t string_len) __attribute__((weak, alias("pmpi_error_string_")));
+HALO_F_EXPORT void pmpi_error_string_f08_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, MPI_Fint *ierror, size_t string_len) __attribute__((weak, alias("pmpi_error_string_")));
+HALO_F_EXPORT void mpi_error_string_f08_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, MPI_Fint *ierror, size_t string_len) __attribute__((weak, alias("pmpi_error_string_")));
 
 HALO_F_EXPORT void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -879,6 +1057,8 @@ HALO_F_EXPORT void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_exscan_")));
+HALO_F_EXPORT void pmpi_exscan_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_exscan_")));
+HALO_F_EXPORT void mpi_exscan_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_exscan_")));
 
 HALO_F_EXPORT void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -890,6 +1070,8 @@ HALO_F_EXPORT void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *cou
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_exscan_init_")));
+HALO_F_EXPORT void pmpi_exscan_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_exscan_init_")));
+HALO_F_EXPORT void mpi_exscan_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_exscan_init_")));
 
 HALO_F_EXPORT void pmpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -898,6 +1080,8 @@ HALO_F_EXPORT void pmpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_fetch_and_op_")));
+HALO_F_EXPORT void pmpi_fetch_and_op_f08_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_fetch_and_op_")));
+HALO_F_EXPORT void mpi_fetch_and_op_f08_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_fetch_and_op_")));
 
 HALO_F_EXPORT void pmpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
@@ -906,6 +1090,8 @@ HALO_F_EXPORT void pmpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_call_errhandler_")));
+HALO_F_EXPORT void pmpi_file_call_errhandler_f08_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_call_errhandler_")));
+HALO_F_EXPORT void mpi_file_call_errhandler_f08_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_call_errhandler_")));
 
 HALO_F_EXPORT void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror)
 {
@@ -916,6 +1102,8 @@ HALO_F_EXPORT void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_close_")));
+HALO_F_EXPORT void pmpi_file_close_f08_(MPI_Fint *fh, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_close_")));
+HALO_F_EXPORT void mpi_file_close_f08_(MPI_Fint *fh, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_close_")));
 
 HALO_F_EXPORT void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len)
 {
@@ -926,6 +1114,8 @@ HALO_F_EXPORT void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *i
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len) __attribute__((weak, alias("pmpi_file_delete_")));
+HALO_F_EXPORT void pmpi_file_delete_f08_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len) __attribute__((weak, alias("pmpi_file_delete_")));
+HALO_F_EXPORT void mpi_file_delete_f08_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len) __attribute__((weak, alias("pmpi_file_delete_")));
 
 HALO_F_EXPORT void pmpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror)
 {
@@ -934,6 +1124,8 @@ HALO_F_EXPORT void pmpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_amode_")));
+HALO_F_EXPORT void pmpi_file_get_amode_f08_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_amode_")));
+HALO_F_EXPORT void mpi_file_get_amode_f08_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_amode_")));
 
 HALO_F_EXPORT void pmpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
 {
@@ -942,6 +1134,8 @@ HALO_F_EXPORT void pmpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_atomicity_")));
+HALO_F_EXPORT void pmpi_file_get_atomicity_f08_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_atomicity_")));
+HALO_F_EXPORT void mpi_file_get_atomicity_f08_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_atomicity_")));
 
 HALO_F_EXPORT void pmpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror)
 {
@@ -950,6 +1144,8 @@ HALO_F_EXPORT void pmpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_byte_offset_")));
+HALO_F_EXPORT void pmpi_file_get_byte_offset_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_byte_offset_")));
+HALO_F_EXPORT void mpi_file_get_byte_offset_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_byte_offset_")));
 
 HALO_F_EXPORT void pmpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
@@ -961,6 +1157,8 @@ HALO_F_EXPORT void pmpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandle
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_errhandler_")));
+HALO_F_EXPORT void pmpi_file_get_errhandler_f08_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_errhandler_")));
+HALO_F_EXPORT void mpi_file_get_errhandler_f08_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_errhandler_")));
 
 HALO_F_EXPORT void pmpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror)
 {
@@ -972,6 +1170,8 @@ HALO_F_EXPORT void pmpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_group_")));
+HALO_F_EXPORT void pmpi_file_get_group_f08_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_group_")));
+HALO_F_EXPORT void mpi_file_get_group_f08_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_group_")));
 
 HALO_F_EXPORT void pmpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror)
 {
@@ -983,6 +1183,8 @@ HALO_F_EXPORT void pmpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_info_")));
+HALO_F_EXPORT void pmpi_file_get_info_f08_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_info_")));
+HALO_F_EXPORT void mpi_file_get_info_f08_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_info_")));
 
 HALO_F_EXPORT void pmpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
 {
@@ -991,6 +1193,8 @@ HALO_F_EXPORT void pmpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_position_")));
+HALO_F_EXPORT void pmpi_file_get_position_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_position_")));
+HALO_F_EXPORT void mpi_file_get_position_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_position_")));
 
 HALO_F_EXPORT void pmpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
 {
@@ -999,6 +1203,8 @@ HALO_F_EXPORT void pmpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offs
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_position_shared_")));
+HALO_F_EXPORT void pmpi_file_get_position_shared_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_position_shared_")));
+HALO_F_EXPORT void mpi_file_get_position_shared_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_position_shared_")));
 
 HALO_F_EXPORT void pmpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
 {
@@ -1007,6 +1213,8 @@ HALO_F_EXPORT void pmpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_size_")));
+HALO_F_EXPORT void pmpi_file_get_size_f08_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_size_")));
+HALO_F_EXPORT void mpi_file_get_size_f08_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_size_")));
 
 HALO_F_EXPORT void pmpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror)
 {
@@ -1015,6 +1223,8 @@ HALO_F_EXPORT void pmpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_type_extent_")));
+HALO_F_EXPORT void pmpi_file_get_type_extent_f08_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_type_extent_")));
+HALO_F_EXPORT void mpi_file_get_type_extent_f08_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_type_extent_")));
 
 HALO_F_EXPORT void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *ierror, size_t datarep_len)
 {
@@ -1031,6 +1241,8 @@ HALO_F_EXPORT void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_file_get_view_")));
+HALO_F_EXPORT void pmpi_file_get_view_f08_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_file_get_view_")));
+HALO_F_EXPORT void mpi_file_get_view_f08_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_file_get_view_")));
 
 HALO_F_EXPORT void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1042,6 +1254,8 @@ HALO_F_EXPORT void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MP
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_")));
+HALO_F_EXPORT void pmpi_file_iread_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_")));
+HALO_F_EXPORT void mpi_file_iread_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_")));
 
 HALO_F_EXPORT void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1053,6 +1267,8 @@ HALO_F_EXPORT void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_all_")));
+HALO_F_EXPORT void pmpi_file_iread_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_all_")));
+HALO_F_EXPORT void mpi_file_iread_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_all_")));
 
 HALO_F_EXPORT void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1064,6 +1280,8 @@ HALO_F_EXPORT void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *b
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_at_")));
+HALO_F_EXPORT void pmpi_file_iread_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_at_")));
+HALO_F_EXPORT void mpi_file_iread_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_at_")));
 
 HALO_F_EXPORT void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1075,6 +1293,8 @@ HALO_F_EXPORT void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, voi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_at_all_")));
+HALO_F_EXPORT void pmpi_file_iread_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_at_all_")));
+HALO_F_EXPORT void mpi_file_iread_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_at_all_")));
 
 HALO_F_EXPORT void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1086,6 +1306,8 @@ HALO_F_EXPORT void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *co
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_shared_")));
+HALO_F_EXPORT void pmpi_file_iread_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_shared_")));
+HALO_F_EXPORT void mpi_file_iread_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_shared_")));
 
 HALO_F_EXPORT void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1097,6 +1319,8 @@ HALO_F_EXPORT void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_")));
+HALO_F_EXPORT void pmpi_file_iwrite_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_")));
+HALO_F_EXPORT void mpi_file_iwrite_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_")));
 
 HALO_F_EXPORT void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1108,6 +1332,8 @@ HALO_F_EXPORT void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *coun
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_all_")));
+HALO_F_EXPORT void pmpi_file_iwrite_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_all_")));
+HALO_F_EXPORT void mpi_file_iwrite_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_all_")));
 
 HALO_F_EXPORT void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1119,6 +1345,8 @@ HALO_F_EXPORT void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_at_")));
+HALO_F_EXPORT void pmpi_file_iwrite_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_at_")));
+HALO_F_EXPORT void mpi_file_iwrite_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_at_")));
 
 HALO_F_EXPORT void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1130,6 +1358,8 @@ HALO_F_EXPORT void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, vo
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_at_all_")));
+HALO_F_EXPORT void pmpi_file_iwrite_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_at_all_")));
+HALO_F_EXPORT void mpi_file_iwrite_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_at_all_")));
 
 HALO_F_EXPORT void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1141,6 +1371,8 @@ HALO_F_EXPORT void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *c
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_shared_")));
+HALO_F_EXPORT void pmpi_file_iwrite_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_shared_")));
+HALO_F_EXPORT void mpi_file_iwrite_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_shared_")));
 
 HALO_F_EXPORT void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len)
 {
@@ -1154,6 +1386,8 @@ HALO_F_EXPORT void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amo
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len) __attribute__((weak, alias("pmpi_file_open_")));
+HALO_F_EXPORT void pmpi_file_open_f08_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len) __attribute__((weak, alias("pmpi_file_open_")));
+HALO_F_EXPORT void mpi_file_open_f08_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len) __attribute__((weak, alias("pmpi_file_open_")));
 
 HALO_F_EXPORT void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
 {
@@ -1162,6 +1396,8 @@ HALO_F_EXPORT void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_preallocate_")));
+HALO_F_EXPORT void pmpi_file_preallocate_f08_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_preallocate_")));
+HALO_F_EXPORT void mpi_file_preallocate_f08_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_preallocate_")));
 
 HALO_F_EXPORT void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1170,6 +1406,8 @@ HALO_F_EXPORT void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_")));
+HALO_F_EXPORT void pmpi_file_read_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_")));
+HALO_F_EXPORT void mpi_file_read_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_")));
 
 HALO_F_EXPORT void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1178,6 +1416,8 @@ HALO_F_EXPORT void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_")));
+HALO_F_EXPORT void pmpi_file_read_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_")));
+HALO_F_EXPORT void mpi_file_read_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_")));
 
 HALO_F_EXPORT void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
@@ -1186,6 +1426,8 @@ HALO_F_EXPORT void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_begin_")));
+HALO_F_EXPORT void pmpi_file_read_all_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_begin_")));
+HALO_F_EXPORT void mpi_file_read_all_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_begin_")));
 
 HALO_F_EXPORT void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1194,6 +1436,8 @@ HALO_F_EXPORT void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *st
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_end_")));
+HALO_F_EXPORT void pmpi_file_read_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_end_")));
+HALO_F_EXPORT void mpi_file_read_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_end_")));
 
 HALO_F_EXPORT void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1202,6 +1446,8 @@ HALO_F_EXPORT void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *bu
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_")));
+HALO_F_EXPORT void pmpi_file_read_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_")));
+HALO_F_EXPORT void mpi_file_read_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_")));
 
 HALO_F_EXPORT void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1210,6 +1456,8 @@ HALO_F_EXPORT void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_")));
+HALO_F_EXPORT void pmpi_file_read_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_")));
+HALO_F_EXPORT void mpi_file_read_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_")));
 
 HALO_F_EXPORT void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
@@ -1218,6 +1466,8 @@ HALO_F_EXPORT void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_begin_")));
+HALO_F_EXPORT void pmpi_file_read_at_all_begin_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_begin_")));
+HALO_F_EXPORT void mpi_file_read_at_all_begin_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_begin_")));
 
 HALO_F_EXPORT void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1226,6 +1476,8 @@ HALO_F_EXPORT void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_end_")));
+HALO_F_EXPORT void pmpi_file_read_at_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_end_")));
+HALO_F_EXPORT void mpi_file_read_at_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_end_")));
 
 HALO_F_EXPORT void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1234,6 +1486,8 @@ HALO_F_EXPORT void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *co
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_")));
+HALO_F_EXPORT void pmpi_file_read_ordered_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_")));
+HALO_F_EXPORT void mpi_file_read_ordered_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_")));
 
 HALO_F_EXPORT void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
@@ -1242,6 +1496,8 @@ HALO_F_EXPORT void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_begin_")));
+HALO_F_EXPORT void pmpi_file_read_ordered_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_begin_")));
+HALO_F_EXPORT void mpi_file_read_ordered_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_begin_")));
 
 HALO_F_EXPORT void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1250,6 +1506,8 @@ HALO_F_EXPORT void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_end_")));
+HALO_F_EXPORT void pmpi_file_read_ordered_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_end_")));
+HALO_F_EXPORT void mpi_file_read_ordered_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_end_")));
 
 HALO_F_EXPORT void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1258,6 +1516,8 @@ HALO_F_EXPORT void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *cou
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_shared_")));
+HALO_F_EXPORT void pmpi_file_read_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_shared_")));
+HALO_F_EXPORT void mpi_file_read_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_shared_")));
 
 HALO_F_EXPORT void pmpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
 {
@@ -1266,6 +1526,8 @@ HALO_F_EXPORT void pmpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *w
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_seek_")));
+HALO_F_EXPORT void pmpi_file_seek_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_seek_")));
+HALO_F_EXPORT void mpi_file_seek_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_seek_")));
 
 HALO_F_EXPORT void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
 {
@@ -1274,6 +1536,8 @@ HALO_F_EXPORT void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_seek_shared_")));
+HALO_F_EXPORT void pmpi_file_seek_shared_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_seek_shared_")));
+HALO_F_EXPORT void mpi_file_seek_shared_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_seek_shared_")));
 
 HALO_F_EXPORT void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
 {
@@ -1282,6 +1546,8 @@ HALO_F_EXPORT void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_atomicity_")));
+HALO_F_EXPORT void pmpi_file_set_atomicity_f08_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_atomicity_")));
+HALO_F_EXPORT void mpi_file_set_atomicity_f08_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_atomicity_")));
 
 HALO_F_EXPORT void pmpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
@@ -1290,6 +1556,8 @@ HALO_F_EXPORT void pmpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandle
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_errhandler_")));
+HALO_F_EXPORT void pmpi_file_set_errhandler_f08_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_errhandler_")));
+HALO_F_EXPORT void mpi_file_set_errhandler_f08_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_errhandler_")));
 
 HALO_F_EXPORT void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror)
 {
@@ -1298,6 +1566,8 @@ HALO_F_EXPORT void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *i
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_info_")));
+HALO_F_EXPORT void pmpi_file_set_info_f08_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_info_")));
+HALO_F_EXPORT void mpi_file_set_info_f08_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_info_")));
 
 HALO_F_EXPORT void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
 {
@@ -1306,6 +1576,8 @@ HALO_F_EXPORT void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_size_")));
+HALO_F_EXPORT void pmpi_file_set_size_f08_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_size_")));
+HALO_F_EXPORT void mpi_file_set_size_f08_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_size_")));
 
 HALO_F_EXPORT void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len)
 {
@@ -1316,6 +1588,8 @@ HALO_F_EXPORT void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_file_set_view_")));
+HALO_F_EXPORT void pmpi_file_set_view_f08_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_file_set_view_")));
+HALO_F_EXPORT void mpi_file_set_view_f08_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_file_set_view_")));
 
 HALO_F_EXPORT void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror)
 {
@@ -1324,6 +1598,8 @@ HALO_F_EXPORT void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_sync_")));
+HALO_F_EXPORT void pmpi_file_sync_f08_(MPI_Fint *fh, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_sync_")));
+HALO_F_EXPORT void mpi_file_sync_f08_(MPI_Fint *fh, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_sync_")));
 
 HALO_F_EXPORT void pmpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1332,6 +1608,8 @@ HALO_F_EXPORT void pmpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MP
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_")));
+HALO_F_EXPORT void pmpi_file_write_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_")));
+HALO_F_EXPORT void mpi_file_write_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_")));
 
 HALO_F_EXPORT void pmpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1340,6 +1618,8 @@ HALO_F_EXPORT void pmpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_")));
+HALO_F_EXPORT void pmpi_file_write_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_")));
+HALO_F_EXPORT void mpi_file_write_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_")));
 
 HALO_F_EXPORT void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
@@ -1348,6 +1628,8 @@ HALO_F_EXPORT void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_begin_")));
+HALO_F_EXPORT void pmpi_file_write_all_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_begin_")));
+HALO_F_EXPORT void mpi_file_write_all_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_begin_")));
 
 HALO_F_EXPORT void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1356,6 +1638,8 @@ HALO_F_EXPORT void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *s
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_end_")));
+HALO_F_EXPORT void pmpi_file_write_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_end_")));
+HALO_F_EXPORT void mpi_file_write_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_end_")));
 
 HALO_F_EXPORT void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1364,6 +1648,8 @@ HALO_F_EXPORT void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *b
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_")));
+HALO_F_EXPORT void pmpi_file_write_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_")));
+HALO_F_EXPORT void mpi_file_write_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_")));
 
 HALO_F_EXPORT void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1372,6 +1658,8 @@ HALO_F_EXPORT void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, voi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_")));
+HALO_F_EXPORT void pmpi_file_write_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_")));
+HALO_F_EXPORT void mpi_file_write_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_")));
 
 HALO_F_EXPORT void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
@@ -1380,6 +1668,8 @@ HALO_F_EXPORT void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offse
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_begin_")));
+HALO_F_EXPORT void pmpi_file_write_at_all_begin_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_begin_")));
+HALO_F_EXPORT void mpi_file_write_at_all_begin_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_begin_")));
 
 HALO_F_EXPORT void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1388,6 +1678,8 @@ HALO_F_EXPORT void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_end_")));
+HALO_F_EXPORT void pmpi_file_write_at_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_end_")));
+HALO_F_EXPORT void mpi_file_write_at_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_end_")));
 
 HALO_F_EXPORT void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1396,6 +1688,8 @@ HALO_F_EXPORT void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *c
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_")));
+HALO_F_EXPORT void pmpi_file_write_ordered_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_")));
+HALO_F_EXPORT void mpi_file_write_ordered_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_")));
 
 HALO_F_EXPORT void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
@@ -1404,6 +1698,8 @@ HALO_F_EXPORT void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_F
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_begin_")));
+HALO_F_EXPORT void pmpi_file_write_ordered_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_begin_")));
+HALO_F_EXPORT void mpi_file_write_ordered_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_begin_")));
 
 HALO_F_EXPORT void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1412,6 +1708,8 @@ HALO_F_EXPORT void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_end_")));
+HALO_F_EXPORT void pmpi_file_write_ordered_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_end_")));
+HALO_F_EXPORT void mpi_file_write_ordered_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_end_")));
 
 HALO_F_EXPORT void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1420,6 +1718,8 @@ HALO_F_EXPORT void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *co
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_shared_")));
+HALO_F_EXPORT void pmpi_file_write_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_shared_")));
+HALO_F_EXPORT void mpi_file_write_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_shared_")));
 
 HALO_F_EXPORT void pmpi_finalize_(MPI_Fint *ierror)
 {
@@ -1428,6 +1728,8 @@ HALO_F_EXPORT void pmpi_finalize_(MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_finalize_(MPI_Fint *ierror) __attribute__((weak, alias("pmpi_finalize_")));
+HALO_F_EXPORT void pmpi_finalize_f08_(MPI_Fint *ierror) __attribute__((weak, alias("pmpi_finalize_")));
+HALO_F_EXPORT void mpi_finalize_f08_(MPI_Fint *ierror) __attribute__((weak, alias("pmpi_finalize_")));
 
 HALO_F_EXPORT void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror)
 {
@@ -1436,6 +1738,8 @@ HALO_F_EXPORT void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_finalized_")));
+HALO_F_EXPORT void pmpi_finalized_f08_(MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_finalized_")));
+HALO_F_EXPORT void mpi_finalized_f08_(MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_finalized_")));
 
 HALO_F_EXPORT void pmpi_free_mem_(void *base, MPI_Fint *ierror)
 {
@@ -1444,6 +1748,8 @@ HALO_F_EXPORT void pmpi_free_mem_(void *base, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_free_mem_(void *base, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_free_mem_")));
+HALO_F_EXPORT void pmpi_free_mem_f08_(void *base, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_free_mem_")));
+HALO_F_EXPORT void mpi_free_mem_f08_(void *base, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_free_mem_")));
 
 HALO_F_EXPORT void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -1452,6 +1758,8 @@ HALO_F_EXPORT void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *se
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gather_")));
+HALO_F_EXPORT void pmpi_gather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gather_")));
+HALO_F_EXPORT void mpi_gather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gather_")));
 
 HALO_F_EXPORT void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1463,6 +1771,8 @@ HALO_F_EXPORT void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gather_init_")));
+HALO_F_EXPORT void pmpi_gather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gather_init_")));
+HALO_F_EXPORT void mpi_gather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gather_init_")));
 
 HALO_F_EXPORT void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -1471,6 +1781,8 @@ HALO_F_EXPORT void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gatherv_")));
+HALO_F_EXPORT void pmpi_gatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gatherv_")));
+HALO_F_EXPORT void mpi_gatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gatherv_")));
 
 HALO_F_EXPORT void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1482,6 +1794,8 @@ HALO_F_EXPORT void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gatherv_init_")));
+HALO_F_EXPORT void pmpi_gatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gatherv_init_")));
+HALO_F_EXPORT void mpi_gatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gatherv_init_")));
 
 HALO_F_EXPORT void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -1490,6 +1804,8 @@ HALO_F_EXPORT void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_")));
+HALO_F_EXPORT void pmpi_get_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_")));
+HALO_F_EXPORT void mpi_get_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_")));
 
 HALO_F_EXPORT void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -1498,6 +1814,8 @@ HALO_F_EXPORT void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_coun
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_accumulate_")));
+HALO_F_EXPORT void pmpi_get_accumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_accumulate_")));
+HALO_F_EXPORT void mpi_get_accumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_accumulate_")));
 
 HALO_F_EXPORT void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierror)
 {
@@ -1506,6 +1824,8 @@ HALO_F_EXPORT void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_address_")));
+HALO_F_EXPORT void pmpi_get_address_f08_(void *location, MPI_Aint *address, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_address_")));
+HALO_F_EXPORT void mpi_get_address_f08_(void *location, MPI_Aint *address, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_address_")));
 
 HALO_F_EXPORT void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
 {
@@ -1514,6 +1834,8 @@ HALO_F_EXPORT void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_count_")));
+HALO_F_EXPORT void pmpi_get_count_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_count_")));
+HALO_F_EXPORT void mpi_get_count_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_count_")));
 
 HALO_F_EXPORT void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
 {
@@ -1522,6 +1844,8 @@ HALO_F_EXPORT void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_elements_")));
+HALO_F_EXPORT void pmpi_get_elements_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_elements_")));
+HALO_F_EXPORT void mpi_get_elements_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_elements_")));
 
 HALO_F_EXPORT void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
@@ -1530,6 +1854,8 @@ HALO_F_EXPORT void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MP
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_elements_x_")));
+HALO_F_EXPORT void pmpi_get_elements_x_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_elements_x_")));
+HALO_F_EXPORT void mpi_get_elements_x_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_elements_x_")));
 
 HALO_F_EXPORT void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror)
 {
@@ -1541,6 +1867,8 @@ HALO_F_EXPORT void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierro
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_hw_resource_info_")));
+HALO_F_EXPORT void pmpi_get_hw_resource_info_f08_(MPI_Fint *hw_info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_hw_resource_info_")));
+HALO_F_EXPORT void mpi_get_hw_resource_info_f08_(MPI_Fint *hw_info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_hw_resource_info_")));
 
 HALO_F_EXPORT void pmpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len)
 {
@@ -1551,6 +1879,8 @@ HALO_F_EXPORT void pmpi_get_library_version_(char *version, MPI_Fint *resultlen,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len) __attribute__((weak, alias("pmpi_get_library_version_")));
+HALO_F_EXPORT void pmpi_get_library_version_f08_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len) __attribute__((weak, alias("pmpi_get_library_version_")));
+HALO_F_EXPORT void mpi_get_library_version_f08_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len) __attribute__((weak, alias("pmpi_get_library_version_")));
 
 HALO_F_EXPORT void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len)
 {
@@ -1561,6 +1891,8 @@ HALO_F_EXPORT void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len) __attribute__((weak, alias("pmpi_get_processor_name_")));
+HALO_F_EXPORT void pmpi_get_processor_name_f08_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len) __attribute__((weak, alias("pmpi_get_processor_name_")));
+HALO_F_EXPORT void mpi_get_processor_name_f08_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len) __attribute__((weak, alias("pmpi_get_processor_name_")));
 
 HALO_F_EXPORT void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror)
 {
@@ -1569,6 +1901,8 @@ HALO_F_EXPORT void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MP
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_version_")));
+HALO_F_EXPORT void pmpi_get_version_f08_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_version_")));
+HALO_F_EXPORT void mpi_get_version_f08_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_version_")));
 
 HALO_F_EXPORT void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror)
 {
@@ -1580,6 +1914,8 @@ HALO_F_EXPORT void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_create_")));
+HALO_F_EXPORT void pmpi_graph_create_f08_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_create_")));
+HALO_F_EXPORT void mpi_graph_create_f08_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_create_")));
 
 HALO_F_EXPORT void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror)
 {
@@ -1588,6 +1924,8 @@ HALO_F_EXPORT void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_get_")));
+HALO_F_EXPORT void pmpi_graph_get_f08_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_get_")));
+HALO_F_EXPORT void mpi_graph_get_f08_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_get_")));
 
 HALO_F_EXPORT void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror)
 {
@@ -1596,6 +1934,8 @@ HALO_F_EXPORT void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *i
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_map_")));
+HALO_F_EXPORT void pmpi_graph_map_f08_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_map_")));
+HALO_F_EXPORT void mpi_graph_map_f08_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_map_")));
 
 HALO_F_EXPORT void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror)
 {
@@ -1604,6 +1944,8 @@ HALO_F_EXPORT void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_neighbors_")));
+HALO_F_EXPORT void pmpi_graph_neighbors_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_neighbors_")));
+HALO_F_EXPORT void mpi_graph_neighbors_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_neighbors_")));
 
 HALO_F_EXPORT void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror)
 {
@@ -1612,6 +1954,8 @@ HALO_F_EXPORT void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_neighbors_count_")));
+HALO_F_EXPORT void pmpi_graph_neighbors_count_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_neighbors_count_")));
+HALO_F_EXPORT void mpi_graph_neighbors_count_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_neighbors_count_")));
 
 HALO_F_EXPORT void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror)
 {
@@ -1620,6 +1964,8 @@ HALO_F_EXPORT void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graphdims_get_")));
+HALO_F_EXPORT void pmpi_graphdims_get_f08_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graphdims_get_")));
+HALO_F_EXPORT void mpi_graphdims_get_f08_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graphdims_get_")));
 
 HALO_F_EXPORT void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1628,6 +1974,8 @@ HALO_F_EXPORT void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_grequest_complete_")));
+HALO_F_EXPORT void pmpi_grequest_complete_f08_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_grequest_complete_")));
+HALO_F_EXPORT void mpi_grequest_complete_f08_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_grequest_complete_")));
 
 HALO_F_EXPORT void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
 {
@@ -1636,6 +1984,8 @@ HALO_F_EXPORT void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_F
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_compare_")));
+HALO_F_EXPORT void pmpi_group_compare_f08_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_compare_")));
+HALO_F_EXPORT void mpi_group_compare_f08_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_compare_")));
 
 HALO_F_EXPORT void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
@@ -1647,6 +1997,8 @@ HALO_F_EXPORT void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MP
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_difference_")));
+HALO_F_EXPORT void pmpi_group_difference_f08_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_difference_")));
+HALO_F_EXPORT void mpi_group_difference_f08_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_difference_")));
 
 HALO_F_EXPORT void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
@@ -1658,6 +2010,8 @@ HALO_F_EXPORT void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *rank
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_excl_")));
+HALO_F_EXPORT void pmpi_group_excl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_excl_")));
+HALO_F_EXPORT void mpi_group_excl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_excl_")));
 
 HALO_F_EXPORT void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierror)
 {
@@ -1668,6 +2022,8 @@ HALO_F_EXPORT void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_group_free_(MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_free_")));
+HALO_F_EXPORT void pmpi_group_free_f08_(MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_free_")));
+HALO_F_EXPORT void mpi_group_free_f08_(MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_free_")));
 
 HALO_F_EXPORT void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len)
 {
@@ -1681,6 +2037,8 @@ HALO_F_EXPORT void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_n
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len) __attribute__((weak, alias("pmpi_group_from_session_pset_")));
+HALO_F_EXPORT void pmpi_group_from_session_pset_f08_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len) __attribute__((weak, alias("pmpi_group_from_session_pset_")));
+HALO_F_EXPORT void mpi_group_from_session_pset_f08_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len) __attribute__((weak, alias("pmpi_group_from_session_pset_")));
 
 HALO_F_EXPORT void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
@@ -1692,6 +2050,8 @@ HALO_F_EXPORT void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *rank
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_incl_")));
+HALO_F_EXPORT void pmpi_group_incl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_incl_")));
+HALO_F_EXPORT void mpi_group_incl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_incl_")));
 
 HALO_F_EXPORT void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
@@ -1703,6 +2063,8 @@ HALO_F_EXPORT void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_intersection_")));
+HALO_F_EXPORT void pmpi_group_intersection_f08_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_intersection_")));
+HALO_F_EXPORT void mpi_group_intersection_f08_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_intersection_")));
 
 HALO_F_EXPORT void pmpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
@@ -1714,6 +2076,8 @@ HALO_F_EXPORT void pmpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_range_excl_")));
+HALO_F_EXPORT void pmpi_group_range_excl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_range_excl_")));
+HALO_F_EXPORT void mpi_group_range_excl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_range_excl_")));
 
 HALO_F_EXPORT void pmpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
@@ -1725,6 +2089,8 @@ HALO_F_EXPORT void pmpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_range_incl_")));
+HALO_F_EXPORT void pmpi_group_range_incl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_range_incl_")));
+HALO_F_EXPORT void mpi_group_range_incl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_range_incl_")));
 
 HALO_F_EXPORT void pmpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror)
 {
@@ -1733,6 +2099,8 @@ HALO_F_EXPORT void pmpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *i
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_rank_")));
+HALO_F_EXPORT void pmpi_group_rank_f08_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_rank_")));
+HALO_F_EXPORT void mpi_group_rank_f08_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_rank_")));
 
 HALO_F_EXPORT void pmpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror)
 {
@@ -1741,6 +2109,8 @@ HALO_F_EXPORT void pmpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *i
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_size_")));
+HALO_F_EXPORT void pmpi_group_size_f08_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_size_")));
+HALO_F_EXPORT void mpi_group_size_f08_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_size_")));
 
 HALO_F_EXPORT void pmpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror)
 {
@@ -1749,6 +2119,8 @@ HALO_F_EXPORT void pmpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MP
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_translate_ranks_")));
+HALO_F_EXPORT void pmpi_group_translate_ranks_f08_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_translate_ranks_")));
+HALO_F_EXPORT void mpi_group_translate_ranks_f08_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_translate_ranks_")));
 
 HALO_F_EXPORT void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror)
 {
@@ -1760,6 +2132,8 @@ HALO_F_EXPORT void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_union_")));
+HALO_F_EXPORT void pmpi_group_union_f08_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_union_")));
+HALO_F_EXPORT void mpi_group_union_f08_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_union_")));
 
 HALO_F_EXPORT void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1771,6 +2145,8 @@ HALO_F_EXPORT void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallgather_")));
+HALO_F_EXPORT void pmpi_iallgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallgather_")));
+HALO_F_EXPORT void mpi_iallgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallgather_")));
 
 HALO_F_EXPORT void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1782,6 +2158,8 @@ HALO_F_EXPORT void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallgatherv_")));
+HALO_F_EXPORT void pmpi_iallgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallgatherv_")));
+HALO_F_EXPORT void mpi_iallgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallgatherv_")));
 
 HALO_F_EXPORT void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1793,6 +2171,8 @@ HALO_F_EXPORT void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *coun
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallreduce_")));
+HALO_F_EXPORT void pmpi_iallreduce_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallreduce_")));
+HALO_F_EXPORT void mpi_iallreduce_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallreduce_")));
 
 HALO_F_EXPORT void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1804,6 +2184,8 @@ HALO_F_EXPORT void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoall_")));
+HALO_F_EXPORT void pmpi_ialltoall_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoall_")));
+HALO_F_EXPORT void mpi_ialltoall_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoall_")));
 
 HALO_F_EXPORT void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1815,6 +2197,8 @@ HALO_F_EXPORT void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoallv_")));
+HALO_F_EXPORT void pmpi_ialltoallv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoallv_")));
+HALO_F_EXPORT void mpi_ialltoallv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoallv_")));
 
 HALO_F_EXPORT void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1836,6 +2220,8 @@ HALO_F_EXPORT void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoallw_")));
+HALO_F_EXPORT void pmpi_ialltoallw_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoallw_")));
+HALO_F_EXPORT void mpi_ialltoallw_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoallw_")));
 
 HALO_F_EXPORT void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1847,6 +2233,8 @@ HALO_F_EXPORT void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *i
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibarrier_")));
+HALO_F_EXPORT void pmpi_ibarrier_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibarrier_")));
+HALO_F_EXPORT void mpi_ibarrier_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibarrier_")));
 
 HALO_F_EXPORT void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1858,6 +2246,8 @@ HALO_F_EXPORT void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatyp
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibcast_")));
+HALO_F_EXPORT void pmpi_ibcast_f08_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibcast_")));
+HALO_F_EXPORT void mpi_ibcast_f08_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibcast_")));
 
 HALO_F_EXPORT void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1869,6 +2259,8 @@ HALO_F_EXPORT void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibsend_")));
+HALO_F_EXPORT void pmpi_ibsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibsend_")));
+HALO_F_EXPORT void mpi_ibsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibsend_")));
 
 HALO_F_EXPORT void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1880,6 +2272,8 @@ HALO_F_EXPORT void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iexscan_")));
+HALO_F_EXPORT void pmpi_iexscan_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iexscan_")));
+HALO_F_EXPORT void mpi_iexscan_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iexscan_")));
 
 HALO_F_EXPORT void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1891,6 +2285,8 @@ HALO_F_EXPORT void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_igather_")));
+HALO_F_EXPORT void pmpi_igather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_igather_")));
+HALO_F_EXPORT void mpi_igather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_igather_")));
 
 HALO_F_EXPORT void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1902,6 +2298,8 @@ HALO_F_EXPORT void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_igatherv_")));
+HALO_F_EXPORT void pmpi_igatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_igatherv_")));
+HALO_F_EXPORT void mpi_igatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_igatherv_")));
 
 HALO_F_EXPORT void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -1913,6 +2311,8 @@ HALO_F_EXPORT void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_improbe_")));
+HALO_F_EXPORT void pmpi_improbe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_improbe_")));
+HALO_F_EXPORT void mpi_improbe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_improbe_")));
 
 HALO_F_EXPORT void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1926,6 +2326,8 @@ HALO_F_EXPORT void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_imrecv_")));
+HALO_F_EXPORT void pmpi_imrecv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_imrecv_")));
+HALO_F_EXPORT void mpi_imrecv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_imrecv_")));
 
 HALO_F_EXPORT void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1937,6 +2339,8 @@ HALO_F_EXPORT void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_allgather_")));
+HALO_F_EXPORT void pmpi_ineighbor_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_allgather_")));
+HALO_F_EXPORT void mpi_ineighbor_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_allgather_")));
 
 HALO_F_EXPORT void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1948,6 +2352,8 @@ HALO_F_EXPORT void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_allgatherv_")));
+HALO_F_EXPORT void pmpi_ineighbor_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_allgatherv_")));
+HALO_F_EXPORT void mpi_ineighbor_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_allgatherv_")));
 
 HALO_F_EXPORT void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1959,6 +2365,8 @@ HALO_F_EXPORT void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoall_")));
+HALO_F_EXPORT void pmpi_ineighbor_alltoall_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoall_")));
+HALO_F_EXPORT void mpi_ineighbor_alltoall_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoall_")));
 
 HALO_F_EXPORT void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1970,6 +2378,8 @@ HALO_F_EXPORT void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoallv_")));
+HALO_F_EXPORT void pmpi_ineighbor_alltoallv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoallv_")));
+HALO_F_EXPORT void mpi_ineighbor_alltoallv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoallv_")));
 
 HALO_F_EXPORT void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -1991,6 +2401,8 @@ HALO_F_EXPORT void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoallw_")));
+HALO_F_EXPORT void pmpi_ineighbor_alltoallw_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoallw_")));
+HALO_F_EXPORT void mpi_ineighbor_alltoallw_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoallw_")));
 
 HALO_F_EXPORT void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierror)
 {
@@ -2002,6 +2414,8 @@ HALO_F_EXPORT void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_info_create_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_create_")));
+HALO_F_EXPORT void pmpi_info_create_f08_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_create_")));
+HALO_F_EXPORT void mpi_info_create_f08_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_create_")));
 
 HALO_F_EXPORT void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len)
 {
@@ -2012,6 +2426,8 @@ HALO_F_EXPORT void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len) __attribute__((weak, alias("pmpi_info_delete_")));
+HALO_F_EXPORT void pmpi_info_delete_f08_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len) __attribute__((weak, alias("pmpi_info_delete_")));
+HALO_F_EXPORT void mpi_info_delete_f08_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len) __attribute__((weak, alias("pmpi_info_delete_")));
 
 HALO_F_EXPORT void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror)
 {
@@ -2023,6 +2439,8 @@ HALO_F_EXPORT void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *i
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_dup_")));
+HALO_F_EXPORT void pmpi_info_dup_f08_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_dup_")));
+HALO_F_EXPORT void mpi_info_dup_f08_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_dup_")));
 
 HALO_F_EXPORT void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierror)
 {
@@ -2033,6 +2451,8 @@ HALO_F_EXPORT void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_info_free_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_free_")));
+HALO_F_EXPORT void pmpi_info_free_f08_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_free_")));
+HALO_F_EXPORT void mpi_info_free_f08_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_free_")));
 
 HALO_F_EXPORT void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len)
 {
@@ -2048,6 +2468,8 @@ HALO_F_EXPORT void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len) __attribute__((weak, alias("pmpi_info_get_")));
+HALO_F_EXPORT void pmpi_info_get_f08_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len) __attribute__((weak, alias("pmpi_info_get_")));
+HALO_F_EXPORT void mpi_info_get_f08_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len) __attribute__((weak, alias("pmpi_info_get_")));
 
 HALO_F_EXPORT void pmpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror)
 {
@@ -2056,6 +2478,8 @@ HALO_F_EXPORT void pmpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_get_nkeys_")));
+HALO_F_EXPORT void pmpi_info_get_nkeys_f08_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_get_nkeys_")));
+HALO_F_EXPORT void mpi_info_get_nkeys_f08_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_get_nkeys_")));
 
 HALO_F_EXPORT void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len)
 {
@@ -2066,6 +2490,8 @@ HALO_F_EXPORT void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len) __attribute__((weak, alias("pmpi_info_get_nthkey_")));
+HALO_F_EXPORT void pmpi_info_get_nthkey_f08_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len) __attribute__((weak, alias("pmpi_info_get_nthkey_")));
+HALO_F_EXPORT void mpi_info_get_nthkey_f08_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len) __attribute__((weak, alias("pmpi_info_get_nthkey_")));
 
 HALO_F_EXPORT void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len)
 {
@@ -2076,6 +2502,8 @@ HALO_F_EXPORT void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len) __attribute__((weak, alias("pmpi_info_get_valuelen_")));
+HALO_F_EXPORT void pmpi_info_get_valuelen_f08_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len) __attribute__((weak, alias("pmpi_info_get_valuelen_")));
+HALO_F_EXPORT void mpi_info_get_valuelen_f08_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len) __attribute__((weak, alias("pmpi_info_get_valuelen_")));
 
 HALO_F_EXPORT void pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len)
 {
@@ -2088,6 +2516,8 @@ HALO_F_EXPORT void pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len) __attribute__((weak, alias("pmpi_info_set_")));
+HALO_F_EXPORT void pmpi_info_set_f08_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len) __attribute__((weak, alias("pmpi_info_set_")));
+HALO_F_EXPORT void mpi_info_set_f08_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len) __attribute__((weak, alias("pmpi_info_set_")));
 
 HALO_F_EXPORT void pmpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror)
 {
@@ -2096,6 +2526,8 @@ HALO_F_EXPORT void pmpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_initialized_")));
+HALO_F_EXPORT void pmpi_initialized_f08_(MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_initialized_")));
+HALO_F_EXPORT void mpi_initialized_f08_(MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_initialized_")));
 
 HALO_F_EXPORT void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror)
 {
@@ -2107,6 +2539,8 @@ HALO_F_EXPORT void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_intercomm_create_")));
+HALO_F_EXPORT void pmpi_intercomm_create_f08_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_intercomm_create_")));
+HALO_F_EXPORT void mpi_intercomm_create_f08_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_intercomm_create_")));
 
 HALO_F_EXPORT void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len)
 {
@@ -2120,6 +2554,8 @@ HALO_F_EXPORT void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len) __attribute__((weak, alias("pmpi_intercomm_create_from_groups_")));
+HALO_F_EXPORT void pmpi_intercomm_create_from_groups_f08_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len) __attribute__((weak, alias("pmpi_intercomm_create_from_groups_")));
+HALO_F_EXPORT void mpi_intercomm_create_from_groups_f08_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len) __attribute__((weak, alias("pmpi_intercomm_create_from_groups_")));
 
 HALO_F_EXPORT void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror)
 {
@@ -2131,6 +2567,8 @@ HALO_F_EXPORT void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MP
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_intercomm_merge_")));
+HALO_F_EXPORT void pmpi_intercomm_merge_f08_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_intercomm_merge_")));
+HALO_F_EXPORT void mpi_intercomm_merge_f08_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_intercomm_merge_")));
 
 HALO_F_EXPORT void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -2139,6 +2577,8 @@ HALO_F_EXPORT void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iprobe_")));
+HALO_F_EXPORT void pmpi_iprobe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iprobe_")));
+HALO_F_EXPORT void mpi_iprobe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iprobe_")));
 
 HALO_F_EXPORT void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2150,6 +2590,8 @@ HALO_F_EXPORT void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_irecv_")));
+HALO_F_EXPORT void pmpi_irecv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_irecv_")));
+HALO_F_EXPORT void mpi_irecv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_irecv_")));
 
 HALO_F_EXPORT void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2161,6 +2603,8 @@ HALO_F_EXPORT void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_")));
+HALO_F_EXPORT void pmpi_ireduce_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_")));
+HALO_F_EXPORT void mpi_ireduce_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_")));
 
 HALO_F_EXPORT void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2172,6 +2616,8 @@ HALO_F_EXPORT void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_scatter_")));
+HALO_F_EXPORT void pmpi_ireduce_scatter_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_scatter_")));
+HALO_F_EXPORT void mpi_ireduce_scatter_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_scatter_")));
 
 HALO_F_EXPORT void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2183,6 +2629,8 @@ HALO_F_EXPORT void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_scatter_block_")));
+HALO_F_EXPORT void pmpi_ireduce_scatter_block_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_scatter_block_")));
+HALO_F_EXPORT void mpi_ireduce_scatter_block_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_scatter_block_")));
 
 HALO_F_EXPORT void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2194,6 +2642,8 @@ HALO_F_EXPORT void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_irsend_")));
+HALO_F_EXPORT void pmpi_irsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_irsend_")));
+HALO_F_EXPORT void mpi_irsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_irsend_")));
 
 HALO_F_EXPORT void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror)
 {
@@ -2202,6 +2652,8 @@ HALO_F_EXPORT void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_is_thread_main_")));
+HALO_F_EXPORT void pmpi_is_thread_main_f08_(MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_is_thread_main_")));
+HALO_F_EXPORT void mpi_is_thread_main_f08_(MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_is_thread_main_")));
 
 HALO_F_EXPORT void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2213,6 +2665,8 @@ HALO_F_EXPORT void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MP
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscan_")));
+HALO_F_EXPORT void pmpi_iscan_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscan_")));
+HALO_F_EXPORT void mpi_iscan_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscan_")));
 
 HALO_F_EXPORT void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2224,6 +2678,8 @@ HALO_F_EXPORT void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscatter_")));
+HALO_F_EXPORT void pmpi_iscatter_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscatter_")));
+HALO_F_EXPORT void mpi_iscatter_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscatter_")));
 
 HALO_F_EXPORT void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2235,6 +2691,8 @@ HALO_F_EXPORT void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscatterv_")));
+HALO_F_EXPORT void pmpi_iscatterv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscatterv_")));
+HALO_F_EXPORT void mpi_iscatterv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscatterv_")));
 
 HALO_F_EXPORT void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2246,6 +2704,8 @@ HALO_F_EXPORT void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isend_")));
+HALO_F_EXPORT void pmpi_isend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isend_")));
+HALO_F_EXPORT void mpi_isend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isend_")));
 
 HALO_F_EXPORT void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2257,6 +2717,8 @@ HALO_F_EXPORT void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isendrecv_")));
+HALO_F_EXPORT void pmpi_isendrecv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isendrecv_")));
+HALO_F_EXPORT void mpi_isendrecv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isendrecv_")));
 
 HALO_F_EXPORT void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2268,6 +2730,8 @@ HALO_F_EXPORT void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isendrecv_replace_")));
+HALO_F_EXPORT void pmpi_isendrecv_replace_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isendrecv_replace_")));
+HALO_F_EXPORT void mpi_isendrecv_replace_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isendrecv_replace_")));
 
 HALO_F_EXPORT void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2279,6 +2743,8 @@ HALO_F_EXPORT void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_issend_")));
+HALO_F_EXPORT void pmpi_issend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_issend_")));
+HALO_F_EXPORT void mpi_issend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_issend_")));
 
 HALO_F_EXPORT void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
 {
@@ -2287,6 +2753,8 @@ HALO_F_EXPORT void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_keyval_free_")));
+HALO_F_EXPORT void pmpi_keyval_free_f08_(MPI_Fint *keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_keyval_free_")));
+HALO_F_EXPORT void mpi_keyval_free_f08_(MPI_Fint *keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_keyval_free_")));
 
 HALO_F_EXPORT void pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
 {
@@ -2299,6 +2767,8 @@ HALO_F_EXPORT void pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *p
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) __attribute__((weak, alias("pmpi_lookup_name_")));
+HALO_F_EXPORT void pmpi_lookup_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) __attribute__((weak, alias("pmpi_lookup_name_")));
+HALO_F_EXPORT void mpi_lookup_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) __attribute__((weak, alias("pmpi_lookup_name_")));
 
 HALO_F_EXPORT void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -2310,6 +2780,8 @@ HALO_F_EXPORT void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_mprobe_")));
+HALO_F_EXPORT void pmpi_mprobe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_mprobe_")));
+HALO_F_EXPORT void mpi_mprobe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_mprobe_")));
 
 HALO_F_EXPORT void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -2320,6 +2792,8 @@ HALO_F_EXPORT void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_mrecv_")));
+HALO_F_EXPORT void pmpi_mrecv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_mrecv_")));
+HALO_F_EXPORT void mpi_mrecv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_mrecv_")));
 
 HALO_F_EXPORT void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -2328,6 +2802,8 @@ HALO_F_EXPORT void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgather_")));
+HALO_F_EXPORT void pmpi_neighbor_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgather_")));
+HALO_F_EXPORT void mpi_neighbor_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgather_")));
 
 HALO_F_EXPORT void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2339,6 +2815,8 @@ HALO_F_EXPORT void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendco
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgather_init_")));
+HALO_F_EXPORT void pmpi_neighbor_allgather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgather_init_")));
+HALO_F_EXPORT void mpi_neighbor_allgather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgather_init_")));
 
 HALO_F_EXPORT void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -2347,6 +2825,8 @@ HALO_F_EXPORT void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgatherv_")));
+HALO_F_EXPORT void pmpi_neighbor_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgatherv_")));
+HALO_F_EXPORT void mpi_neighbor_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgatherv_")));
 
 HALO_F_EXPORT void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2358,6 +2838,8 @@ HALO_F_EXPORT void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendc
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgatherv_init_")));
+HALO_F_EXPORT void pmpi_neighbor_allgatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgatherv_init_")));
+HALO_F_EXPORT void mpi_neighbor_allgatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgatherv_init_")));
 
 HALO_F_EXPORT void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -2366,6 +2848,8 @@ HALO_F_EXPORT void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoall_")));
+HALO_F_EXPORT void pmpi_neighbor_alltoall_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoall_")));
+HALO_F_EXPORT void mpi_neighbor_alltoall_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoall_")));
 
 HALO_F_EXPORT void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2377,6 +2861,8 @@ HALO_F_EXPORT void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcou
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoall_init_")));
+HALO_F_EXPORT void pmpi_neighbor_alltoall_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoall_init_")));
+HALO_F_EXPORT void mpi_neighbor_alltoall_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoall_init_")));
 
 HALO_F_EXPORT void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -2385,6 +2871,8 @@ HALO_F_EXPORT void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallv_")));
+HALO_F_EXPORT void pmpi_neighbor_alltoallv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallv_")));
+HALO_F_EXPORT void mpi_neighbor_alltoallv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallv_")));
 
 HALO_F_EXPORT void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2396,6 +2884,8 @@ HALO_F_EXPORT void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendco
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallv_init_")));
+HALO_F_EXPORT void pmpi_neighbor_alltoallv_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallv_init_")));
+HALO_F_EXPORT void mpi_neighbor_alltoallv_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallv_init_")));
 
 HALO_F_EXPORT void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -2414,6 +2904,8 @@ HALO_F_EXPORT void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallw_")));
+HALO_F_EXPORT void pmpi_neighbor_alltoallw_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallw_")));
+HALO_F_EXPORT void mpi_neighbor_alltoallw_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallw_")));
 
 HALO_F_EXPORT void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2435,6 +2927,8 @@ HALO_F_EXPORT void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendco
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallw_init_")));
+HALO_F_EXPORT void pmpi_neighbor_alltoallw_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallw_init_")));
+HALO_F_EXPORT void mpi_neighbor_alltoallw_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallw_init_")));
 
 HALO_F_EXPORT void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror)
 {
@@ -2443,6 +2937,8 @@ HALO_F_EXPORT void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_op_commutative_")));
+HALO_F_EXPORT void pmpi_op_commutative_f08_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_op_commutative_")));
+HALO_F_EXPORT void mpi_op_commutative_f08_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_op_commutative_")));
 
 HALO_F_EXPORT void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierror)
 {
@@ -2453,6 +2949,8 @@ HALO_F_EXPORT void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_op_free_")));
+HALO_F_EXPORT void pmpi_op_free_f08_(MPI_Fint *op, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_op_free_")));
+HALO_F_EXPORT void mpi_op_free_f08_(MPI_Fint *op, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_op_free_")));
 
 HALO_F_EXPORT void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len)
 {
@@ -2463,6 +2961,8 @@ HALO_F_EXPORT void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ie
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_open_port_")));
+HALO_F_EXPORT void pmpi_open_port_f08_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_open_port_")));
+HALO_F_EXPORT void mpi_open_port_f08_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_open_port_")));
 
 HALO_F_EXPORT void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -2471,6 +2971,8 @@ HALO_F_EXPORT void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pack_")));
+HALO_F_EXPORT void pmpi_pack_f08_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pack_")));
+HALO_F_EXPORT void mpi_pack_f08_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pack_")));
 
 HALO_F_EXPORT void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len)
 {
@@ -2481,6 +2983,8 @@ HALO_F_EXPORT void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *inc
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_pack_external_")));
+HALO_F_EXPORT void pmpi_pack_external_f08_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_pack_external_")));
+HALO_F_EXPORT void mpi_pack_external_f08_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_pack_external_")));
 
 HALO_F_EXPORT void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len)
 {
@@ -2491,6 +2995,8 @@ HALO_F_EXPORT void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount, MP
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_pack_external_size_")));
+HALO_F_EXPORT void pmpi_pack_external_size_f08_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_pack_external_size_")));
+HALO_F_EXPORT void mpi_pack_external_size_f08_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_pack_external_size_")));
 
 HALO_F_EXPORT void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 {
@@ -2499,6 +3005,8 @@ HALO_F_EXPORT void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pack_size_")));
+HALO_F_EXPORT void pmpi_pack_size_f08_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pack_size_")));
+HALO_F_EXPORT void mpi_pack_size_f08_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pack_size_")));
 
 HALO_F_EXPORT void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror)
 {
@@ -2507,6 +3015,8 @@ HALO_F_EXPORT void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_parrived_")));
+HALO_F_EXPORT void pmpi_parrived_f08_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_parrived_")));
+HALO_F_EXPORT void mpi_parrived_f08_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_parrived_")));
 
 HALO_F_EXPORT void pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2515,6 +3025,8 @@ HALO_F_EXPORT void pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pready_")));
+HALO_F_EXPORT void pmpi_pready_f08_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pready_")));
+HALO_F_EXPORT void mpi_pready_f08_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pready_")));
 
 HALO_F_EXPORT void pmpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2523,6 +3035,8 @@ HALO_F_EXPORT void pmpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partit
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pready_list_")));
+HALO_F_EXPORT void pmpi_pready_list_f08_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pready_list_")));
+HALO_F_EXPORT void mpi_pready_list_f08_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pready_list_")));
 
 HALO_F_EXPORT void pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2531,6 +3045,8 @@ HALO_F_EXPORT void pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partiti
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pready_range_")));
+HALO_F_EXPORT void pmpi_pready_range_f08_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pready_range_")));
+HALO_F_EXPORT void mpi_pready_range_f08_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pready_range_")));
 
 HALO_F_EXPORT void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2542,6 +3058,8 @@ HALO_F_EXPORT void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_precv_init_")));
+HALO_F_EXPORT void pmpi_precv_init_f08_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_precv_init_")));
+HALO_F_EXPORT void mpi_precv_init_f08_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_precv_init_")));
 
 HALO_F_EXPORT void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -2550,6 +3068,8 @@ HALO_F_EXPORT void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_probe_")));
+HALO_F_EXPORT void pmpi_probe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_probe_")));
+HALO_F_EXPORT void mpi_probe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_probe_")));
 
 HALO_F_EXPORT void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2561,6 +3081,8 @@ HALO_F_EXPORT void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_psend_init_")));
+HALO_F_EXPORT void pmpi_psend_init_f08_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_psend_init_")));
+HALO_F_EXPORT void mpi_psend_init_f08_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_psend_init_")));
 
 HALO_F_EXPORT void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
 {
@@ -2573,6 +3095,8 @@ HALO_F_EXPORT void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) __attribute__((weak, alias("pmpi_publish_name_")));
+HALO_F_EXPORT void pmpi_publish_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) __attribute__((weak, alias("pmpi_publish_name_")));
+HALO_F_EXPORT void mpi_publish_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) __attribute__((weak, alias("pmpi_publish_name_")));
 
 HALO_F_EXPORT void pmpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -2581,6 +3105,8 @@ HALO_F_EXPORT void pmpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_put_")));
+HALO_F_EXPORT void pmpi_put_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_put_")));
+HALO_F_EXPORT void mpi_put_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_put_")));
 
 HALO_F_EXPORT void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror)
 {
@@ -2589,6 +3115,8 @@ HALO_F_EXPORT void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_query_thread_")));
+HALO_F_EXPORT void pmpi_query_thread_f08_(MPI_Fint *provided, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_query_thread_")));
+HALO_F_EXPORT void mpi_query_thread_f08_(MPI_Fint *provided, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_query_thread_")));
 
 HALO_F_EXPORT void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2600,6 +3128,8 @@ HALO_F_EXPORT void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_raccumulate_")));
+HALO_F_EXPORT void pmpi_raccumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_raccumulate_")));
+HALO_F_EXPORT void mpi_raccumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_raccumulate_")));
 
 HALO_F_EXPORT void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -2608,6 +3138,8 @@ HALO_F_EXPORT void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MP
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_recv_")));
+HALO_F_EXPORT void pmpi_recv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_recv_")));
+HALO_F_EXPORT void mpi_recv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_recv_")));
 
 HALO_F_EXPORT void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2619,6 +3151,8 @@ HALO_F_EXPORT void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatyp
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_recv_init_")));
+HALO_F_EXPORT void pmpi_recv_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_recv_init_")));
+HALO_F_EXPORT void mpi_recv_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_recv_init_")));
 
 HALO_F_EXPORT void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -2627,6 +3161,8 @@ HALO_F_EXPORT void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_")));
+HALO_F_EXPORT void pmpi_reduce_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_")));
+HALO_F_EXPORT void mpi_reduce_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_")));
 
 HALO_F_EXPORT void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2638,6 +3174,8 @@ HALO_F_EXPORT void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *cou
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_init_")));
+HALO_F_EXPORT void pmpi_reduce_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_init_")));
+HALO_F_EXPORT void mpi_reduce_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_init_")));
 
 HALO_F_EXPORT void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
 {
@@ -2646,6 +3184,8 @@ HALO_F_EXPORT void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *cou
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_local_")));
+HALO_F_EXPORT void pmpi_reduce_local_f08_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_local_")));
+HALO_F_EXPORT void mpi_reduce_local_f08_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_local_")));
 
 HALO_F_EXPORT void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -2654,6 +3194,8 @@ HALO_F_EXPORT void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_")));
+HALO_F_EXPORT void pmpi_reduce_scatter_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_")));
+HALO_F_EXPORT void mpi_reduce_scatter_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_")));
 
 HALO_F_EXPORT void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -2662,6 +3204,8 @@ HALO_F_EXPORT void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_block_")));
+HALO_F_EXPORT void pmpi_reduce_scatter_block_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_block_")));
+HALO_F_EXPORT void mpi_reduce_scatter_block_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_block_")));
 
 HALO_F_EXPORT void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2673,6 +3217,8 @@ HALO_F_EXPORT void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_block_init_")));
+HALO_F_EXPORT void pmpi_reduce_scatter_block_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_block_init_")));
+HALO_F_EXPORT void mpi_reduce_scatter_block_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_block_init_")));
 
 HALO_F_EXPORT void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2684,6 +3230,8 @@ HALO_F_EXPORT void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_F
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_init_")));
+HALO_F_EXPORT void pmpi_reduce_scatter_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_init_")));
+HALO_F_EXPORT void mpi_reduce_scatter_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_init_")));
 
 HALO_F_EXPORT void pmpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
 {
@@ -2692,6 +3240,8 @@ HALO_F_EXPORT void pmpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierr
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_remove_error_class_")));
+HALO_F_EXPORT void pmpi_remove_error_class_f08_(MPI_Fint *errorclass, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_remove_error_class_")));
+HALO_F_EXPORT void mpi_remove_error_class_f08_(MPI_Fint *errorclass, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_remove_error_class_")));
 
 HALO_F_EXPORT void pmpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror)
 {
@@ -2700,6 +3250,8 @@ HALO_F_EXPORT void pmpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_remove_error_code_")));
+HALO_F_EXPORT void pmpi_remove_error_code_f08_(MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_remove_error_code_")));
+HALO_F_EXPORT void mpi_remove_error_code_f08_(MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_remove_error_code_")));
 
 HALO_F_EXPORT void pmpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror)
 {
@@ -2708,6 +3260,8 @@ HALO_F_EXPORT void pmpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierr
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_remove_error_string_")));
+HALO_F_EXPORT void pmpi_remove_error_string_f08_(MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_remove_error_string_")));
+HALO_F_EXPORT void mpi_remove_error_string_f08_(MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_remove_error_string_")));
 
 HALO_F_EXPORT void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2718,6 +3272,8 @@ HALO_F_EXPORT void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_request_free_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_free_")));
+HALO_F_EXPORT void pmpi_request_free_f08_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_free_")));
+HALO_F_EXPORT void mpi_request_free_f08_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_free_")));
 
 HALO_F_EXPORT void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -2726,6 +3282,8 @@ HALO_F_EXPORT void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_")));
+HALO_F_EXPORT void pmpi_request_get_status_f08_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_")));
+HALO_F_EXPORT void mpi_request_get_status_f08_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_")));
 
 HALO_F_EXPORT void pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
@@ -2739,6 +3297,8 @@ HALO_F_EXPORT void pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_all_")));
+HALO_F_EXPORT void pmpi_request_get_status_all_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_all_")));
+HALO_F_EXPORT void mpi_request_get_status_all_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_all_")));
 
 HALO_F_EXPORT void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -2754,6 +3314,8 @@ HALO_F_EXPORT void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_any_")));
+HALO_F_EXPORT void pmpi_request_get_status_any_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_any_")));
+HALO_F_EXPORT void mpi_request_get_status_any_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_any_")));
 
 HALO_F_EXPORT void pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
@@ -2770,6 +3332,8 @@ HALO_F_EXPORT void pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *ar
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_some_")));
+HALO_F_EXPORT void pmpi_request_get_status_some_f08_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_some_")));
+HALO_F_EXPORT void mpi_request_get_status_some_f08_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_some_")));
 
 HALO_F_EXPORT void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2781,6 +3345,8 @@ HALO_F_EXPORT void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rget_")));
+HALO_F_EXPORT void pmpi_rget_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rget_")));
+HALO_F_EXPORT void mpi_rget_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rget_")));
 
 HALO_F_EXPORT void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2792,6 +3358,8 @@ HALO_F_EXPORT void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_cou
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rget_accumulate_")));
+HALO_F_EXPORT void pmpi_rget_accumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rget_accumulate_")));
+HALO_F_EXPORT void mpi_rget_accumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rget_accumulate_")));
 
 HALO_F_EXPORT void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2803,6 +3371,8 @@ HALO_F_EXPORT void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rput_")));
+HALO_F_EXPORT void pmpi_rput_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rput_")));
+HALO_F_EXPORT void mpi_rput_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rput_")));
 
 HALO_F_EXPORT void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -2811,6 +3381,8 @@ HALO_F_EXPORT void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rsend_")));
+HALO_F_EXPORT void pmpi_rsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rsend_")));
+HALO_F_EXPORT void mpi_rsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rsend_")));
 
 HALO_F_EXPORT void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2822,6 +3394,8 @@ HALO_F_EXPORT void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *dataty
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rsend_init_")));
+HALO_F_EXPORT void pmpi_rsend_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rsend_init_")));
+HALO_F_EXPORT void mpi_rsend_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rsend_init_")));
 
 HALO_F_EXPORT void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -2830,6 +3404,8 @@ HALO_F_EXPORT void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scan_")));
+HALO_F_EXPORT void pmpi_scan_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scan_")));
+HALO_F_EXPORT void mpi_scan_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scan_")));
 
 HALO_F_EXPORT void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2841,6 +3417,8 @@ HALO_F_EXPORT void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scan_init_")));
+HALO_F_EXPORT void pmpi_scan_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scan_init_")));
+HALO_F_EXPORT void mpi_scan_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scan_init_")));
 
 HALO_F_EXPORT void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -2849,6 +3427,8 @@ HALO_F_EXPORT void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatter_")));
+HALO_F_EXPORT void pmpi_scatter_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatter_")));
+HALO_F_EXPORT void mpi_scatter_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatter_")));
 
 HALO_F_EXPORT void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2860,6 +3440,8 @@ HALO_F_EXPORT void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatter_init_")));
+HALO_F_EXPORT void pmpi_scatter_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatter_init_")));
+HALO_F_EXPORT void mpi_scatter_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatter_init_")));
 
 HALO_F_EXPORT void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -2868,6 +3450,8 @@ HALO_F_EXPORT void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatterv_")));
+HALO_F_EXPORT void pmpi_scatterv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatterv_")));
+HALO_F_EXPORT void mpi_scatterv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatterv_")));
 
 HALO_F_EXPORT void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2879,6 +3463,8 @@ HALO_F_EXPORT void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatterv_init_")));
+HALO_F_EXPORT void pmpi_scatterv_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatterv_init_")));
+HALO_F_EXPORT void mpi_scatterv_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatterv_init_")));
 
 HALO_F_EXPORT void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -2887,6 +3473,8 @@ HALO_F_EXPORT void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MP
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_send_")));
+HALO_F_EXPORT void pmpi_send_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_send_")));
+HALO_F_EXPORT void mpi_send_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_send_")));
 
 HALO_F_EXPORT void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -2898,6 +3486,8 @@ HALO_F_EXPORT void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatyp
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_send_init_")));
+HALO_F_EXPORT void pmpi_send_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_send_init_")));
+HALO_F_EXPORT void mpi_send_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_send_init_")));
 
 HALO_F_EXPORT void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -2906,6 +3496,8 @@ HALO_F_EXPORT void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_sendrecv_")));
+HALO_F_EXPORT void pmpi_sendrecv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_sendrecv_")));
+HALO_F_EXPORT void mpi_sendrecv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_sendrecv_")));
 
 HALO_F_EXPORT void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -2914,6 +3506,8 @@ HALO_F_EXPORT void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_sendrecv_replace_")));
+HALO_F_EXPORT void pmpi_sendrecv_replace_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_sendrecv_replace_")));
+HALO_F_EXPORT void mpi_sendrecv_replace_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_sendrecv_replace_")));
 
 HALO_F_EXPORT void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
@@ -2922,6 +3516,8 @@ HALO_F_EXPORT void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_attach_buffer_")));
+HALO_F_EXPORT void pmpi_session_attach_buffer_f08_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_attach_buffer_")));
+HALO_F_EXPORT void mpi_session_attach_buffer_f08_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_attach_buffer_")));
 
 HALO_F_EXPORT void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
@@ -2930,6 +3526,8 @@ HALO_F_EXPORT void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *er
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_call_errhandler_")));
+HALO_F_EXPORT void pmpi_session_call_errhandler_f08_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_call_errhandler_")));
+HALO_F_EXPORT void mpi_session_call_errhandler_f08_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_call_errhandler_")));
 
 HALO_F_EXPORT void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 {
@@ -2938,6 +3536,8 @@ HALO_F_EXPORT void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_a
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_detach_buffer_")));
+HALO_F_EXPORT void pmpi_session_detach_buffer_f08_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_detach_buffer_")));
+HALO_F_EXPORT void mpi_session_detach_buffer_f08_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_detach_buffer_")));
 
 HALO_F_EXPORT void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
 {
@@ -2948,6 +3548,8 @@ HALO_F_EXPORT void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_finalize_")));
+HALO_F_EXPORT void pmpi_session_finalize_f08_(MPI_Fint *session, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_finalize_")));
+HALO_F_EXPORT void mpi_session_finalize_f08_(MPI_Fint *session, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_finalize_")));
 
 HALO_F_EXPORT void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror)
 {
@@ -2956,6 +3558,8 @@ HALO_F_EXPORT void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierro
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_flush_buffer_")));
+HALO_F_EXPORT void pmpi_session_flush_buffer_f08_(MPI_Fint *session, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_flush_buffer_")));
+HALO_F_EXPORT void mpi_session_flush_buffer_f08_(MPI_Fint *session, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_flush_buffer_")));
 
 HALO_F_EXPORT void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
@@ -2967,6 +3571,8 @@ HALO_F_EXPORT void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *err
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_errhandler_")));
+HALO_F_EXPORT void pmpi_session_get_errhandler_f08_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_errhandler_")));
+HALO_F_EXPORT void mpi_session_get_errhandler_f08_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_errhandler_")));
 
 HALO_F_EXPORT void pmpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror)
 {
@@ -2978,6 +3584,8 @@ HALO_F_EXPORT void pmpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_info_")));
+HALO_F_EXPORT void pmpi_session_get_info_f08_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_info_")));
+HALO_F_EXPORT void mpi_session_get_info_f08_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_info_")));
 
 HALO_F_EXPORT void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len)
 {
@@ -2988,6 +3596,8 @@ HALO_F_EXPORT void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len) __attribute__((weak, alias("pmpi_session_get_nth_pset_")));
+HALO_F_EXPORT void pmpi_session_get_nth_pset_f08_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len) __attribute__((weak, alias("pmpi_session_get_nth_pset_")));
+HALO_F_EXPORT void mpi_session_get_nth_pset_f08_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len) __attribute__((weak, alias("pmpi_session_get_nth_pset_")));
 
 HALO_F_EXPORT void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror)
 {
@@ -2996,6 +3606,8 @@ HALO_F_EXPORT void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_num_psets_")));
+HALO_F_EXPORT void pmpi_session_get_num_psets_f08_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_num_psets_")));
+HALO_F_EXPORT void mpi_session_get_num_psets_f08_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_num_psets_")));
 
 HALO_F_EXPORT void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len)
 {
@@ -3009,6 +3621,8 @@ HALO_F_EXPORT void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_nam
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len) __attribute__((weak, alias("pmpi_session_get_pset_info_")));
+HALO_F_EXPORT void pmpi_session_get_pset_info_f08_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len) __attribute__((weak, alias("pmpi_session_get_pset_info_")));
+HALO_F_EXPORT void mpi_session_get_pset_info_f08_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len) __attribute__((weak, alias("pmpi_session_get_pset_info_")));
 
 HALO_F_EXPORT void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -3020,6 +3634,8 @@ HALO_F_EXPORT void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *requ
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_iflush_buffer_")));
+HALO_F_EXPORT void pmpi_session_iflush_buffer_f08_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_iflush_buffer_")));
+HALO_F_EXPORT void mpi_session_iflush_buffer_f08_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_iflush_buffer_")));
 
 HALO_F_EXPORT void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror)
 {
@@ -3031,6 +3647,8 @@ HALO_F_EXPORT void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_init_")));
+HALO_F_EXPORT void pmpi_session_init_f08_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_init_")));
+HALO_F_EXPORT void mpi_session_init_f08_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_init_")));
 
 HALO_F_EXPORT void pmpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
@@ -3039,6 +3657,8 @@ HALO_F_EXPORT void pmpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *err
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_set_errhandler_")));
+HALO_F_EXPORT void pmpi_session_set_errhandler_f08_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_set_errhandler_")));
+HALO_F_EXPORT void mpi_session_set_errhandler_f08_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_set_errhandler_")));
 
 HALO_F_EXPORT void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -3047,6 +3667,8 @@ HALO_F_EXPORT void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ssend_")));
+HALO_F_EXPORT void pmpi_ssend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ssend_")));
+HALO_F_EXPORT void mpi_ssend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ssend_")));
 
 HALO_F_EXPORT void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -3058,6 +3680,8 @@ HALO_F_EXPORT void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *dataty
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ssend_init_")));
+HALO_F_EXPORT void pmpi_ssend_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ssend_init_")));
+HALO_F_EXPORT void mpi_ssend_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ssend_init_")));
 
 HALO_F_EXPORT void pmpi_start_(MPI_Fint *request, MPI_Fint *ierror)
 {
@@ -3068,6 +3692,8 @@ HALO_F_EXPORT void pmpi_start_(MPI_Fint *request, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_start_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_start_")));
+HALO_F_EXPORT void pmpi_start_f08_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_start_")));
+HALO_F_EXPORT void mpi_start_f08_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_start_")));
 
 HALO_F_EXPORT void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror)
 {
@@ -3083,6 +3709,8 @@ HALO_F_EXPORT void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_startall_")));
+HALO_F_EXPORT void pmpi_startall_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_startall_")));
+HALO_F_EXPORT void mpi_startall_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_startall_")));
 
 HALO_F_EXPORT void pmpi_status_f082f_(MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror)
 {
@@ -3091,6 +3719,8 @@ HALO_F_EXPORT void pmpi_status_f082f_(MPI_Fint *f08_status, MPI_Fint *f_status, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_status_f082f_(MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_f082f_")));
+HALO_F_EXPORT void pmpi_status_f082f_f08_(MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_f082f_")));
+HALO_F_EXPORT void mpi_status_f082f_f08_(MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_f082f_")));
 
 HALO_F_EXPORT void pmpi_status_f2f08_(MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror)
 {
@@ -3099,6 +3729,8 @@ HALO_F_EXPORT void pmpi_status_f2f08_(MPI_Fint *f_status, MPI_Fint *f08_status, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_status_f2f08_(MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_f2f08_")));
+HALO_F_EXPORT void pmpi_status_f2f08_f08_(MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_f2f08_")));
+HALO_F_EXPORT void mpi_status_f2f08_f08_(MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_f2f08_")));
 
 HALO_F_EXPORT void pmpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
 {
@@ -3107,6 +3739,8 @@ HALO_F_EXPORT void pmpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_F
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_get_error_")));
+HALO_F_EXPORT void pmpi_status_get_error_f08_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_get_error_")));
+HALO_F_EXPORT void mpi_status_get_error_f08_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_get_error_")));
 
 HALO_F_EXPORT void pmpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
 {
@@ -3115,6 +3749,8 @@ HALO_F_EXPORT void pmpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_get_source_")));
+HALO_F_EXPORT void pmpi_status_get_source_f08_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_get_source_")));
+HALO_F_EXPORT void mpi_status_get_source_f08_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_get_source_")));
 
 HALO_F_EXPORT void pmpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
 {
@@ -3123,6 +3759,8 @@ HALO_F_EXPORT void pmpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_get_tag_")));
+HALO_F_EXPORT void pmpi_status_get_tag_f08_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_get_tag_")));
+HALO_F_EXPORT void mpi_status_get_tag_f08_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_get_tag_")));
 
 HALO_F_EXPORT void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
 {
@@ -3131,6 +3769,8 @@ HALO_F_EXPORT void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_cancelled_")));
+HALO_F_EXPORT void pmpi_status_set_cancelled_f08_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_cancelled_")));
+HALO_F_EXPORT void mpi_status_set_cancelled_f08_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_cancelled_")));
 
 HALO_F_EXPORT void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
 {
@@ -3139,6 +3779,8 @@ HALO_F_EXPORT void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatyp
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_elements_")));
+HALO_F_EXPORT void pmpi_status_set_elements_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_elements_")));
+HALO_F_EXPORT void mpi_status_set_elements_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_elements_")));
 
 HALO_F_EXPORT void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
@@ -3147,6 +3789,8 @@ HALO_F_EXPORT void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datat
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_elements_x_")));
+HALO_F_EXPORT void pmpi_status_set_elements_x_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_elements_x_")));
+HALO_F_EXPORT void mpi_status_set_elements_x_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_elements_x_")));
 
 HALO_F_EXPORT void pmpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
 {
@@ -3155,6 +3799,8 @@ HALO_F_EXPORT void pmpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_F
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_error_")));
+HALO_F_EXPORT void pmpi_status_set_error_f08_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_error_")));
+HALO_F_EXPORT void mpi_status_set_error_f08_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_error_")));
 
 HALO_F_EXPORT void pmpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
 {
@@ -3163,6 +3809,8 @@ HALO_F_EXPORT void pmpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_source_")));
+HALO_F_EXPORT void pmpi_status_set_source_f08_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_source_")));
+HALO_F_EXPORT void mpi_status_set_source_f08_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_source_")));
 
 HALO_F_EXPORT void pmpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
 {
@@ -3171,6 +3819,8 @@ HALO_F_EXPORT void pmpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fin
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_tag_")));
+HALO_F_EXPORT void pmpi_status_set_tag_f08_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_tag_")));
+HALO_F_EXPORT void mpi_status_set_tag_f08_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_tag_")));
 
 HALO_F_EXPORT void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -3181,6 +3831,8 @@ HALO_F_EXPORT void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *statu
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_test_")));
+HALO_F_EXPORT void pmpi_test_f08_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_test_")));
+HALO_F_EXPORT void mpi_test_f08_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_test_")));
 
 HALO_F_EXPORT void pmpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
 {
@@ -3189,6 +3841,8 @@ HALO_F_EXPORT void pmpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_test_cancelled_")));
+HALO_F_EXPORT void pmpi_test_cancelled_f08_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_test_cancelled_")));
+HALO_F_EXPORT void mpi_test_cancelled_f08_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_test_cancelled_")));
 
 HALO_F_EXPORT void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
@@ -3204,6 +3858,8 @@ HALO_F_EXPORT void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_testall_")));
+HALO_F_EXPORT void pmpi_testall_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_testall_")));
+HALO_F_EXPORT void mpi_testall_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_testall_")));
 
 HALO_F_EXPORT void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -3221,6 +3877,8 @@ HALO_F_EXPORT void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_testany_")));
+HALO_F_EXPORT void pmpi_testany_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_testany_")));
+HALO_F_EXPORT void mpi_testany_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_testany_")));
 
 HALO_F_EXPORT void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
@@ -3239,6 +3897,8 @@ HALO_F_EXPORT void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_testsome_")));
+HALO_F_EXPORT void pmpi_testsome_f08_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_testsome_")));
+HALO_F_EXPORT void mpi_testsome_f08_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_testsome_")));
 
 HALO_F_EXPORT void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -3247,6 +3907,8 @@ HALO_F_EXPORT void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *i
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_topo_test_")));
+HALO_F_EXPORT void pmpi_topo_test_f08_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_topo_test_")));
+HALO_F_EXPORT void mpi_topo_test_f08_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_topo_test_")));
 
 HALO_F_EXPORT void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror)
 {
@@ -3257,6 +3919,8 @@ HALO_F_EXPORT void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_commit_")));
+HALO_F_EXPORT void pmpi_type_commit_f08_(MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_commit_")));
+HALO_F_EXPORT void mpi_type_commit_f08_(MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_commit_")));
 
 HALO_F_EXPORT void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -3268,6 +3932,8 @@ HALO_F_EXPORT void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_contiguous_")));
+HALO_F_EXPORT void pmpi_type_contiguous_f08_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_contiguous_")));
+HALO_F_EXPORT void mpi_type_contiguous_f08_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_contiguous_")));
 
 HALO_F_EXPORT void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -3279,6 +3945,8 @@ HALO_F_EXPORT void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_darray_")));
+HALO_F_EXPORT void pmpi_type_create_darray_f08_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_darray_")));
+HALO_F_EXPORT void mpi_type_create_darray_f08_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_darray_")));
 
 HALO_F_EXPORT void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -3290,6 +3958,8 @@ HALO_F_EXPORT void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_F
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_f90_complex_")));
+HALO_F_EXPORT void pmpi_type_create_f90_complex_f08_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_f90_complex_")));
+HALO_F_EXPORT void mpi_type_create_f90_complex_f08_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_f90_complex_")));
 
 HALO_F_EXPORT void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -3301,6 +3971,8 @@ HALO_F_EXPORT void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_f90_integer_")));
+HALO_F_EXPORT void pmpi_type_create_f90_integer_f08_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_f90_integer_")));
+HALO_F_EXPORT void mpi_type_create_f90_integer_f08_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_f90_integer_")));
 
 HALO_F_EXPORT void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -3312,6 +3984,8 @@ HALO_F_EXPORT void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_f90_real_")));
+HALO_F_EXPORT void pmpi_type_create_f90_real_f08_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_f90_real_")));
+HALO_F_EXPORT void mpi_type_create_f90_real_f08_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_f90_real_")));
 
 HALO_F_EXPORT void pmpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -3323,6 +3997,8 @@ HALO_F_EXPORT void pmpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_o
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hindexed_")));
+HALO_F_EXPORT void pmpi_type_create_hindexed_f08_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hindexed_")));
+HALO_F_EXPORT void mpi_type_create_hindexed_f08_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hindexed_")));
 
 HALO_F_EXPORT void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -3334,6 +4010,8 @@ HALO_F_EXPORT void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *b
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hindexed_block_")));
+HALO_F_EXPORT void pmpi_type_create_hindexed_block_f08_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hindexed_block_")));
+HALO_F_EXPORT void mpi_type_create_hindexed_block_f08_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hindexed_block_")));
 
 HALO_F_EXPORT void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -3345,6 +4023,8 @@ HALO_F_EXPORT void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklen
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hvector_")));
+HALO_F_EXPORT void pmpi_type_create_hvector_f08_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hvector_")));
+HALO_F_EXPORT void mpi_type_create_hvector_f08_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hvector_")));
 
 HALO_F_EXPORT void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -3356,6 +4036,8 @@ HALO_F_EXPORT void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *bl
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_indexed_block_")));
+HALO_F_EXPORT void pmpi_type_create_indexed_block_f08_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_indexed_block_")));
+HALO_F_EXPORT void mpi_type_create_indexed_block_f08_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_indexed_block_")));
 
 HALO_F_EXPORT void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -3367,6 +4049,8 @@ HALO_F_EXPORT void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MP
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_resized_")));
+HALO_F_EXPORT void pmpi_type_create_resized_f08_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_resized_")));
+HALO_F_EXPORT void mpi_type_create_resized_f08_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_resized_")));
 
 HALO_F_EXPORT void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -3383,6 +4067,8 @@ HALO_F_EXPORT void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_struct_")));
+HALO_F_EXPORT void pmpi_type_create_struct_f08_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_struct_")));
+HALO_F_EXPORT void mpi_type_create_struct_f08_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_struct_")));
 
 HALO_F_EXPORT void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -3394,6 +4080,8 @@ HALO_F_EXPORT void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_o
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_subarray_")));
+HALO_F_EXPORT void pmpi_type_create_subarray_f08_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_subarray_")));
+HALO_F_EXPORT void mpi_type_create_subarray_f08_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_subarray_")));
 
 HALO_F_EXPORT void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror)
 {
@@ -3402,6 +4090,8 @@ HALO_F_EXPORT void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_key
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_delete_attr_")));
+HALO_F_EXPORT void pmpi_type_delete_attr_f08_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_delete_attr_")));
+HALO_F_EXPORT void mpi_type_delete_attr_f08_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_delete_attr_")));
 
 HALO_F_EXPORT void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -3413,6 +4103,8 @@ HALO_F_EXPORT void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_dup_")));
+HALO_F_EXPORT void pmpi_type_dup_f08_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_dup_")));
+HALO_F_EXPORT void mpi_type_dup_f08_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_dup_")));
 
 HALO_F_EXPORT void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror)
 {
@@ -3423,6 +4115,8 @@ HALO_F_EXPORT void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_free_")));
+HALO_F_EXPORT void pmpi_type_free_f08_(MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_free_")));
+HALO_F_EXPORT void mpi_type_free_f08_(MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_free_")));
 
 HALO_F_EXPORT void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierror)
 {
@@ -3431,6 +4125,8 @@ HALO_F_EXPORT void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierro
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_free_keyval_")));
+HALO_F_EXPORT void pmpi_type_free_keyval_f08_(MPI_Fint *type_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_free_keyval_")));
+HALO_F_EXPORT void mpi_type_free_keyval_f08_(MPI_Fint *type_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_free_keyval_")));
 
 HALO_F_EXPORT void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
 {
@@ -3444,6 +4140,8 @@ HALO_F_EXPORT void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_int
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_contents_")));
+HALO_F_EXPORT void pmpi_type_get_contents_f08_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_contents_")));
+HALO_F_EXPORT void mpi_type_get_contents_f08_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_contents_")));
 
 HALO_F_EXPORT void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
 {
@@ -3452,6 +4150,8 @@ HALO_F_EXPORT void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_int
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_envelope_")));
+HALO_F_EXPORT void pmpi_type_get_envelope_f08_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_envelope_")));
+HALO_F_EXPORT void mpi_type_get_envelope_f08_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_envelope_")));
 
 HALO_F_EXPORT void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror)
 {
@@ -3460,6 +4160,8 @@ HALO_F_EXPORT void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_A
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_extent_")));
+HALO_F_EXPORT void pmpi_type_get_extent_f08_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_extent_")));
+HALO_F_EXPORT void mpi_type_get_extent_f08_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_extent_")));
 
 HALO_F_EXPORT void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
 {
@@ -3468,6 +4170,8 @@ HALO_F_EXPORT void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MP
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_extent_x_")));
+HALO_F_EXPORT void pmpi_type_get_extent_x_f08_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_extent_x_")));
+HALO_F_EXPORT void mpi_type_get_extent_x_f08_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_extent_x_")));
 
 HALO_F_EXPORT void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len)
 {
@@ -3478,6 +4182,8 @@ HALO_F_EXPORT void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len) __attribute__((weak, alias("pmpi_type_get_name_")));
+HALO_F_EXPORT void pmpi_type_get_name_f08_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len) __attribute__((weak, alias("pmpi_type_get_name_")));
+HALO_F_EXPORT void mpi_type_get_name_f08_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len) __attribute__((weak, alias("pmpi_type_get_name_")));
 
 HALO_F_EXPORT void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror)
 {
@@ -3486,6 +4192,8 @@ HALO_F_EXPORT void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_true_extent_")));
+HALO_F_EXPORT void pmpi_type_get_true_extent_f08_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_true_extent_")));
+HALO_F_EXPORT void mpi_type_get_true_extent_f08_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_true_extent_")));
 
 HALO_F_EXPORT void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror)
 {
@@ -3494,6 +4202,8 @@ HALO_F_EXPORT void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *t
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_true_extent_x_")));
+HALO_F_EXPORT void pmpi_type_get_true_extent_x_f08_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_true_extent_x_")));
+HALO_F_EXPORT void mpi_type_get_true_extent_x_f08_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_true_extent_x_")));
 
 HALO_F_EXPORT void pmpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror)
 {
@@ -3505,6 +4215,8 @@ HALO_F_EXPORT void pmpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *in
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_value_index_")));
+HALO_F_EXPORT void pmpi_type_get_value_index_f08_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_value_index_")));
+HALO_F_EXPORT void mpi_type_get_value_index_f08_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_value_index_")));
 
 HALO_F_EXPORT void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -3516,6 +4228,8 @@ HALO_F_EXPORT void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blockl
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_indexed_")));
+HALO_F_EXPORT void pmpi_type_indexed_f08_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_indexed_")));
+HALO_F_EXPORT void mpi_type_indexed_f08_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_indexed_")));
 
 HALO_F_EXPORT void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror)
 {
@@ -3527,6 +4241,8 @@ HALO_F_EXPORT void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MP
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_match_size_")));
+HALO_F_EXPORT void pmpi_type_match_size_f08_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_match_size_")));
+HALO_F_EXPORT void mpi_type_match_size_f08_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_match_size_")));
 
 HALO_F_EXPORT void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len)
 {
@@ -3537,6 +4253,8 @@ HALO_F_EXPORT void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len) __attribute__((weak, alias("pmpi_type_set_name_")));
+HALO_F_EXPORT void pmpi_type_set_name_f08_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len) __attribute__((weak, alias("pmpi_type_set_name_")));
+HALO_F_EXPORT void mpi_type_set_name_f08_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len) __attribute__((weak, alias("pmpi_type_set_name_")));
 
 HALO_F_EXPORT void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror)
 {
@@ -3545,6 +4263,8 @@ HALO_F_EXPORT void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_size_")));
+HALO_F_EXPORT void pmpi_type_size_f08_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_size_")));
+HALO_F_EXPORT void mpi_type_size_f08_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_size_")));
 
 HALO_F_EXPORT void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
 {
@@ -3553,6 +4273,8 @@ HALO_F_EXPORT void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_size_x_")));
+HALO_F_EXPORT void pmpi_type_size_x_f08_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_size_x_")));
+HALO_F_EXPORT void mpi_type_size_x_f08_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_size_x_")));
 
 HALO_F_EXPORT void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
@@ -3564,6 +4286,8 @@ HALO_F_EXPORT void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_vector_")));
+HALO_F_EXPORT void pmpi_type_vector_f08_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_vector_")));
+HALO_F_EXPORT void mpi_type_vector_f08_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_vector_")));
 
 HALO_F_EXPORT void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
 {
@@ -3572,6 +4296,8 @@ HALO_F_EXPORT void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *positio
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_unpack_")));
+HALO_F_EXPORT void pmpi_unpack_f08_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_unpack_")));
+HALO_F_EXPORT void mpi_unpack_f08_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_unpack_")));
 
 HALO_F_EXPORT void pmpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len)
 {
@@ -3582,6 +4308,8 @@ HALO_F_EXPORT void pmpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *i
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_unpack_external_")));
+HALO_F_EXPORT void pmpi_unpack_external_f08_(char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_unpack_external_")));
+HALO_F_EXPORT void mpi_unpack_external_f08_(char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_unpack_external_")));
 
 HALO_F_EXPORT void pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len)
 {
@@ -3594,6 +4322,8 @@ HALO_F_EXPORT void pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) __attribute__((weak, alias("pmpi_unpublish_name_")));
+HALO_F_EXPORT void pmpi_unpublish_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) __attribute__((weak, alias("pmpi_unpublish_name_")));
+HALO_F_EXPORT void mpi_unpublish_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) __attribute__((weak, alias("pmpi_unpublish_name_")));
 
 HALO_F_EXPORT void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -3604,6 +4334,8 @@ HALO_F_EXPORT void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ier
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_wait_")));
+HALO_F_EXPORT void pmpi_wait_f08_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_wait_")));
+HALO_F_EXPORT void mpi_wait_f08_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_wait_")));
 
 HALO_F_EXPORT void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
@@ -3619,6 +4351,8 @@ HALO_F_EXPORT void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_waitall_")));
+HALO_F_EXPORT void pmpi_waitall_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_waitall_")));
+HALO_F_EXPORT void mpi_waitall_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_waitall_")));
 
 HALO_F_EXPORT void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror)
 {
@@ -3636,6 +4370,8 @@ HALO_F_EXPORT void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_waitany_")));
+HALO_F_EXPORT void pmpi_waitany_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_waitany_")));
+HALO_F_EXPORT void mpi_waitany_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_waitany_")));
 
 HALO_F_EXPORT void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror)
 {
@@ -3654,6 +4390,8 @@ HALO_F_EXPORT void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_waitsome_")));
+HALO_F_EXPORT void pmpi_waitsome_f08_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_waitsome_")));
+HALO_F_EXPORT void mpi_waitsome_f08_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_waitsome_")));
 
 HALO_F_EXPORT void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3667,6 +4405,8 @@ HALO_F_EXPORT void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_F
 HALO_F_EXPORT void mpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_")));
 HALO_F_EXPORT void pmpi_win_allocate_cptr_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_")));
 HALO_F_EXPORT void mpi_win_allocate_cptr_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_")));
+HALO_F_EXPORT void pmpi_win_allocate_f08_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_")));
+HALO_F_EXPORT void mpi_win_allocate_f08_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_")));
 
 HALO_F_EXPORT void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3680,6 +4420,8 @@ HALO_F_EXPORT void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit
 HALO_F_EXPORT void mpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_shared_")));
 HALO_F_EXPORT void pmpi_win_allocate_shared_cptr_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_shared_")));
 HALO_F_EXPORT void mpi_win_allocate_shared_cptr_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_shared_")));
+HALO_F_EXPORT void pmpi_win_allocate_shared_f08_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_shared_")));
+HALO_F_EXPORT void mpi_win_allocate_shared_f08_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_shared_")));
 
 HALO_F_EXPORT void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror)
 {
@@ -3688,6 +4430,8 @@ HALO_F_EXPORT void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, M
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_attach_")));
+HALO_F_EXPORT void pmpi_win_attach_f08_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_attach_")));
+HALO_F_EXPORT void mpi_win_attach_f08_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_attach_")));
 
 HALO_F_EXPORT void pmpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
@@ -3696,6 +4440,8 @@ HALO_F_EXPORT void pmpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_call_errhandler_")));
+HALO_F_EXPORT void pmpi_win_call_errhandler_f08_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_call_errhandler_")));
+HALO_F_EXPORT void mpi_win_call_errhandler_f08_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_call_errhandler_")));
 
 HALO_F_EXPORT void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3704,6 +4450,8 @@ HALO_F_EXPORT void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_complete_")));
+HALO_F_EXPORT void pmpi_win_complete_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_complete_")));
+HALO_F_EXPORT void mpi_win_complete_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_complete_")));
 
 HALO_F_EXPORT void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3715,6 +4463,8 @@ HALO_F_EXPORT void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_u
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_create_")));
+HALO_F_EXPORT void pmpi_win_create_f08_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_create_")));
+HALO_F_EXPORT void mpi_win_create_f08_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_create_")));
 
 HALO_F_EXPORT void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3726,6 +4476,8 @@ HALO_F_EXPORT void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_create_dynamic_")));
+HALO_F_EXPORT void pmpi_win_create_dynamic_f08_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_create_dynamic_")));
+HALO_F_EXPORT void mpi_win_create_dynamic_f08_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_create_dynamic_")));
 
 HALO_F_EXPORT void pmpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror)
 {
@@ -3734,6 +4486,8 @@ HALO_F_EXPORT void pmpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MP
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_delete_attr_")));
+HALO_F_EXPORT void pmpi_win_delete_attr_f08_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_delete_attr_")));
+HALO_F_EXPORT void mpi_win_delete_attr_f08_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_delete_attr_")));
 
 HALO_F_EXPORT void pmpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierror)
 {
@@ -3742,6 +4496,8 @@ HALO_F_EXPORT void pmpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_detach_")));
+HALO_F_EXPORT void pmpi_win_detach_f08_(MPI_Fint *win, void *base, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_detach_")));
+HALO_F_EXPORT void mpi_win_detach_f08_(MPI_Fint *win, void *base, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_detach_")));
 
 HALO_F_EXPORT void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3750,6 +4506,8 @@ HALO_F_EXPORT void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ie
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_fence_")));
+HALO_F_EXPORT void pmpi_win_fence_f08_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_fence_")));
+HALO_F_EXPORT void mpi_win_fence_f08_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_fence_")));
 
 HALO_F_EXPORT void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3758,6 +4516,8 @@ HALO_F_EXPORT void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierr
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_")));
+HALO_F_EXPORT void pmpi_win_flush_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_")));
+HALO_F_EXPORT void mpi_win_flush_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_")));
 
 HALO_F_EXPORT void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3766,6 +4526,8 @@ HALO_F_EXPORT void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_all_")));
+HALO_F_EXPORT void pmpi_win_flush_all_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_all_")));
+HALO_F_EXPORT void mpi_win_flush_all_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_all_")));
 
 HALO_F_EXPORT void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3774,6 +4536,8 @@ HALO_F_EXPORT void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_local_")));
+HALO_F_EXPORT void pmpi_win_flush_local_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_local_")));
+HALO_F_EXPORT void mpi_win_flush_local_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_local_")));
 
 HALO_F_EXPORT void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3782,6 +4546,8 @@ HALO_F_EXPORT void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_local_all_")));
+HALO_F_EXPORT void pmpi_win_flush_local_all_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_local_all_")));
+HALO_F_EXPORT void mpi_win_flush_local_all_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_local_all_")));
 
 HALO_F_EXPORT void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3792,6 +4558,8 @@ HALO_F_EXPORT void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_free_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_free_")));
+HALO_F_EXPORT void pmpi_win_free_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_free_")));
+HALO_F_EXPORT void mpi_win_free_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_free_")));
 
 HALO_F_EXPORT void pmpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierror)
 {
@@ -3800,6 +4568,8 @@ HALO_F_EXPORT void pmpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_free_keyval_")));
+HALO_F_EXPORT void pmpi_win_free_keyval_f08_(MPI_Fint *win_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_free_keyval_")));
+HALO_F_EXPORT void mpi_win_free_keyval_f08_(MPI_Fint *win_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_free_keyval_")));
 
 HALO_F_EXPORT void pmpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
@@ -3811,6 +4581,8 @@ HALO_F_EXPORT void pmpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_get_errhandler_")));
+HALO_F_EXPORT void pmpi_win_get_errhandler_f08_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_get_errhandler_")));
+HALO_F_EXPORT void mpi_win_get_errhandler_f08_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_get_errhandler_")));
 
 HALO_F_EXPORT void pmpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror)
 {
@@ -3822,6 +4594,8 @@ HALO_F_EXPORT void pmpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_get_group_")));
+HALO_F_EXPORT void pmpi_win_get_group_f08_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_get_group_")));
+HALO_F_EXPORT void mpi_win_get_group_f08_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_get_group_")));
 
 HALO_F_EXPORT void pmpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror)
 {
@@ -3833,6 +4607,8 @@ HALO_F_EXPORT void pmpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fi
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_get_info_")));
+HALO_F_EXPORT void pmpi_win_get_info_f08_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_get_info_")));
+HALO_F_EXPORT void mpi_win_get_info_f08_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_get_info_")));
 
 HALO_F_EXPORT void pmpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t win_name_len)
 {
@@ -3843,6 +4619,8 @@ HALO_F_EXPORT void pmpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *r
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t win_name_len) __attribute__((weak, alias("pmpi_win_get_name_")));
+HALO_F_EXPORT void pmpi_win_get_name_f08_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t win_name_len) __attribute__((weak, alias("pmpi_win_get_name_")));
+HALO_F_EXPORT void mpi_win_get_name_f08_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t win_name_len) __attribute__((weak, alias("pmpi_win_get_name_")));
 
 HALO_F_EXPORT void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3851,6 +4629,8 @@ HALO_F_EXPORT void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_lock_")));
+HALO_F_EXPORT void pmpi_win_lock_f08_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_lock_")));
+HALO_F_EXPORT void mpi_win_lock_f08_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_lock_")));
 
 HALO_F_EXPORT void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3859,6 +4639,8 @@ HALO_F_EXPORT void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint 
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_lock_all_")));
+HALO_F_EXPORT void pmpi_win_lock_all_f08_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_lock_all_")));
+HALO_F_EXPORT void mpi_win_lock_all_f08_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_lock_all_")));
 
 HALO_F_EXPORT void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3867,6 +4649,8 @@ HALO_F_EXPORT void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *w
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_post_")));
+HALO_F_EXPORT void pmpi_win_post_f08_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_post_")));
+HALO_F_EXPORT void mpi_win_post_f08_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_post_")));
 
 HALO_F_EXPORT void pmpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
@@ -3875,6 +4659,8 @@ HALO_F_EXPORT void pmpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler,
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_set_errhandler_")));
+HALO_F_EXPORT void pmpi_win_set_errhandler_f08_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_set_errhandler_")));
+HALO_F_EXPORT void mpi_win_set_errhandler_f08_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_set_errhandler_")));
 
 HALO_F_EXPORT void pmpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror)
 {
@@ -3883,6 +4669,8 @@ HALO_F_EXPORT void pmpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *i
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_set_info_")));
+HALO_F_EXPORT void pmpi_win_set_info_f08_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_set_info_")));
+HALO_F_EXPORT void mpi_win_set_info_f08_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_set_info_")));
 
 HALO_F_EXPORT void pmpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len)
 {
@@ -3893,6 +4681,8 @@ HALO_F_EXPORT void pmpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *i
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len) __attribute__((weak, alias("pmpi_win_set_name_")));
+HALO_F_EXPORT void pmpi_win_set_name_f08_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len) __attribute__((weak, alias("pmpi_win_set_name_")));
+HALO_F_EXPORT void mpi_win_set_name_f08_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len) __attribute__((weak, alias("pmpi_win_set_name_")));
 
 HALO_F_EXPORT void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierror)
 {
@@ -3903,6 +4693,8 @@ HALO_F_EXPORT void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Ain
 HALO_F_EXPORT void mpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_shared_query_")));
 HALO_F_EXPORT void pmpi_win_shared_query_cptr_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_shared_query_")));
 HALO_F_EXPORT void mpi_win_shared_query_cptr_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_shared_query_")));
+HALO_F_EXPORT void pmpi_win_shared_query_f08_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_shared_query_")));
+HALO_F_EXPORT void mpi_win_shared_query_f08_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_shared_query_")));
 
 HALO_F_EXPORT void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3911,6 +4703,8 @@ HALO_F_EXPORT void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_start_")));
+HALO_F_EXPORT void pmpi_win_start_f08_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_start_")));
+HALO_F_EXPORT void mpi_win_start_f08_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_start_")));
 
 HALO_F_EXPORT void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3919,6 +4713,8 @@ HALO_F_EXPORT void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_sync_")));
+HALO_F_EXPORT void pmpi_win_sync_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_sync_")));
+HALO_F_EXPORT void mpi_win_sync_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_sync_")));
 
 HALO_F_EXPORT void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror)
 {
@@ -3927,6 +4723,8 @@ HALO_F_EXPORT void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierro
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_test_")));
+HALO_F_EXPORT void pmpi_win_test_f08_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_test_")));
+HALO_F_EXPORT void mpi_win_test_f08_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_test_")));
 
 HALO_F_EXPORT void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3935,6 +4733,8 @@ HALO_F_EXPORT void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ier
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_unlock_")));
+HALO_F_EXPORT void pmpi_win_unlock_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_unlock_")));
+HALO_F_EXPORT void mpi_win_unlock_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_unlock_")));
 
 HALO_F_EXPORT void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3943,6 +4743,8 @@ HALO_F_EXPORT void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_unlock_all_")));
+HALO_F_EXPORT void pmpi_win_unlock_all_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_unlock_all_")));
+HALO_F_EXPORT void mpi_win_unlock_all_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_unlock_all_")));
 
 HALO_F_EXPORT void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror)
 {
@@ -3951,26 +4753,28 @@ HALO_F_EXPORT void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror)
         *ierror = rc;
 }
 HALO_F_EXPORT void mpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_wait_")));
+HALO_F_EXPORT void pmpi_win_wait_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_wait_")));
+HALO_F_EXPORT void mpi_win_wait_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_wait_")));
 
-/* The large-count forms, for the mpi_f08 module (pmpi_x_c_). */
+/* The large-count forms, for the mpi_f08 module (pmpi_x_c_f08_). */
 
-HALO_F_EXPORT void pmpi_accumulate_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_accumulate_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Accumulate_c(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Op_f2c(*op), MPI_Win_f2c(*win));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_accumulate_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_accumulate_c_")));
+HALO_F_EXPORT void mpi_accumulate_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_accumulate_c_f08_")));
 
-HALO_F_EXPORT void pmpi_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_allgather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Allgather_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgather_c_")));
+HALO_F_EXPORT void mpi_allgather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgather_c_f08_")));
 
-HALO_F_EXPORT void pmpi_allgather_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_allgather_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Allgather_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -3979,17 +4783,17 @@ HALO_F_EXPORT void pmpi_allgather_init_c_(void *sendbuf, MPI_Count *sendcount, M
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_allgather_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgather_init_c_")));
+HALO_F_EXPORT void mpi_allgather_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgather_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_allgatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Allgatherv_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgatherv_c_")));
+HALO_F_EXPORT void mpi_allgatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgatherv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_allgatherv_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Allgatherv_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -3998,17 +4802,17 @@ HALO_F_EXPORT void pmpi_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount, 
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgatherv_init_c_")));
+HALO_F_EXPORT void mpi_allgatherv_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgatherv_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_allreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_allreduce_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Allreduce_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_allreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allreduce_c_")));
+HALO_F_EXPORT void mpi_allreduce_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allreduce_c_f08_")));
 
-HALO_F_EXPORT void pmpi_allreduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_allreduce_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Allreduce_init_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -4017,17 +4821,17 @@ HALO_F_EXPORT void pmpi_allreduce_init_c_(void *sendbuf, void *recvbuf, MPI_Coun
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_allreduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allreduce_init_c_")));
+HALO_F_EXPORT void mpi_allreduce_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allreduce_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_alltoall_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Alltoall_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoall_c_")));
+HALO_F_EXPORT void mpi_alltoall_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoall_c_f08_")));
 
-HALO_F_EXPORT void pmpi_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_alltoall_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Alltoall_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -4036,17 +4840,17 @@ HALO_F_EXPORT void pmpi_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount, MP
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoall_init_c_")));
+HALO_F_EXPORT void mpi_alltoall_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoall_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_alltoallv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Alltoallv_c(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallv_c_")));
+HALO_F_EXPORT void mpi_alltoallv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_alltoallv_init_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Alltoallv_init_c(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -4055,9 +4859,9 @@ HALO_F_EXPORT void pmpi_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts, 
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallv_init_c_")));
+HALO_F_EXPORT void mpi_alltoallv_init_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallv_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_alltoallw_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int n_sendtypes = halo_f_w_count(MPI_Comm_f2c(*comm), 0, 0);
     MPI_Datatype *c_sendtypes = halo_f_alloc(n_sendtypes, sizeof *c_sendtypes);
@@ -4073,9 +4877,9 @@ HALO_F_EXPORT void pmpi_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_A
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallw_c_")));
+HALO_F_EXPORT void mpi_alltoallw_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallw_c_f08_")));
 
-HALO_F_EXPORT void pmpi_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_alltoallw_init_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int n_sendtypes = halo_f_w_count(MPI_Comm_f2c(*comm), 0, 0);
     MPI_Datatype *c_sendtypes = halo_f_alloc(n_sendtypes, sizeof *c_sendtypes);
@@ -4094,17 +4898,17 @@ HALO_F_EXPORT void pmpi_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts, 
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallw_init_c_")));
+HALO_F_EXPORT void mpi_alltoallw_init_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallw_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_bcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_bcast_c_f08_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Bcast_c(halo_f_buf(buffer), *count, MPI_Type_f2c(*datatype), *root, MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_bcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bcast_c_")));
+HALO_F_EXPORT void mpi_bcast_c_f08_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bcast_c_f08_")));
 
-HALO_F_EXPORT void pmpi_bcast_init_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_bcast_init_c_f08_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Bcast_init_c(halo_f_buf(buffer), *count, MPI_Type_f2c(*datatype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -4113,17 +4917,17 @@ HALO_F_EXPORT void pmpi_bcast_init_c_(void *buffer, MPI_Count *count, MPI_Fint *
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_bcast_init_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bcast_init_c_")));
+HALO_F_EXPORT void mpi_bcast_init_c_f08_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bcast_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_bsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_bsend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Bsend_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_bsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bsend_c_")));
+HALO_F_EXPORT void mpi_bsend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bsend_c_f08_")));
 
-HALO_F_EXPORT void pmpi_bsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_bsend_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Bsend_init_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
@@ -4132,49 +4936,49 @@ HALO_F_EXPORT void pmpi_bsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *dat
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_bsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bsend_init_c_")));
+HALO_F_EXPORT void mpi_bsend_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bsend_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_buffer_attach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_buffer_attach_c_f08_(void *buffer, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Buffer_attach_c(halo_f_buf(buffer), *size);
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_buffer_attach_c_(void *buffer, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_attach_c_")));
+HALO_F_EXPORT void mpi_buffer_attach_c_f08_(void *buffer, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_attach_c_f08_")));
 
-HALO_F_EXPORT void pmpi_buffer_detach_c_(void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_buffer_detach_c_f08_(void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Buffer_detach_c(buffer_addr, size);
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_buffer_detach_c_(void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_detach_c_")));
+HALO_F_EXPORT void mpi_buffer_detach_c_f08_(void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_detach_c_f08_")));
 
-HALO_F_EXPORT void pmpi_comm_attach_buffer_c_(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_comm_attach_buffer_c_f08_(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_attach_buffer_c(MPI_Comm_f2c(*comm), halo_f_buf(buffer), *size);
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_comm_attach_buffer_c_(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_attach_buffer_c_")));
+HALO_F_EXPORT void mpi_comm_attach_buffer_c_f08_(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_attach_buffer_c_f08_")));
 
-HALO_F_EXPORT void pmpi_comm_detach_buffer_c_(MPI_Fint *comm, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_comm_detach_buffer_c_f08_(MPI_Fint *comm, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_detach_buffer_c(MPI_Comm_f2c(*comm), buffer_addr, size);
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_comm_detach_buffer_c_(MPI_Fint *comm, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_detach_buffer_c_")));
+HALO_F_EXPORT void mpi_comm_detach_buffer_c_f08_(MPI_Fint *comm, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_detach_buffer_c_f08_")));
 
-HALO_F_EXPORT void pmpi_exscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_exscan_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Exscan_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_exscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_exscan_c_")));
+HALO_F_EXPORT void mpi_exscan_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_exscan_c_f08_")));
 
-HALO_F_EXPORT void pmpi_exscan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_exscan_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Exscan_init_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -4183,17 +4987,17 @@ HALO_F_EXPORT void pmpi_exscan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_exscan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_exscan_init_c_")));
+HALO_F_EXPORT void mpi_exscan_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_exscan_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_get_type_extent_c_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Count *extent, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_get_type_extent_c_f08_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Count *extent, MPI_Fint *ierror)
 {
     int rc = MPI_File_get_type_extent_c(MPI_File_f2c(*fh), MPI_Type_f2c(*datatype), extent);
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_get_type_extent_c_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Count *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_type_extent_c_")));
+HALO_F_EXPORT void mpi_file_get_type_extent_c_f08_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Count *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_type_extent_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_iread_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_iread_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_File_iread_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
@@ -4202,9 +5006,9 @@ HALO_F_EXPORT void pmpi_file_iread_c_(MPI_Fint *fh, void *buf, MPI_Count *count,
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_iread_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_c_")));
+HALO_F_EXPORT void mpi_file_iread_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_iread_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_iread_all_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_File_iread_all_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
@@ -4213,9 +5017,9 @@ HALO_F_EXPORT void pmpi_file_iread_all_c_(MPI_Fint *fh, void *buf, MPI_Count *co
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_iread_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_all_c_")));
+HALO_F_EXPORT void mpi_file_iread_all_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_all_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_iread_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_iread_at_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_File_iread_at_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
@@ -4224,9 +5028,9 @@ HALO_F_EXPORT void pmpi_file_iread_at_c_(MPI_Fint *fh, MPI_Offset *offset, void 
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_iread_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_at_c_")));
+HALO_F_EXPORT void mpi_file_iread_at_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_at_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_iread_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_iread_at_all_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_File_iread_at_all_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
@@ -4235,9 +5039,9 @@ HALO_F_EXPORT void pmpi_file_iread_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, v
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_iread_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_at_all_c_")));
+HALO_F_EXPORT void mpi_file_iread_at_all_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_at_all_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_iread_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_iread_shared_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_File_iread_shared_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
@@ -4246,9 +5050,9 @@ HALO_F_EXPORT void pmpi_file_iread_shared_c_(MPI_Fint *fh, void *buf, MPI_Count 
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_iread_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_shared_c_")));
+HALO_F_EXPORT void mpi_file_iread_shared_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_shared_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_iwrite_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_iwrite_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_File_iwrite_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
@@ -4257,9 +5061,9 @@ HALO_F_EXPORT void pmpi_file_iwrite_c_(MPI_Fint *fh, void *buf, MPI_Count *count
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_iwrite_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_c_")));
+HALO_F_EXPORT void mpi_file_iwrite_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_iwrite_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_iwrite_all_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_File_iwrite_all_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
@@ -4268,9 +5072,9 @@ HALO_F_EXPORT void pmpi_file_iwrite_all_c_(MPI_Fint *fh, void *buf, MPI_Count *c
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_iwrite_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_all_c_")));
+HALO_F_EXPORT void mpi_file_iwrite_all_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_all_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_iwrite_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_iwrite_at_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_File_iwrite_at_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
@@ -4279,9 +5083,9 @@ HALO_F_EXPORT void pmpi_file_iwrite_at_c_(MPI_Fint *fh, MPI_Offset *offset, void
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_iwrite_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_at_c_")));
+HALO_F_EXPORT void mpi_file_iwrite_at_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_at_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_iwrite_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_iwrite_at_all_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_File_iwrite_at_all_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
@@ -4290,9 +5094,9 @@ HALO_F_EXPORT void pmpi_file_iwrite_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, 
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_iwrite_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_at_all_c_")));
+HALO_F_EXPORT void mpi_file_iwrite_at_all_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_at_all_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_iwrite_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_iwrite_shared_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_File_iwrite_shared_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
@@ -4301,161 +5105,161 @@ HALO_F_EXPORT void pmpi_file_iwrite_shared_c_(MPI_Fint *fh, void *buf, MPI_Count
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_iwrite_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_shared_c_")));
+HALO_F_EXPORT void mpi_file_iwrite_shared_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_shared_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_read_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_read_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_read_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_c_")));
+HALO_F_EXPORT void mpi_file_read_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_read_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_read_all_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_all_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_read_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_c_")));
+HALO_F_EXPORT void mpi_file_read_all_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_read_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_read_all_begin_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_all_begin_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_read_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_begin_c_")));
+HALO_F_EXPORT void mpi_file_read_all_begin_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_begin_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_read_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_read_at_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_at_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_read_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_c_")));
+HALO_F_EXPORT void mpi_file_read_at_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_read_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_read_at_all_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_at_all_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_read_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_c_")));
+HALO_F_EXPORT void mpi_file_read_at_all_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_read_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_read_at_all_begin_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_at_all_begin_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_read_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_begin_c_")));
+HALO_F_EXPORT void mpi_file_read_at_all_begin_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_begin_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_read_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_read_ordered_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_ordered_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_read_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_c_")));
+HALO_F_EXPORT void mpi_file_read_ordered_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_read_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_read_ordered_begin_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_ordered_begin_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_read_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_begin_c_")));
+HALO_F_EXPORT void mpi_file_read_ordered_begin_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_begin_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_read_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_read_shared_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_shared_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_read_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_shared_c_")));
+HALO_F_EXPORT void mpi_file_read_shared_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_shared_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_write_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_write_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_write_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_c_")));
+HALO_F_EXPORT void mpi_file_write_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_write_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_write_all_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_all_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_write_all_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_c_")));
+HALO_F_EXPORT void mpi_file_write_all_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_write_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_write_all_begin_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_all_begin_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_write_all_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_begin_c_")));
+HALO_F_EXPORT void mpi_file_write_all_begin_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_begin_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_write_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_write_at_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_at_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_write_at_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_c_")));
+HALO_F_EXPORT void mpi_file_write_at_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_write_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_write_at_all_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_at_all_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_write_at_all_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_c_")));
+HALO_F_EXPORT void mpi_file_write_at_all_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_write_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_write_at_all_begin_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_at_all_begin_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_write_at_all_begin_c_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_begin_c_")));
+HALO_F_EXPORT void mpi_file_write_at_all_begin_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_begin_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_write_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_write_ordered_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_ordered_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_write_ordered_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_c_")));
+HALO_F_EXPORT void mpi_file_write_ordered_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_write_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_write_ordered_begin_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_ordered_begin_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_write_ordered_begin_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_begin_c_")));
+HALO_F_EXPORT void mpi_file_write_ordered_begin_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_begin_c_f08_")));
 
-HALO_F_EXPORT void pmpi_file_write_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_file_write_shared_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_shared_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_file_write_shared_c_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_shared_c_")));
+HALO_F_EXPORT void mpi_file_write_shared_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_shared_c_f08_")));
 
-HALO_F_EXPORT void pmpi_gather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_gather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Gather_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_gather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gather_c_")));
+HALO_F_EXPORT void mpi_gather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gather_c_f08_")));
 
-HALO_F_EXPORT void pmpi_gather_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_gather_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Gather_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -4464,17 +5268,17 @@ HALO_F_EXPORT void pmpi_gather_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_gather_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gather_init_c_")));
+HALO_F_EXPORT void mpi_gather_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gather_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_gatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_gatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Gatherv_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_gatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gatherv_c_")));
+HALO_F_EXPORT void mpi_gatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gatherv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_gatherv_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_gatherv_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Gatherv_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -4483,41 +5287,41 @@ HALO_F_EXPORT void pmpi_gatherv_init_c_(void *sendbuf, MPI_Count *sendcount, MPI
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_gatherv_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gatherv_init_c_")));
+HALO_F_EXPORT void mpi_gatherv_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gatherv_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_get_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_get_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Get_c(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Win_f2c(*win));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_get_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_c_")));
+HALO_F_EXPORT void mpi_get_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_c_f08_")));
 
-HALO_F_EXPORT void pmpi_get_accumulate_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_get_accumulate_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Get_accumulate_c(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), halo_f_buf(result_addr), *result_count, MPI_Type_f2c(*result_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Op_f2c(*op), MPI_Win_f2c(*win));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_get_accumulate_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_accumulate_c_")));
+HALO_F_EXPORT void mpi_get_accumulate_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_accumulate_c_f08_")));
 
-HALO_F_EXPORT void pmpi_get_count_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_get_count_c_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
     int rc = MPI_Get_count_c(halo_f_status(status), MPI_Type_f2c(*datatype), count);
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_get_count_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_count_c_")));
+HALO_F_EXPORT void mpi_get_count_c_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_count_c_f08_")));
 
-HALO_F_EXPORT void pmpi_get_elements_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_get_elements_c_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
     int rc = MPI_Get_elements_c(halo_f_status(status), MPI_Type_f2c(*datatype), count);
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_get_elements_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_elements_c_")));
+HALO_F_EXPORT void mpi_get_elements_c_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_elements_c_f08_")));
 
-HALO_F_EXPORT void pmpi_iallgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_iallgather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Iallgather_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
@@ -4526,9 +5330,9 @@ HALO_F_EXPORT void pmpi_iallgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_F
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_iallgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallgather_c_")));
+HALO_F_EXPORT void mpi_iallgather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallgather_c_f08_")));
 
-HALO_F_EXPORT void pmpi_iallgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_iallgatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Iallgatherv_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
@@ -4537,9 +5341,9 @@ HALO_F_EXPORT void pmpi_iallgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_iallgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallgatherv_c_")));
+HALO_F_EXPORT void mpi_iallgatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallgatherv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_iallreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_iallreduce_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Iallreduce_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
@@ -4548,9 +5352,9 @@ HALO_F_EXPORT void pmpi_iallreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *c
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_iallreduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallreduce_c_")));
+HALO_F_EXPORT void mpi_iallreduce_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallreduce_c_f08_")));
 
-HALO_F_EXPORT void pmpi_ialltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_ialltoall_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Ialltoall_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
@@ -4559,9 +5363,9 @@ HALO_F_EXPORT void pmpi_ialltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fi
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_ialltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoall_c_")));
+HALO_F_EXPORT void mpi_ialltoall_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoall_c_f08_")));
 
-HALO_F_EXPORT void pmpi_ialltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_ialltoallv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Ialltoallv_c(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
@@ -4570,9 +5374,9 @@ HALO_F_EXPORT void pmpi_ialltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_ialltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoallv_c_")));
+HALO_F_EXPORT void mpi_ialltoallv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoallv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_ialltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_ialltoallw_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int n_sendtypes = halo_f_w_count(MPI_Comm_f2c(*comm), 0, 0);
     MPI_Datatype *c_sendtypes = halo_f_alloc(n_sendtypes, sizeof *c_sendtypes);
@@ -4591,9 +5395,9 @@ HALO_F_EXPORT void pmpi_ialltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_ialltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoallw_c_")));
+HALO_F_EXPORT void mpi_ialltoallw_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoallw_c_f08_")));
 
-HALO_F_EXPORT void pmpi_ibcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_ibcast_c_f08_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Ibcast_c(halo_f_buf(buffer), *count, MPI_Type_f2c(*datatype), *root, MPI_Comm_f2c(*comm), &c_request);
@@ -4602,9 +5406,9 @@ HALO_F_EXPORT void pmpi_ibcast_c_(void *buffer, MPI_Count *count, MPI_Fint *data
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_ibcast_c_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibcast_c_")));
+HALO_F_EXPORT void mpi_ibcast_c_f08_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibcast_c_f08_")));
 
-HALO_F_EXPORT void pmpi_ibsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_ibsend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Ibsend_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
@@ -4613,9 +5417,9 @@ HALO_F_EXPORT void pmpi_ibsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatyp
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_ibsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibsend_c_")));
+HALO_F_EXPORT void mpi_ibsend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibsend_c_f08_")));
 
-HALO_F_EXPORT void pmpi_iexscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_iexscan_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Iexscan_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
@@ -4624,9 +5428,9 @@ HALO_F_EXPORT void pmpi_iexscan_c_(void *sendbuf, void *recvbuf, MPI_Count *coun
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_iexscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iexscan_c_")));
+HALO_F_EXPORT void mpi_iexscan_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iexscan_c_f08_")));
 
-HALO_F_EXPORT void pmpi_igather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_igather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Igather_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), &c_request);
@@ -4635,9 +5439,9 @@ HALO_F_EXPORT void pmpi_igather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_igather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_igather_c_")));
+HALO_F_EXPORT void mpi_igather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_igather_c_f08_")));
 
-HALO_F_EXPORT void pmpi_igatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_igatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Igatherv_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), &c_request);
@@ -4646,9 +5450,9 @@ HALO_F_EXPORT void pmpi_igatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fin
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_igatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_igatherv_c_")));
+HALO_F_EXPORT void mpi_igatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_igatherv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_imrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_imrecv_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Message c_message = MPI_Message_f2c(*message);
     MPI_Request c_request;
@@ -4659,9 +5463,9 @@ HALO_F_EXPORT void pmpi_imrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatyp
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_imrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_imrecv_c_")));
+HALO_F_EXPORT void mpi_imrecv_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_imrecv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_ineighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_ineighbor_allgather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Ineighbor_allgather_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
@@ -4670,9 +5474,9 @@ HALO_F_EXPORT void pmpi_ineighbor_allgather_c_(void *sendbuf, MPI_Count *sendcou
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_ineighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_allgather_c_")));
+HALO_F_EXPORT void mpi_ineighbor_allgather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_allgather_c_f08_")));
 
-HALO_F_EXPORT void pmpi_ineighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_ineighbor_allgatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Ineighbor_allgatherv_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
@@ -4681,9 +5485,9 @@ HALO_F_EXPORT void pmpi_ineighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendco
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_ineighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_allgatherv_c_")));
+HALO_F_EXPORT void mpi_ineighbor_allgatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_allgatherv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_ineighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_ineighbor_alltoall_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Ineighbor_alltoall_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
@@ -4692,9 +5496,9 @@ HALO_F_EXPORT void pmpi_ineighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcoun
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_ineighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoall_c_")));
+HALO_F_EXPORT void mpi_ineighbor_alltoall_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoall_c_f08_")));
 
-HALO_F_EXPORT void pmpi_ineighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_ineighbor_alltoallv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Ineighbor_alltoallv_c(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
@@ -4703,9 +5507,9 @@ HALO_F_EXPORT void pmpi_ineighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcou
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_ineighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoallv_c_")));
+HALO_F_EXPORT void mpi_ineighbor_alltoallv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoallv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_ineighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_ineighbor_alltoallw_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     int n_sendtypes = halo_f_w_count(MPI_Comm_f2c(*comm), 1, 0);
     MPI_Datatype *c_sendtypes = halo_f_alloc(n_sendtypes, sizeof *c_sendtypes);
@@ -4724,9 +5528,9 @@ HALO_F_EXPORT void pmpi_ineighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcou
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_ineighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoallw_c_")));
+HALO_F_EXPORT void mpi_ineighbor_alltoallw_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoallw_c_f08_")));
 
-HALO_F_EXPORT void pmpi_irecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_irecv_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Irecv_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *source, *tag, MPI_Comm_f2c(*comm), &c_request);
@@ -4735,9 +5539,9 @@ HALO_F_EXPORT void pmpi_irecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_irecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_irecv_c_")));
+HALO_F_EXPORT void mpi_irecv_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_irecv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_ireduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_ireduce_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Ireduce_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm), &c_request);
@@ -4746,9 +5550,9 @@ HALO_F_EXPORT void pmpi_ireduce_c_(void *sendbuf, void *recvbuf, MPI_Count *coun
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_ireduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_c_")));
+HALO_F_EXPORT void mpi_ireduce_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_c_f08_")));
 
-HALO_F_EXPORT void pmpi_ireduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_ireduce_scatter_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Ireduce_scatter_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), recvcounts, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
@@ -4757,9 +5561,9 @@ HALO_F_EXPORT void pmpi_ireduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Cou
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_ireduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_scatter_c_")));
+HALO_F_EXPORT void mpi_ireduce_scatter_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_scatter_c_f08_")));
 
-HALO_F_EXPORT void pmpi_ireduce_scatter_block_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_ireduce_scatter_block_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Ireduce_scatter_block_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
@@ -4768,9 +5572,9 @@ HALO_F_EXPORT void pmpi_ireduce_scatter_block_c_(void *sendbuf, void *recvbuf, M
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_ireduce_scatter_block_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_scatter_block_c_")));
+HALO_F_EXPORT void mpi_ireduce_scatter_block_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_scatter_block_c_f08_")));
 
-HALO_F_EXPORT void pmpi_irsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_irsend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Irsend_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
@@ -4779,9 +5583,9 @@ HALO_F_EXPORT void pmpi_irsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatyp
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_irsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_irsend_c_")));
+HALO_F_EXPORT void mpi_irsend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_irsend_c_f08_")));
 
-HALO_F_EXPORT void pmpi_iscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_iscan_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Iscan_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
@@ -4790,9 +5594,9 @@ HALO_F_EXPORT void pmpi_iscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count,
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_iscan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscan_c_")));
+HALO_F_EXPORT void mpi_iscan_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscan_c_f08_")));
 
-HALO_F_EXPORT void pmpi_iscatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_iscatter_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Iscatter_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), &c_request);
@@ -4801,9 +5605,9 @@ HALO_F_EXPORT void pmpi_iscatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fin
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_iscatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscatter_c_")));
+HALO_F_EXPORT void mpi_iscatter_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscatter_c_f08_")));
 
-HALO_F_EXPORT void pmpi_iscatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_iscatterv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Iscatterv_c(halo_f_buf(sendbuf), sendcounts, displs, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), &c_request);
@@ -4812,9 +5616,9 @@ HALO_F_EXPORT void pmpi_iscatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_A
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_iscatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscatterv_c_")));
+HALO_F_EXPORT void mpi_iscatterv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscatterv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_isend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_isend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Isend_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
@@ -4823,9 +5627,9 @@ HALO_F_EXPORT void pmpi_isend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_isend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isend_c_")));
+HALO_F_EXPORT void mpi_isend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isend_c_f08_")));
 
-HALO_F_EXPORT void pmpi_isendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_isendrecv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Isendrecv_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), *dest, *sendtag, halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *source, *recvtag, MPI_Comm_f2c(*comm), &c_request);
@@ -4834,9 +5638,9 @@ HALO_F_EXPORT void pmpi_isendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fi
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_isendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isendrecv_c_")));
+HALO_F_EXPORT void mpi_isendrecv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isendrecv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_isendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_isendrecv_replace_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Isendrecv_replace_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *sendtag, *source, *recvtag, MPI_Comm_f2c(*comm), &c_request);
@@ -4845,9 +5649,9 @@ HALO_F_EXPORT void pmpi_isendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fi
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_isendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isendrecv_replace_c_")));
+HALO_F_EXPORT void mpi_isendrecv_replace_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isendrecv_replace_c_f08_")));
 
-HALO_F_EXPORT void pmpi_issend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_issend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Issend_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
@@ -4856,9 +5660,9 @@ HALO_F_EXPORT void pmpi_issend_c_(void *buf, MPI_Count *count, MPI_Fint *datatyp
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_issend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_issend_c_")));
+HALO_F_EXPORT void mpi_issend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_issend_c_f08_")));
 
-HALO_F_EXPORT void pmpi_mrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_mrecv_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror)
 {
     MPI_Message c_message = MPI_Message_f2c(*message);
     int rc = MPI_Mrecv_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_message, halo_f_status(status));
@@ -4866,17 +5670,17 @@ HALO_F_EXPORT void pmpi_mrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_mrecv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_mrecv_c_")));
+HALO_F_EXPORT void mpi_mrecv_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_mrecv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_neighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_neighbor_allgather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Neighbor_allgather_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_neighbor_allgather_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgather_c_")));
+HALO_F_EXPORT void mpi_neighbor_allgather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgather_c_f08_")));
 
-HALO_F_EXPORT void pmpi_neighbor_allgather_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_neighbor_allgather_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Neighbor_allgather_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -4885,17 +5689,17 @@ HALO_F_EXPORT void pmpi_neighbor_allgather_init_c_(void *sendbuf, MPI_Count *sen
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_neighbor_allgather_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgather_init_c_")));
+HALO_F_EXPORT void mpi_neighbor_allgather_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgather_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_neighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_neighbor_allgatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Neighbor_allgatherv_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_neighbor_allgatherv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgatherv_c_")));
+HALO_F_EXPORT void mpi_neighbor_allgatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgatherv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_neighbor_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_neighbor_allgatherv_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Neighbor_allgatherv_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -4904,17 +5708,17 @@ HALO_F_EXPORT void pmpi_neighbor_allgatherv_init_c_(void *sendbuf, MPI_Count *se
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_neighbor_allgatherv_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgatherv_init_c_")));
+HALO_F_EXPORT void mpi_neighbor_allgatherv_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgatherv_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_neighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_neighbor_alltoall_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Neighbor_alltoall_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_neighbor_alltoall_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoall_c_")));
+HALO_F_EXPORT void mpi_neighbor_alltoall_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoall_c_f08_")));
 
-HALO_F_EXPORT void pmpi_neighbor_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_neighbor_alltoall_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Neighbor_alltoall_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -4923,17 +5727,17 @@ HALO_F_EXPORT void pmpi_neighbor_alltoall_init_c_(void *sendbuf, MPI_Count *send
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_neighbor_alltoall_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoall_init_c_")));
+HALO_F_EXPORT void mpi_neighbor_alltoall_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoall_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_neighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_neighbor_alltoallv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Neighbor_alltoallv_c(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_neighbor_alltoallv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallv_c_")));
+HALO_F_EXPORT void mpi_neighbor_alltoallv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_neighbor_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_neighbor_alltoallv_init_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Neighbor_alltoallv_init_c(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -4942,9 +5746,9 @@ HALO_F_EXPORT void pmpi_neighbor_alltoallv_init_c_(void *sendbuf, MPI_Count *sen
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_neighbor_alltoallv_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallv_init_c_")));
+HALO_F_EXPORT void mpi_neighbor_alltoallv_init_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallv_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_neighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_neighbor_alltoallw_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int n_sendtypes = halo_f_w_count(MPI_Comm_f2c(*comm), 1, 0);
     MPI_Datatype *c_sendtypes = halo_f_alloc(n_sendtypes, sizeof *c_sendtypes);
@@ -4960,9 +5764,9 @@ HALO_F_EXPORT void pmpi_neighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcoun
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_neighbor_alltoallw_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallw_c_")));
+HALO_F_EXPORT void mpi_neighbor_alltoallw_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallw_c_f08_")));
 
-HALO_F_EXPORT void pmpi_neighbor_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_neighbor_alltoallw_init_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     int n_sendtypes = halo_f_w_count(MPI_Comm_f2c(*comm), 1, 0);
     MPI_Datatype *c_sendtypes = halo_f_alloc(n_sendtypes, sizeof *c_sendtypes);
@@ -4981,17 +5785,17 @@ HALO_F_EXPORT void pmpi_neighbor_alltoallw_init_c_(void *sendbuf, MPI_Count *sen
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_neighbor_alltoallw_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallw_init_c_")));
+HALO_F_EXPORT void mpi_neighbor_alltoallw_init_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallw_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_pack_c_(void *inbuf, MPI_Count *incount, MPI_Fint *datatype, void *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_pack_c_f08_(void *inbuf, MPI_Count *incount, MPI_Fint *datatype, void *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Pack_c(halo_f_buf(inbuf), *incount, MPI_Type_f2c(*datatype), halo_f_buf(outbuf), *outsize, position, MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_pack_c_(void *inbuf, MPI_Count *incount, MPI_Fint *datatype, void *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pack_c_")));
+HALO_F_EXPORT void mpi_pack_c_f08_(void *inbuf, MPI_Count *incount, MPI_Fint *datatype, void *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pack_c_f08_")));
 
-HALO_F_EXPORT void pmpi_pack_external_c_(char *datarep, void *inbuf, MPI_Count *incount, MPI_Fint *datatype, void *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierror, size_t datarep_len)
+HALO_F_EXPORT void pmpi_pack_external_c_f08_(char *datarep, void *inbuf, MPI_Count *incount, MPI_Fint *datatype, void *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierror, size_t datarep_len)
 {
     char *c_datarep = halo_f_str_in(datarep, datarep_len);
     int rc = MPI_Pack_external_c(c_datarep, halo_f_buf(inbuf), *incount, MPI_Type_f2c(*datatype), halo_f_buf(outbuf), *outsize, position);
@@ -4999,9 +5803,9 @@ HALO_F_EXPORT void pmpi_pack_external_c_(char *datarep, void *inbuf, MPI_Count *
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_pack_external_c_(char *datarep, void *inbuf, MPI_Count *incount, MPI_Fint *datatype, void *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_pack_external_c_")));
+HALO_F_EXPORT void mpi_pack_external_c_f08_(char *datarep, void *inbuf, MPI_Count *incount, MPI_Fint *datatype, void *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_pack_external_c_f08_")));
 
-HALO_F_EXPORT void pmpi_pack_external_size_c_(char *datarep, MPI_Count *incount, MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror, size_t datarep_len)
+HALO_F_EXPORT void pmpi_pack_external_size_c_f08_(char *datarep, MPI_Count *incount, MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror, size_t datarep_len)
 {
     char *c_datarep = halo_f_str_in(datarep, datarep_len);
     int rc = MPI_Pack_external_size_c(c_datarep, *incount, MPI_Type_f2c(*datatype), size);
@@ -5009,25 +5813,25 @@ HALO_F_EXPORT void pmpi_pack_external_size_c_(char *datarep, MPI_Count *incount,
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_pack_external_size_c_(char *datarep, MPI_Count *incount, MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_pack_external_size_c_")));
+HALO_F_EXPORT void mpi_pack_external_size_c_f08_(char *datarep, MPI_Count *incount, MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_pack_external_size_c_f08_")));
 
-HALO_F_EXPORT void pmpi_pack_size_c_(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_pack_size_c_f08_(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Pack_size_c(*incount, MPI_Type_f2c(*datatype), MPI_Comm_f2c(*comm), size);
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_pack_size_c_(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pack_size_c_")));
+HALO_F_EXPORT void mpi_pack_size_c_f08_(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pack_size_c_f08_")));
 
-HALO_F_EXPORT void pmpi_put_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_put_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Put_c(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Win_f2c(*win));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_put_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_put_c_")));
+HALO_F_EXPORT void mpi_put_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_put_c_f08_")));
 
-HALO_F_EXPORT void pmpi_raccumulate_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_raccumulate_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Raccumulate_c(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Op_f2c(*op), MPI_Win_f2c(*win), &c_request);
@@ -5036,17 +5840,17 @@ HALO_F_EXPORT void pmpi_raccumulate_c_(void *origin_addr, MPI_Count *origin_coun
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_raccumulate_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_raccumulate_c_")));
+HALO_F_EXPORT void mpi_raccumulate_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_raccumulate_c_f08_")));
 
-HALO_F_EXPORT void pmpi_recv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_recv_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_Recv_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *source, *tag, MPI_Comm_f2c(*comm), halo_f_status(status));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_recv_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_recv_c_")));
+HALO_F_EXPORT void mpi_recv_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_recv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_recv_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_recv_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Recv_init_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *source, *tag, MPI_Comm_f2c(*comm), &c_request);
@@ -5055,17 +5859,17 @@ HALO_F_EXPORT void pmpi_recv_init_c_(void *buf, MPI_Count *count, MPI_Fint *data
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_recv_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_recv_init_c_")));
+HALO_F_EXPORT void mpi_recv_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_recv_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_reduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_reduce_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Reduce_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_reduce_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_c_")));
+HALO_F_EXPORT void mpi_reduce_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_c_f08_")));
 
-HALO_F_EXPORT void pmpi_reduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_reduce_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Reduce_init_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -5074,33 +5878,33 @@ HALO_F_EXPORT void pmpi_reduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_reduce_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_init_c_")));
+HALO_F_EXPORT void mpi_reduce_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_reduce_local_c_(void *inbuf, void *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_reduce_local_c_f08_(void *inbuf, void *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
 {
     int rc = MPI_Reduce_local_c(halo_f_buf(inbuf), halo_f_buf(inoutbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_reduce_local_c_(void *inbuf, void *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_local_c_")));
+HALO_F_EXPORT void mpi_reduce_local_c_f08_(void *inbuf, void *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_local_c_f08_")));
 
-HALO_F_EXPORT void pmpi_reduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_reduce_scatter_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Reduce_scatter_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), recvcounts, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_reduce_scatter_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_c_")));
+HALO_F_EXPORT void mpi_reduce_scatter_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_c_f08_")));
 
-HALO_F_EXPORT void pmpi_reduce_scatter_block_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_reduce_scatter_block_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Reduce_scatter_block_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_reduce_scatter_block_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_block_c_")));
+HALO_F_EXPORT void mpi_reduce_scatter_block_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_block_c_f08_")));
 
-HALO_F_EXPORT void pmpi_reduce_scatter_block_init_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_reduce_scatter_block_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Reduce_scatter_block_init_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -5109,9 +5913,9 @@ HALO_F_EXPORT void pmpi_reduce_scatter_block_init_c_(void *sendbuf, void *recvbu
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_reduce_scatter_block_init_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_block_init_c_")));
+HALO_F_EXPORT void mpi_reduce_scatter_block_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_block_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_reduce_scatter_init_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_reduce_scatter_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Reduce_scatter_init_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), recvcounts, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -5120,9 +5924,9 @@ HALO_F_EXPORT void pmpi_reduce_scatter_init_c_(void *sendbuf, void *recvbuf, MPI
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_reduce_scatter_init_c_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_init_c_")));
+HALO_F_EXPORT void mpi_reduce_scatter_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_rget_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_rget_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Rget_c(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Win_f2c(*win), &c_request);
@@ -5131,9 +5935,9 @@ HALO_F_EXPORT void pmpi_rget_c_(void *origin_addr, MPI_Count *origin_count, MPI_
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_rget_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rget_c_")));
+HALO_F_EXPORT void mpi_rget_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rget_c_f08_")));
 
-HALO_F_EXPORT void pmpi_rget_accumulate_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_rget_accumulate_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Rget_accumulate_c(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), halo_f_buf(result_addr), *result_count, MPI_Type_f2c(*result_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Op_f2c(*op), MPI_Win_f2c(*win), &c_request);
@@ -5142,9 +5946,9 @@ HALO_F_EXPORT void pmpi_rget_accumulate_c_(void *origin_addr, MPI_Count *origin_
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_rget_accumulate_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rget_accumulate_c_")));
+HALO_F_EXPORT void mpi_rget_accumulate_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rget_accumulate_c_f08_")));
 
-HALO_F_EXPORT void pmpi_rput_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_rput_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Rput_c(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Win_f2c(*win), &c_request);
@@ -5153,17 +5957,17 @@ HALO_F_EXPORT void pmpi_rput_c_(void *origin_addr, MPI_Count *origin_count, MPI_
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_rput_c_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rput_c_")));
+HALO_F_EXPORT void mpi_rput_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rput_c_f08_")));
 
-HALO_F_EXPORT void pmpi_rsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_rsend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Rsend_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_rsend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rsend_c_")));
+HALO_F_EXPORT void mpi_rsend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rsend_c_f08_")));
 
-HALO_F_EXPORT void pmpi_rsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_rsend_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Rsend_init_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
@@ -5172,17 +5976,17 @@ HALO_F_EXPORT void pmpi_rsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *dat
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_rsend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rsend_init_c_")));
+HALO_F_EXPORT void mpi_rsend_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rsend_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_scan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_scan_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Scan_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_scan_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scan_c_")));
+HALO_F_EXPORT void mpi_scan_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scan_c_f08_")));
 
-HALO_F_EXPORT void pmpi_scan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_scan_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Scan_init_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -5191,17 +5995,17 @@ HALO_F_EXPORT void pmpi_scan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *co
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_scan_init_c_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scan_init_c_")));
+HALO_F_EXPORT void mpi_scan_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scan_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_scatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_scatter_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Scatter_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_scatter_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatter_c_")));
+HALO_F_EXPORT void mpi_scatter_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatter_c_f08_")));
 
-HALO_F_EXPORT void pmpi_scatter_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_scatter_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Scatter_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -5210,17 +6014,17 @@ HALO_F_EXPORT void pmpi_scatter_init_c_(void *sendbuf, MPI_Count *sendcount, MPI
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_scatter_init_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatter_init_c_")));
+HALO_F_EXPORT void mpi_scatter_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatter_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_scatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_scatterv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Scatterv_c(halo_f_buf(sendbuf), sendcounts, displs, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_scatterv_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatterv_c_")));
+HALO_F_EXPORT void mpi_scatterv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatterv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_scatterv_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_scatterv_init_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Scatterv_init_c(halo_f_buf(sendbuf), sendcounts, displs, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
@@ -5229,17 +6033,17 @@ HALO_F_EXPORT void pmpi_scatterv_init_c_(void *sendbuf, MPI_Count *sendcounts, M
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_scatterv_init_c_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatterv_init_c_")));
+HALO_F_EXPORT void mpi_scatterv_init_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatterv_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_send_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_send_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Send_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_send_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_send_c_")));
+HALO_F_EXPORT void mpi_send_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_send_c_f08_")));
 
-HALO_F_EXPORT void pmpi_send_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_send_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Send_init_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
@@ -5248,49 +6052,49 @@ HALO_F_EXPORT void pmpi_send_init_c_(void *buf, MPI_Count *count, MPI_Fint *data
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_send_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_send_init_c_")));
+HALO_F_EXPORT void mpi_send_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_send_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_sendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_sendrecv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_Sendrecv_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), *dest, *sendtag, halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *source, *recvtag, MPI_Comm_f2c(*comm), halo_f_status(status));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_sendrecv_c_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_sendrecv_c_")));
+HALO_F_EXPORT void mpi_sendrecv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_sendrecv_c_f08_")));
 
-HALO_F_EXPORT void pmpi_sendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_sendrecv_replace_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_Sendrecv_replace_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *sendtag, *source, *recvtag, MPI_Comm_f2c(*comm), halo_f_status(status));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_sendrecv_replace_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_sendrecv_replace_c_")));
+HALO_F_EXPORT void mpi_sendrecv_replace_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_sendrecv_replace_c_f08_")));
 
-HALO_F_EXPORT void pmpi_session_attach_buffer_c_(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_session_attach_buffer_c_f08_(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Session_attach_buffer_c(MPI_Session_f2c(*session), halo_f_buf(buffer), *size);
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_session_attach_buffer_c_(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_attach_buffer_c_")));
+HALO_F_EXPORT void mpi_session_attach_buffer_c_f08_(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_attach_buffer_c_f08_")));
 
-HALO_F_EXPORT void pmpi_session_detach_buffer_c_(MPI_Fint *session, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_session_detach_buffer_c_f08_(MPI_Fint *session, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Session_detach_buffer_c(MPI_Session_f2c(*session), buffer_addr, size);
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_session_detach_buffer_c_(MPI_Fint *session, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_detach_buffer_c_")));
+HALO_F_EXPORT void mpi_session_detach_buffer_c_f08_(MPI_Fint *session, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_detach_buffer_c_f08_")));
 
-HALO_F_EXPORT void pmpi_ssend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_ssend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Ssend_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_ssend_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ssend_c_")));
+HALO_F_EXPORT void mpi_ssend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ssend_c_f08_")));
 
-HALO_F_EXPORT void pmpi_ssend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_ssend_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request;
     int rc = MPI_Ssend_init_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
@@ -5299,17 +6103,17 @@ HALO_F_EXPORT void pmpi_ssend_init_c_(void *buf, MPI_Count *count, MPI_Fint *dat
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_ssend_init_c_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ssend_init_c_")));
+HALO_F_EXPORT void mpi_ssend_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ssend_init_c_f08_")));
 
-HALO_F_EXPORT void pmpi_status_set_elements_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_status_set_elements_c_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
     int rc = MPI_Status_set_elements_c(halo_f_status(status), MPI_Type_f2c(*datatype), *count);
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_status_set_elements_c_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_elements_c_")));
+HALO_F_EXPORT void mpi_status_set_elements_c_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_elements_c_f08_")));
 
-HALO_F_EXPORT void pmpi_type_contiguous_c_(MPI_Count *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_type_contiguous_c_f08_(MPI_Count *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype c_newtype;
     int rc = MPI_Type_contiguous_c(*count, MPI_Type_f2c(*oldtype), &c_newtype);
@@ -5318,9 +6122,9 @@ HALO_F_EXPORT void pmpi_type_contiguous_c_(MPI_Count *count, MPI_Fint *oldtype, 
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_type_contiguous_c_(MPI_Count *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_contiguous_c_")));
+HALO_F_EXPORT void mpi_type_contiguous_c_f08_(MPI_Count *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_contiguous_c_f08_")));
 
-HALO_F_EXPORT void pmpi_type_create_darray_c_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Count *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_type_create_darray_c_f08_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Count *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype c_newtype;
     int rc = MPI_Type_create_darray_c(*size, *rank, *ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, *order, MPI_Type_f2c(*oldtype), &c_newtype);
@@ -5329,9 +6133,9 @@ HALO_F_EXPORT void pmpi_type_create_darray_c_(MPI_Fint *size, MPI_Fint *rank, MP
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_type_create_darray_c_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Count *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_darray_c_")));
+HALO_F_EXPORT void mpi_type_create_darray_c_f08_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Count *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_darray_c_f08_")));
 
-HALO_F_EXPORT void pmpi_type_create_hindexed_c_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_type_create_hindexed_c_f08_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype c_newtype;
     int rc = MPI_Type_create_hindexed_c(*count, array_of_blocklengths, array_of_displacements, MPI_Type_f2c(*oldtype), &c_newtype);
@@ -5340,9 +6144,9 @@ HALO_F_EXPORT void pmpi_type_create_hindexed_c_(MPI_Count *count, MPI_Count *arr
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_type_create_hindexed_c_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hindexed_c_")));
+HALO_F_EXPORT void mpi_type_create_hindexed_c_f08_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hindexed_c_f08_")));
 
-HALO_F_EXPORT void pmpi_type_create_hindexed_block_c_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_type_create_hindexed_block_c_f08_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype c_newtype;
     int rc = MPI_Type_create_hindexed_block_c(*count, *blocklength, array_of_displacements, MPI_Type_f2c(*oldtype), &c_newtype);
@@ -5351,9 +6155,9 @@ HALO_F_EXPORT void pmpi_type_create_hindexed_block_c_(MPI_Count *count, MPI_Coun
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_type_create_hindexed_block_c_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hindexed_block_c_")));
+HALO_F_EXPORT void mpi_type_create_hindexed_block_c_f08_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hindexed_block_c_f08_")));
 
-HALO_F_EXPORT void pmpi_type_create_hvector_c_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_type_create_hvector_c_f08_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype c_newtype;
     int rc = MPI_Type_create_hvector_c(*count, *blocklength, *stride, MPI_Type_f2c(*oldtype), &c_newtype);
@@ -5362,9 +6166,9 @@ HALO_F_EXPORT void pmpi_type_create_hvector_c_(MPI_Count *count, MPI_Count *bloc
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_type_create_hvector_c_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hvector_c_")));
+HALO_F_EXPORT void mpi_type_create_hvector_c_f08_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hvector_c_f08_")));
 
-HALO_F_EXPORT void pmpi_type_create_indexed_block_c_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_type_create_indexed_block_c_f08_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype c_newtype;
     int rc = MPI_Type_create_indexed_block_c(*count, *blocklength, array_of_displacements, MPI_Type_f2c(*oldtype), &c_newtype);
@@ -5373,9 +6177,9 @@ HALO_F_EXPORT void pmpi_type_create_indexed_block_c_(MPI_Count *count, MPI_Count
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_type_create_indexed_block_c_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_indexed_block_c_")));
+HALO_F_EXPORT void mpi_type_create_indexed_block_c_f08_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_indexed_block_c_f08_")));
 
-HALO_F_EXPORT void pmpi_type_create_resized_c_(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_type_create_resized_c_f08_(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype c_newtype;
     int rc = MPI_Type_create_resized_c(MPI_Type_f2c(*oldtype), *lb, *extent, &c_newtype);
@@ -5384,9 +6188,9 @@ HALO_F_EXPORT void pmpi_type_create_resized_c_(MPI_Fint *oldtype, MPI_Count *lb,
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_type_create_resized_c_(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_resized_c_")));
+HALO_F_EXPORT void mpi_type_create_resized_c_f08_(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_resized_c_f08_")));
 
-HALO_F_EXPORT void pmpi_type_create_struct_c_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_type_create_struct_c_f08_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     int n_array_of_types = *count;
     MPI_Datatype *c_array_of_types = halo_f_alloc(n_array_of_types, sizeof *c_array_of_types);
@@ -5400,9 +6204,9 @@ HALO_F_EXPORT void pmpi_type_create_struct_c_(MPI_Count *count, MPI_Count *array
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_type_create_struct_c_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_struct_c_")));
+HALO_F_EXPORT void mpi_type_create_struct_c_f08_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_struct_c_f08_")));
 
-HALO_F_EXPORT void pmpi_type_create_subarray_c_(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_type_create_subarray_c_f08_(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype c_newtype;
     int rc = MPI_Type_create_subarray_c(*ndims, array_of_sizes, array_of_subsizes, array_of_starts, *order, MPI_Type_f2c(*oldtype), &c_newtype);
@@ -5411,9 +6215,9 @@ HALO_F_EXPORT void pmpi_type_create_subarray_c_(MPI_Fint *ndims, MPI_Count *arra
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_type_create_subarray_c_(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_subarray_c_")));
+HALO_F_EXPORT void mpi_type_create_subarray_c_f08_(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_subarray_c_f08_")));
 
-HALO_F_EXPORT void pmpi_type_get_contents_c_(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_type_get_contents_c_f08_(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror)
 {
     int n_array_of_datatypes = *max_datatypes;
     MPI_Datatype *c_array_of_datatypes = halo_f_alloc(n_array_of_datatypes, sizeof *c_array_of_datatypes);
@@ -5424,33 +6228,33 @@ HALO_F_EXPORT void pmpi_type_get_contents_c_(MPI_Fint *datatype, MPI_Count *max_
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_type_get_contents_c_(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_contents_c_")));
+HALO_F_EXPORT void mpi_type_get_contents_c_f08_(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_contents_c_f08_")));
 
-HALO_F_EXPORT void pmpi_type_get_envelope_c_(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_type_get_envelope_c_f08_(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
 {
     int rc = MPI_Type_get_envelope_c(MPI_Type_f2c(*datatype), num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_type_get_envelope_c_(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_envelope_c_")));
+HALO_F_EXPORT void mpi_type_get_envelope_c_f08_(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_envelope_c_f08_")));
 
-HALO_F_EXPORT void pmpi_type_get_extent_c_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_type_get_extent_c_f08_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
 {
     int rc = MPI_Type_get_extent_c(MPI_Type_f2c(*datatype), lb, extent);
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_type_get_extent_c_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_extent_c_")));
+HALO_F_EXPORT void mpi_type_get_extent_c_f08_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_extent_c_f08_")));
 
-HALO_F_EXPORT void pmpi_type_get_true_extent_c_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_type_get_true_extent_c_f08_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror)
 {
     int rc = MPI_Type_get_true_extent_c(MPI_Type_f2c(*datatype), true_lb, true_extent);
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_type_get_true_extent_c_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_true_extent_c_")));
+HALO_F_EXPORT void mpi_type_get_true_extent_c_f08_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_true_extent_c_f08_")));
 
-HALO_F_EXPORT void pmpi_type_indexed_c_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_type_indexed_c_f08_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype c_newtype;
     int rc = MPI_Type_indexed_c(*count, array_of_blocklengths, array_of_displacements, MPI_Type_f2c(*oldtype), &c_newtype);
@@ -5459,17 +6263,17 @@ HALO_F_EXPORT void pmpi_type_indexed_c_(MPI_Count *count, MPI_Count *array_of_bl
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_type_indexed_c_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_indexed_c_")));
+HALO_F_EXPORT void mpi_type_indexed_c_f08_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_indexed_c_f08_")));
 
-HALO_F_EXPORT void pmpi_type_size_c_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_type_size_c_f08_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Type_size_c(MPI_Type_f2c(*datatype), size);
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_type_size_c_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_size_c_")));
+HALO_F_EXPORT void mpi_type_size_c_f08_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_size_c_f08_")));
 
-HALO_F_EXPORT void pmpi_type_vector_c_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_type_vector_c_f08_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror)
 {
     MPI_Datatype c_newtype;
     int rc = MPI_Type_vector_c(*count, *blocklength, *stride, MPI_Type_f2c(*oldtype), &c_newtype);
@@ -5478,17 +6282,17 @@ HALO_F_EXPORT void pmpi_type_vector_c_(MPI_Count *count, MPI_Count *blocklength,
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_type_vector_c_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_vector_c_")));
+HALO_F_EXPORT void mpi_type_vector_c_f08_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_vector_c_f08_")));
 
-HALO_F_EXPORT void pmpi_unpack_c_(void *inbuf, MPI_Count *insize, MPI_Count *position, void *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_unpack_c_f08_(void *inbuf, MPI_Count *insize, MPI_Count *position, void *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Unpack_c(halo_f_buf(inbuf), *insize, position, halo_f_buf(outbuf), *outcount, MPI_Type_f2c(*datatype), MPI_Comm_f2c(*comm));
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_unpack_c_(void *inbuf, MPI_Count *insize, MPI_Count *position, void *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_unpack_c_")));
+HALO_F_EXPORT void mpi_unpack_c_f08_(void *inbuf, MPI_Count *insize, MPI_Count *position, void *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_unpack_c_f08_")));
 
-HALO_F_EXPORT void pmpi_unpack_external_c_(char *datarep, void *inbuf, MPI_Count *insize, MPI_Count *position, void *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len)
+HALO_F_EXPORT void pmpi_unpack_external_c_f08_(char *datarep, void *inbuf, MPI_Count *insize, MPI_Count *position, void *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len)
 {
     char *c_datarep = halo_f_str_in(datarep, datarep_len);
     int rc = MPI_Unpack_external_c(c_datarep, halo_f_buf(inbuf), *insize, position, halo_f_buf(outbuf), *outcount, MPI_Type_f2c(*datatype));
@@ -5496,9 +6300,9 @@ HALO_F_EXPORT void pmpi_unpack_external_c_(char *datarep, void *inbuf, MPI_Count
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_unpack_external_c_(char *datarep, void *inbuf, MPI_Count *insize, MPI_Count *position, void *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_unpack_external_c_")));
+HALO_F_EXPORT void mpi_unpack_external_c_f08_(char *datarep, void *inbuf, MPI_Count *insize, MPI_Count *position, void *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_unpack_external_c_f08_")));
 
-HALO_F_EXPORT void pmpi_win_allocate_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_win_allocate_c_f08_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win c_win;
     int rc = MPI_Win_allocate_c(*size, *disp_unit, MPI_Info_f2c(*info), MPI_Comm_f2c(*comm), baseptr, &c_win);
@@ -5507,11 +6311,11 @@ HALO_F_EXPORT void pmpi_win_allocate_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_win_allocate_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_c_")));
-HALO_F_EXPORT void pmpi_win_allocate_c_cptr_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_c_")));
-HALO_F_EXPORT void mpi_win_allocate_c_cptr_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_c_")));
+HALO_F_EXPORT void mpi_win_allocate_c_f08_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_c_f08_")));
+HALO_F_EXPORT void pmpi_win_allocate_c_f08_cptr_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_c_f08_")));
+HALO_F_EXPORT void mpi_win_allocate_c_f08_cptr_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_c_f08_")));
 
-HALO_F_EXPORT void pmpi_win_allocate_shared_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_win_allocate_shared_c_f08_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win c_win;
     int rc = MPI_Win_allocate_shared_c(*size, *disp_unit, MPI_Info_f2c(*info), MPI_Comm_f2c(*comm), baseptr, &c_win);
@@ -5520,11 +6324,11 @@ HALO_F_EXPORT void pmpi_win_allocate_shared_c_(MPI_Aint *size, MPI_Aint *disp_un
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_win_allocate_shared_c_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_shared_c_")));
-HALO_F_EXPORT void pmpi_win_allocate_shared_c_cptr_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_shared_c_")));
-HALO_F_EXPORT void mpi_win_allocate_shared_c_cptr_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_shared_c_")));
+HALO_F_EXPORT void mpi_win_allocate_shared_c_f08_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_shared_c_f08_")));
+HALO_F_EXPORT void pmpi_win_allocate_shared_c_f08_cptr_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_shared_c_f08_")));
+HALO_F_EXPORT void mpi_win_allocate_shared_c_f08_cptr_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_shared_c_f08_")));
 
-HALO_F_EXPORT void pmpi_win_create_c_(void *base, MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_win_create_c_f08_(void *base, MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror)
 {
     MPI_Win c_win;
     int rc = MPI_Win_create_c(halo_f_buf(base), *size, *disp_unit, MPI_Info_f2c(*info), MPI_Comm_f2c(*comm), &c_win);
@@ -5533,14 +6337,14 @@ HALO_F_EXPORT void pmpi_win_create_c_(void *base, MPI_Aint *size, MPI_Aint *disp
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_win_create_c_(void *base, MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_create_c_")));
+HALO_F_EXPORT void mpi_win_create_c_f08_(void *base, MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_create_c_f08_")));
 
-HALO_F_EXPORT void pmpi_win_shared_query_c_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr, MPI_Fint *ierror)
+HALO_F_EXPORT void pmpi_win_shared_query_c_f08_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr, MPI_Fint *ierror)
 {
     int rc = MPI_Win_shared_query_c(MPI_Win_f2c(*win), *rank, size, disp_unit, baseptr);
     if (ierror)
         *ierror = rc;
 }
-HALO_F_EXPORT void mpi_win_shared_query_c_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_shared_query_c_")));
-HALO_F_EXPORT void pmpi_win_shared_query_c_cptr_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_shared_query_c_")));
-HALO_F_EXPORT void mpi_win_shared_query_c_cptr_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_shared_query_c_")));
+HALO_F_EXPORT void mpi_win_shared_query_c_f08_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_shared_query_c_f08_")));
+HALO_F_EXPORT void pmpi_win_shared_query_c_f08_cptr_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_shared_query_c_f08_")));
+HALO_F_EXPORT void mpi_win_shared_query_c_f08_cptr_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_shared_query_c_f08_")));

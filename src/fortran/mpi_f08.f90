@@ -6,9 +6,9 @@
 ! optional. Choice buffers are
 ! assumed-size TYPE(*) without argument checks (MPI_SUBARRAYS_SUPPORTED is
 ! .FALSE.: a non-contiguous section passes through a contiguous copy);
-! procedure arguments are EXTERNAL. Each generic MPI_X names the specific
-! PMPI_X (and PMPI_X_c, the large-count form), which the library's Fortran
-! wrappers implement.
+! procedure arguments are EXTERNAL. Each generic MPI_X (and PMPI_X) names
+! the specific MPI_X_f08 (and MPI_X_c_f08, the large-count form), which the
+! library's Fortran wrappers implement.
 module mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr, c_char, c_int
   implicit none
@@ -19,6 +19,9 @@ module mpi_f08
   integer, parameter :: MPI_COUNT_KIND = 8
   integer, parameter :: MPI_INTEGER_KIND = 4
   integer, parameter :: MPI_STATUS_SIZE = 8
+  integer, parameter :: MPI_SOURCE = 1
+  integer, parameter :: MPI_TAG = 2
+  integer, parameter :: MPI_ERROR = 3
   ! Handles and statuses
   type, bind(C) :: MPI_Comm
     integer(c_int) :: MPI_VAL
@@ -328,6 +331,9 @@ module mpi_f08
   integer, parameter :: MPI_WIN_MODEL = 605
   type(MPI_Datatype), parameter :: MPI_LONG_LONG_INT = MPI_Datatype(523)
   type(MPI_Datatype), parameter :: MPI_C_COMPLEX = MPI_Datatype(530)
+  ! Removed by MPI-3.0, for old programs (as in mpif.h)
+  type(MPI_Datatype), parameter :: MPI_LB = MPI_Datatype(4080)
+  type(MPI_Datatype), parameter :: MPI_UB = MPI_Datatype(4081)
   logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.
   logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.
   ! Special addresses: the variables of mpif.h's common blocks
@@ -341,17 +347,193 @@ module mpi_f08
   integer(c_int), bind(C, name="halof_weights_empty_") :: MPI_WEIGHTS_EMPTY(1)
   character(kind=c_char), bind(C, name="halof_argv_null_") :: MPI_ARGV_NULL(1)
   character(kind=c_char), bind(C, name="halof_argvs_null_") :: MPI_ARGVS_NULL(1,1)
+  ! The interfaces of user procedures
+  abstract interface
+    subroutine MPI_Comm_copy_attr_function(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+      attribute_val_out, flag, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm) :: oldcomm
+      INTEGER :: comm_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    end subroutine MPI_Comm_copy_attr_function
+  end interface
+  abstract interface
+    subroutine MPI_Comm_delete_attr_function(comm, comm_keyval, attribute_val, extra_state, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm) :: comm
+      INTEGER :: comm_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    end subroutine MPI_Comm_delete_attr_function
+  end interface
+  abstract interface
+    subroutine MPI_Comm_errhandler_function(comm, error_code)
+      import
+      implicit none
+      TYPE(MPI_Comm) :: comm
+      INTEGER :: error_code
+    end subroutine MPI_Comm_errhandler_function
+  end interface
+  abstract interface
+    subroutine MPI_Datarep_conversion_function(userbuf, datatype, count, filebuf, position, &
+      extra_state, ierror)
+      USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+      import
+      implicit none
+      TYPE(C_PTR), VALUE :: userbuf, filebuf
+      TYPE(MPI_Datatype) :: datatype
+      INTEGER :: count, ierror
+      INTEGER(KIND=MPI_OFFSET_KIND) :: position
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+    end subroutine MPI_Datarep_conversion_function
+  end interface
+  abstract interface
+    subroutine MPI_Datarep_conversion_function_c(userbuf, datatype, count, filebuf, position, &
+      extra_state, ierror)
+      USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+      import
+      implicit none
+      TYPE(C_PTR), VALUE :: userbuf, filebuf
+      TYPE(MPI_Datatype) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND) :: count
+      INTEGER(KIND=MPI_OFFSET_KIND) :: position
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      INTEGER :: ierror
+    end subroutine MPI_Datarep_conversion_function_c
+  end interface
+  abstract interface
+    subroutine MPI_Datarep_extent_function(datatype, extent, extra_state, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype) :: datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extent, extra_state
+      INTEGER :: ierror
+    end subroutine MPI_Datarep_extent_function
+  end interface
+  abstract interface
+    subroutine MPI_File_errhandler_function(file, error_code)
+      import
+      implicit none
+      TYPE(MPI_File) :: file
+      INTEGER :: error_code
+    end subroutine MPI_File_errhandler_function
+  end interface
+  abstract interface
+    subroutine MPI_Grequest_cancel_function(extra_state, complete, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      LOGICAL :: complete
+      INTEGER :: ierror
+    end subroutine MPI_Grequest_cancel_function
+  end interface
+  abstract interface
+    subroutine MPI_Grequest_free_function(extra_state, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      INTEGER :: ierror
+    end subroutine MPI_Grequest_free_function
+  end interface
+  abstract interface
+    subroutine MPI_Grequest_query_function(extra_state, status, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      TYPE(MPI_Status) :: status
+      INTEGER :: ierror
+    end subroutine MPI_Grequest_query_function
+  end interface
+  abstract interface
+    subroutine MPI_Session_errhandler_function(session, error_code)
+      import
+      implicit none
+      TYPE(MPI_Session) :: session
+      INTEGER :: error_code
+    end subroutine MPI_Session_errhandler_function
+  end interface
+  abstract interface
+    subroutine MPI_Type_copy_attr_function(oldtype, type_keyval, extra_state, attribute_val_in, &
+      attribute_val_out, flag, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype) :: oldtype
+      INTEGER :: type_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    end subroutine MPI_Type_copy_attr_function
+  end interface
+  abstract interface
+    subroutine MPI_Type_delete_attr_function(datatype, type_keyval, attribute_val, extra_state, &
+      ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype) :: datatype
+      INTEGER :: type_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    end subroutine MPI_Type_delete_attr_function
+  end interface
+  abstract interface
+    subroutine MPI_User_function(invec, inoutvec, len, datatype)
+      USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+      import
+      implicit none
+      TYPE(C_PTR), VALUE :: invec, inoutvec
+      INTEGER :: len
+      TYPE(MPI_Datatype) :: datatype
+    end subroutine MPI_User_function
+  end interface
+  abstract interface
+    subroutine MPI_User_function_c(invec, inoutvec, len, datatype)
+      USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR
+      import
+      implicit none
+      TYPE(C_PTR), VALUE :: invec, inoutvec
+      INTEGER(KIND=MPI_COUNT_KIND) :: len
+      TYPE(MPI_Datatype) :: datatype
+    end subroutine MPI_User_function_c
+  end interface
+  abstract interface
+    subroutine MPI_Win_copy_attr_function(oldwin, win_keyval, extra_state, attribute_val_in, &
+      attribute_val_out, flag, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win) :: oldwin
+      INTEGER :: win_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    end subroutine MPI_Win_copy_attr_function
+  end interface
+  abstract interface
+    subroutine MPI_Win_delete_attr_function(win, win_keyval, attribute_val, extra_state, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win) :: win
+      INTEGER :: win_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    end subroutine MPI_Win_delete_attr_function
+  end interface
+  abstract interface
+    subroutine MPI_Win_errhandler_function(win, error_code)
+      import
+      implicit none
+      TYPE(MPI_Win) :: win
+      INTEGER :: error_code
+    end subroutine MPI_Win_errhandler_function
+  end interface
   ! Predefined callbacks
-  external :: MPI_COMM_NULL_COPY_FN
-  external :: MPI_COMM_NULL_DELETE_FN
-  external :: MPI_COMM_DUP_FN
-  external :: MPI_TYPE_NULL_COPY_FN
-  external :: MPI_TYPE_NULL_DELETE_FN
-  external :: MPI_TYPE_DUP_FN
-  external :: MPI_WIN_NULL_COPY_FN
-  external :: MPI_WIN_NULL_DELETE_FN
-  external :: MPI_WIN_DUP_FN
-  external :: MPI_CONVERSION_FN_NULL
+  procedure(MPI_Comm_copy_attr_function) :: MPI_COMM_NULL_COPY_FN
+  procedure(MPI_Comm_delete_attr_function) :: MPI_COMM_NULL_DELETE_FN
+  procedure(MPI_Comm_copy_attr_function) :: MPI_COMM_DUP_FN
+  procedure(MPI_Type_copy_attr_function) :: MPI_TYPE_NULL_COPY_FN
+  procedure(MPI_Type_delete_attr_function) :: MPI_TYPE_NULL_DELETE_FN
+  procedure(MPI_Type_copy_attr_function) :: MPI_TYPE_DUP_FN
+  procedure(MPI_Win_copy_attr_function) :: MPI_WIN_NULL_COPY_FN
+  procedure(MPI_Win_delete_attr_function) :: MPI_WIN_NULL_DELETE_FN
+  procedure(MPI_Win_copy_attr_function) :: MPI_WIN_DUP_FN
+  procedure(MPI_Datarep_conversion_function) :: MPI_CONVERSION_FN_NULL
   ! Handles compare by value
   interface operator(==)
     elemental logical function halo_f08_comm_eq(a, b)
@@ -446,8 +628,8 @@ module mpi_f08
     end function halo_f08_win_ne
   end interface
   interface MPI_Abi_get_fortran_booleans
-    subroutine PMPI_Abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set, &
-      ierror)
+    subroutine MPI_Abi_get_fortran_booleans_f08(logical_size, logical_true, logical_false, &
+      is_set, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: logical_size
@@ -455,62 +637,126 @@ module mpi_f08
       LOGICAL, INTENT(OUT) :: logical_false
       LOGICAL, INTENT(OUT) :: is_set
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Abi_get_fortran_booleans
+    end subroutine MPI_Abi_get_fortran_booleans_f08
   end interface MPI_Abi_get_fortran_booleans
+  interface PMPI_Abi_get_fortran_booleans
+    subroutine PMPI_Abi_get_fortran_booleans_f08(logical_size, logical_true, logical_false, &
+      is_set, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: logical_size
+      LOGICAL, INTENT(OUT) :: logical_true
+      LOGICAL, INTENT(OUT) :: logical_false
+      LOGICAL, INTENT(OUT) :: is_set
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Abi_get_fortran_booleans_f08
+  end interface PMPI_Abi_get_fortran_booleans
   interface MPI_Abi_get_fortran_info
-    subroutine PMPI_Abi_get_fortran_info(info, ierror)
+    subroutine MPI_Abi_get_fortran_info_f08(info, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(OUT) :: info
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Abi_get_fortran_info
+    end subroutine MPI_Abi_get_fortran_info_f08
   end interface MPI_Abi_get_fortran_info
-  interface MPI_Abi_get_info
-    subroutine PMPI_Abi_get_info(info, ierror)
+  interface PMPI_Abi_get_fortran_info
+    subroutine PMPI_Abi_get_fortran_info_f08(info, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(OUT) :: info
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Abi_get_info
+    end subroutine PMPI_Abi_get_fortran_info_f08
+  end interface PMPI_Abi_get_fortran_info
+  interface MPI_Abi_get_info
+    subroutine MPI_Abi_get_info_f08(info, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Abi_get_info_f08
   end interface MPI_Abi_get_info
+  interface PMPI_Abi_get_info
+    subroutine PMPI_Abi_get_info_f08(info, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Abi_get_info_f08
+  end interface PMPI_Abi_get_info
   interface MPI_Abi_get_version
-    subroutine PMPI_Abi_get_version(abi_major, abi_minor, ierror)
+    subroutine MPI_Abi_get_version_f08(abi_major, abi_minor, ierror)
       import
       implicit none
       INTEGER, INTENT(OUT) :: abi_major
       INTEGER, INTENT(OUT) :: abi_minor
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Abi_get_version
+    end subroutine MPI_Abi_get_version_f08
   end interface MPI_Abi_get_version
+  interface PMPI_Abi_get_version
+    subroutine PMPI_Abi_get_version_f08(abi_major, abi_minor, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(OUT) :: abi_major
+      INTEGER, INTENT(OUT) :: abi_minor
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Abi_get_version_f08
+  end interface PMPI_Abi_get_version
   interface MPI_Abi_set_fortran_booleans
-    subroutine PMPI_Abi_set_fortran_booleans(logical_size, logical_true, logical_false, ierror)
+    subroutine MPI_Abi_set_fortran_booleans_f08(logical_size, logical_true, logical_false, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: logical_size
       LOGICAL, INTENT(IN) :: logical_true
       LOGICAL, INTENT(IN) :: logical_false
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Abi_set_fortran_booleans
+    end subroutine MPI_Abi_set_fortran_booleans_f08
   end interface MPI_Abi_set_fortran_booleans
+  interface PMPI_Abi_set_fortran_booleans
+    subroutine PMPI_Abi_set_fortran_booleans_f08(logical_size, logical_true, logical_false, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: logical_size
+      LOGICAL, INTENT(IN) :: logical_true
+      LOGICAL, INTENT(IN) :: logical_false
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Abi_set_fortran_booleans_f08
+  end interface PMPI_Abi_set_fortran_booleans
   interface MPI_Abi_set_fortran_info
-    subroutine PMPI_Abi_set_fortran_info(info, ierror)
+    subroutine MPI_Abi_set_fortran_info_f08(info, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(IN) :: info
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Abi_set_fortran_info
+    end subroutine MPI_Abi_set_fortran_info_f08
   end interface MPI_Abi_set_fortran_info
+  interface PMPI_Abi_set_fortran_info
+    subroutine PMPI_Abi_set_fortran_info_f08(info, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Abi_set_fortran_info_f08
+  end interface PMPI_Abi_set_fortran_info
   interface MPI_Abort
-    subroutine PMPI_Abort(comm, errorcode, ierror)
+    subroutine MPI_Abort_f08(comm, errorcode, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(IN) :: errorcode
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Abort
+    end subroutine MPI_Abort_f08
   end interface MPI_Abort
+  interface PMPI_Abort
+    subroutine PMPI_Abort_f08(comm, errorcode, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Abort_f08
+  end interface PMPI_Abort
   interface MPI_Accumulate
-    subroutine PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, &
+    subroutine MPI_Accumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, op, win, ierror)
       import
       implicit none
@@ -525,8 +771,8 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Accumulate
-    subroutine PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, &
+    end subroutine MPI_Accumulate_f08
+    subroutine MPI_Accumulate_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, op, win, ierror)
       import
       implicit none
@@ -541,55 +787,133 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Accumulate_c
+    end subroutine MPI_Accumulate_c_f08
   end interface MPI_Accumulate
+  interface PMPI_Accumulate
+    subroutine PMPI_Accumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, op, win, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Accumulate_f08
+    subroutine PMPI_Accumulate_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, op, win, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Accumulate_c_f08
+  end interface PMPI_Accumulate
   interface MPI_Add_error_class
-    subroutine PMPI_Add_error_class(errorclass, ierror)
+    subroutine MPI_Add_error_class_f08(errorclass, ierror)
       import
       implicit none
       INTEGER, INTENT(OUT) :: errorclass
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Add_error_class
+    end subroutine MPI_Add_error_class_f08
   end interface MPI_Add_error_class
+  interface PMPI_Add_error_class
+    subroutine PMPI_Add_error_class_f08(errorclass, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(OUT) :: errorclass
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Add_error_class_f08
+  end interface PMPI_Add_error_class
   interface MPI_Add_error_code
-    subroutine PMPI_Add_error_code(errorclass, errorcode, ierror)
+    subroutine MPI_Add_error_code_f08(errorclass, errorcode, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: errorclass
       INTEGER, INTENT(OUT) :: errorcode
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Add_error_code
+    end subroutine MPI_Add_error_code_f08
   end interface MPI_Add_error_code
+  interface PMPI_Add_error_code
+    subroutine PMPI_Add_error_code_f08(errorclass, errorcode, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: errorclass
+      INTEGER, INTENT(OUT) :: errorcode
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Add_error_code_f08
+  end interface PMPI_Add_error_code
   interface MPI_Add_error_string
-    subroutine PMPI_Add_error_string(errorcode, string, ierror)
+    subroutine MPI_Add_error_string_f08(errorcode, string, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: errorcode
       CHARACTER(LEN=*), INTENT(IN) :: string
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Add_error_string
+    end subroutine MPI_Add_error_string_f08
   end interface MPI_Add_error_string
-  interface MPI_Aint_add
-    function PMPI_Aint_add(base, disp)
+  interface PMPI_Add_error_string
+    subroutine PMPI_Add_error_string_f08(errorcode, string, ierror)
       import
       implicit none
-      INTEGER(KIND=MPI_ADDRESS_KIND) :: PMPI_Aint_add
+      INTEGER, INTENT(IN) :: errorcode
+      CHARACTER(LEN=*), INTENT(IN) :: string
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Add_error_string_f08
+  end interface PMPI_Add_error_string
+  interface MPI_Aint_add
+    function MPI_Aint_add_f08(base, disp)
+      import
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: MPI_Aint_add_f08
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: base
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp
-    end function PMPI_Aint_add
+    end function MPI_Aint_add_f08
   end interface MPI_Aint_add
-  interface MPI_Aint_diff
-    function PMPI_Aint_diff(addr1, addr2)
+  interface PMPI_Aint_add
+    function PMPI_Aint_add_f08(base, disp)
       import
       implicit none
-      INTEGER(KIND=MPI_ADDRESS_KIND) :: PMPI_Aint_diff
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: PMPI_Aint_add_f08
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp
+    end function PMPI_Aint_add_f08
+  end interface PMPI_Aint_add
+  interface MPI_Aint_diff
+    function MPI_Aint_diff_f08(addr1, addr2)
+      import
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: MPI_Aint_diff_f08
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: addr1
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: addr2
-    end function PMPI_Aint_diff
+    end function MPI_Aint_diff_f08
   end interface MPI_Aint_diff
+  interface PMPI_Aint_diff
+    function PMPI_Aint_diff_f08(addr1, addr2)
+      import
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: PMPI_Aint_diff_f08
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: addr1
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: addr2
+    end function PMPI_Aint_diff_f08
+  end interface PMPI_Aint_diff
   interface MPI_Allgather
-    subroutine PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-      ierror)
+    subroutine MPI_Allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -602,9 +926,9 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allgather
-    subroutine PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-      ierror)
+    end subroutine MPI_Allgather_f08
+    subroutine MPI_Allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -617,10 +941,42 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allgather_c
+    end subroutine MPI_Allgather_c_f08
   end interface MPI_Allgather
+  interface PMPI_Allgather
+    subroutine PMPI_Allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Allgather_f08
+    subroutine PMPI_Allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Allgather_c_f08
+  end interface PMPI_Allgather
   interface MPI_Allgather_init
-    subroutine PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    subroutine MPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, info, request, ierror)
       import
       implicit none
@@ -636,9 +992,9 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allgather_init
-    subroutine PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-      comm, info, request, ierror)
+    end subroutine MPI_Allgather_init_f08
+    subroutine MPI_Allgather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -653,10 +1009,46 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allgather_init_c
+    end subroutine MPI_Allgather_init_c_f08
   end interface MPI_Allgather_init
+  interface PMPI_Allgather_init
+    subroutine PMPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Allgather_init_f08
+    subroutine PMPI_Allgather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Allgather_init_c_f08
+  end interface PMPI_Allgather_init
   interface MPI_Allgatherv
-    subroutine PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    subroutine MPI_Allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, ierror)
       import
       implicit none
@@ -671,8 +1063,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allgatherv
-    subroutine PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    end subroutine MPI_Allgatherv_f08
+    subroutine MPI_Allgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, ierror)
       import
       implicit none
@@ -687,10 +1079,44 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allgatherv_c
+    end subroutine MPI_Allgatherv_c_f08
   end interface MPI_Allgatherv
+  interface PMPI_Allgatherv
+    subroutine PMPI_Allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Allgatherv_f08
+    subroutine PMPI_Allgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Allgatherv_c_f08
+  end interface PMPI_Allgatherv
   interface MPI_Allgatherv_init
-    subroutine PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    subroutine MPI_Allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, info, request, ierror)
       import
       implicit none
@@ -707,9 +1133,9 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allgatherv_init
-    subroutine PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-      recvtype, comm, info, request, ierror)
+    end subroutine MPI_Allgatherv_init_f08
+    subroutine MPI_Allgatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -725,20 +1151,68 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allgatherv_init_c
+    end subroutine MPI_Allgatherv_init_c_f08
   end interface MPI_Allgatherv_init
+  interface PMPI_Allgatherv_init
+    subroutine PMPI_Allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Allgatherv_init_f08
+    subroutine PMPI_Allgatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Allgatherv_init_c_f08
+  end interface PMPI_Allgatherv_init
   interface MPI_Alloc_mem
-    subroutine PMPI_Alloc_mem(size, info, baseptr, ierror)
+    subroutine MPI_Alloc_mem_f08(size, info, baseptr, ierror)
       import
       implicit none
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(C_PTR), INTENT(OUT) :: baseptr
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alloc_mem
+    end subroutine MPI_Alloc_mem_f08
   end interface MPI_Alloc_mem
+  interface PMPI_Alloc_mem
+    subroutine PMPI_Alloc_mem_f08(size, info, baseptr, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(C_PTR), INTENT(OUT) :: baseptr
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Alloc_mem_f08
+  end interface PMPI_Alloc_mem
   interface MPI_Allreduce
-    subroutine PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    subroutine MPI_Allreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -750,8 +1224,8 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allreduce
-    subroutine PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    end subroutine MPI_Allreduce_f08
+    subroutine MPI_Allreduce_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -763,10 +1237,38 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allreduce_c
+    end subroutine MPI_Allreduce_c_f08
   end interface MPI_Allreduce
+  interface PMPI_Allreduce
+    subroutine PMPI_Allreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Allreduce_f08
+    subroutine PMPI_Allreduce_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Allreduce_c_f08
+  end interface PMPI_Allreduce
   interface MPI_Allreduce_init
-    subroutine PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    subroutine MPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
       ierror)
       import
       implicit none
@@ -781,9 +1283,9 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allreduce_init
-    subroutine PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
-      ierror)
+    end subroutine MPI_Allreduce_init_f08
+    subroutine MPI_Allreduce_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+      request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -797,10 +1299,44 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allreduce_init_c
+    end subroutine MPI_Allreduce_init_c_f08
   end interface MPI_Allreduce_init
+  interface PMPI_Allreduce_init
+    subroutine PMPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+      request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Allreduce_init_f08
+    subroutine PMPI_Allreduce_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+      request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Allreduce_init_c_f08
+  end interface PMPI_Allreduce_init
   interface MPI_Alltoall
-    subroutine PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
+    subroutine MPI_Alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
       ierror)
       import
       implicit none
@@ -814,9 +1350,9 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoall
-    subroutine PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-      ierror)
+    end subroutine MPI_Alltoall_f08
+    subroutine MPI_Alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -829,10 +1365,42 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoall_c
+    end subroutine MPI_Alltoall_c_f08
   end interface MPI_Alltoall
+  interface PMPI_Alltoall
+    subroutine PMPI_Alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Alltoall_f08
+    subroutine PMPI_Alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Alltoall_c_f08
+  end interface PMPI_Alltoall
   interface MPI_Alltoall_init
-    subroutine PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    subroutine MPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, info, request, ierror)
       import
       implicit none
@@ -848,9 +1416,9 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoall_init
-    subroutine PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-      comm, info, request, ierror)
+    end subroutine MPI_Alltoall_init_f08
+    subroutine MPI_Alltoall_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -865,10 +1433,46 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoall_init_c
+    end subroutine MPI_Alltoall_init_c_f08
   end interface MPI_Alltoall_init
+  interface PMPI_Alltoall_init
+    subroutine PMPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Alltoall_init_f08
+    subroutine PMPI_Alltoall_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Alltoall_init_c_f08
+  end interface PMPI_Alltoall_init
   interface MPI_Alltoallv
-    subroutine PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    subroutine MPI_Alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
       rdispls, recvtype, comm, ierror)
       import
       implicit none
@@ -884,8 +1488,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoallv
-    subroutine PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    end subroutine MPI_Alltoallv_f08
+    subroutine MPI_Alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
       rdispls, recvtype, comm, ierror)
       import
       implicit none
@@ -901,11 +1505,47 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoallv_c
+    end subroutine MPI_Alltoallv_c_f08
   end interface MPI_Alltoallv
+  interface PMPI_Alltoallv
+    subroutine PMPI_Alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+      rdispls, recvtype, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*)
+      INTEGER, INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Alltoallv_f08
+    subroutine PMPI_Alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+      rdispls, recvtype, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Alltoallv_c_f08
+  end interface PMPI_Alltoallv
   interface MPI_Alltoallv_init
-    subroutine PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-      rdispls, recvtype, comm, info, request, ierror)
+    subroutine MPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -922,9 +1562,9 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoallv_init
-    subroutine PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-      rdispls, recvtype, comm, info, request, ierror)
+    end subroutine MPI_Alltoallv_init_f08
+    subroutine MPI_Alltoallv_init_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -941,10 +1581,50 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoallv_init_c
+    end subroutine MPI_Alltoallv_init_c_f08
   end interface MPI_Alltoallv_init
+  interface PMPI_Alltoallv_init
+    subroutine PMPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Alltoallv_init_f08
+    subroutine PMPI_Alltoallv_init_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Alltoallv_init_c_f08
+  end interface PMPI_Alltoallv_init
   interface MPI_Alltoallw
-    subroutine PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    subroutine MPI_Alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
       rdispls, recvtypes, comm, ierror)
       import
       implicit none
@@ -960,8 +1640,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoallw
-    subroutine PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    end subroutine MPI_Alltoallw_f08
+    subroutine MPI_Alltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
       rdispls, recvtypes, comm, ierror)
       import
       implicit none
@@ -977,11 +1657,47 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoallw_c
+    end subroutine MPI_Alltoallw_c_f08
   end interface MPI_Alltoallw
+  interface PMPI_Alltoallw
+    subroutine PMPI_Alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+      rdispls, recvtypes, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*)
+      INTEGER, INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Alltoallw_f08
+    subroutine PMPI_Alltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+      rdispls, recvtypes, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Alltoallw_c_f08
+  end interface PMPI_Alltoallw
   interface MPI_Alltoallw_init
-    subroutine PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-      rdispls, recvtypes, comm, info, request, ierror)
+    subroutine MPI_Alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -998,8 +1714,8 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoallw_init
-    subroutine PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    end subroutine MPI_Alltoallw_init_f08
+    subroutine MPI_Alltoallw_init_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, info, request, ierror)
       import
       implicit none
@@ -1017,28 +1733,86 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoallw_init_c
+    end subroutine MPI_Alltoallw_init_c_f08
   end interface MPI_Alltoallw_init
+  interface PMPI_Alltoallw_init
+    subroutine PMPI_Alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Alltoallw_init_f08
+    subroutine PMPI_Alltoallw_init_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Alltoallw_init_c_f08
+  end interface PMPI_Alltoallw_init
   interface MPI_Barrier
-    subroutine PMPI_Barrier(comm, ierror)
+    subroutine MPI_Barrier_f08(comm, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Barrier
+    end subroutine MPI_Barrier_f08
   end interface MPI_Barrier
+  interface PMPI_Barrier
+    subroutine PMPI_Barrier_f08(comm, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Barrier_f08
+  end interface PMPI_Barrier
   interface MPI_Barrier_init
-    subroutine PMPI_Barrier_init(comm, info, request, ierror)
+    subroutine MPI_Barrier_init_f08(comm, info, request, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Barrier_init
+    end subroutine MPI_Barrier_init_f08
   end interface MPI_Barrier_init
+  interface PMPI_Barrier_init
+    subroutine PMPI_Barrier_init_f08(comm, info, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Barrier_init_f08
+  end interface PMPI_Barrier_init
   interface MPI_Bcast
-    subroutine PMPI_Bcast(buffer, count, datatype, root, comm, ierror)
+    subroutine MPI_Bcast_f08(buffer, count, datatype, root, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
@@ -1048,8 +1822,8 @@ module mpi_f08
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Bcast
-    subroutine PMPI_Bcast_c(buffer, count, datatype, root, comm, ierror)
+    end subroutine MPI_Bcast_f08
+    subroutine MPI_Bcast_c_f08(buffer, count, datatype, root, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
@@ -1059,10 +1833,34 @@ module mpi_f08
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Bcast_c
+    end subroutine MPI_Bcast_c_f08
   end interface MPI_Bcast
+  interface PMPI_Bcast
+    subroutine PMPI_Bcast_f08(buffer, count, datatype, root, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Bcast_f08
+    subroutine PMPI_Bcast_c_f08(buffer, count, datatype, root, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*) :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Bcast_c_f08
+  end interface PMPI_Bcast
   interface MPI_Bcast_init
-    subroutine PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
+    subroutine MPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
@@ -1074,8 +1872,8 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Bcast_init
-    subroutine PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request, ierror)
+    end subroutine MPI_Bcast_init_f08
+    subroutine MPI_Bcast_init_c_f08(buffer, count, datatype, root, comm, info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
@@ -1087,10 +1885,38 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Bcast_init_c
+    end subroutine MPI_Bcast_init_c_f08
   end interface MPI_Bcast_init
+  interface PMPI_Bcast_init
+    subroutine PMPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Bcast_init_f08
+    subroutine PMPI_Bcast_init_c_f08(buffer, count, datatype, root, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Bcast_init_c_f08
+  end interface PMPI_Bcast_init
   interface MPI_Bsend
-    subroutine PMPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
+    subroutine MPI_Bsend_f08(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -1101,8 +1927,8 @@ module mpi_f08
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Bsend
-    subroutine PMPI_Bsend_c(buf, count, datatype, dest, tag, comm, ierror)
+    end subroutine MPI_Bsend_f08
+    subroutine MPI_Bsend_c_f08(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -1113,10 +1939,36 @@ module mpi_f08
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Bsend_c
+    end subroutine MPI_Bsend_c_f08
   end interface MPI_Bsend
+  interface PMPI_Bsend
+    subroutine PMPI_Bsend_f08(buf, count, datatype, dest, tag, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Bsend_f08
+    subroutine PMPI_Bsend_c_f08(buf, count, datatype, dest, tag, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Bsend_c_f08
+  end interface PMPI_Bsend
   interface MPI_Bsend_init
-    subroutine PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine MPI_Bsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -1128,8 +1980,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Bsend_init
-    subroutine PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine MPI_Bsend_init_f08
+    subroutine MPI_Bsend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -1141,67 +1993,152 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Bsend_init_c
+    end subroutine MPI_Bsend_init_c_f08
   end interface MPI_Bsend_init
+  interface PMPI_Bsend_init
+    subroutine PMPI_Bsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Bsend_init_f08
+    subroutine PMPI_Bsend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Bsend_init_c_f08
+  end interface PMPI_Bsend_init
   interface MPI_Buffer_attach
-    subroutine PMPI_Buffer_attach(buffer, size, ierror)
+    subroutine MPI_Buffer_attach_f08(buffer, size, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
       TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
       INTEGER, INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Buffer_attach
-    subroutine PMPI_Buffer_attach_c(buffer, size, ierror)
+    end subroutine MPI_Buffer_attach_f08
+    subroutine MPI_Buffer_attach_c_f08(buffer, size, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
       TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Buffer_attach_c
+    end subroutine MPI_Buffer_attach_c_f08
   end interface MPI_Buffer_attach
+  interface PMPI_Buffer_attach
+    subroutine PMPI_Buffer_attach_f08(buffer, size, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      INTEGER, INTENT(IN) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Buffer_attach_f08
+    subroutine PMPI_Buffer_attach_c_f08(buffer, size, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Buffer_attach_c_f08
+  end interface PMPI_Buffer_attach
   interface MPI_Buffer_detach
-    subroutine PMPI_Buffer_detach(buffer_addr, size, ierror)
+    subroutine MPI_Buffer_detach_f08(buffer_addr, size, ierror)
       import
       implicit none
       TYPE(C_PTR), INTENT(OUT) :: buffer_addr
       INTEGER, INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Buffer_detach
-    subroutine PMPI_Buffer_detach_c(buffer_addr, size, ierror)
+    end subroutine MPI_Buffer_detach_f08
+    subroutine MPI_Buffer_detach_c_f08(buffer_addr, size, ierror)
       import
       implicit none
       TYPE(C_PTR), INTENT(OUT) :: buffer_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Buffer_detach_c
+    end subroutine MPI_Buffer_detach_c_f08
   end interface MPI_Buffer_detach
+  interface PMPI_Buffer_detach
+    subroutine PMPI_Buffer_detach_f08(buffer_addr, size, ierror)
+      import
+      implicit none
+      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Buffer_detach_f08
+    subroutine PMPI_Buffer_detach_c_f08(buffer_addr, size, ierror)
+      import
+      implicit none
+      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Buffer_detach_c_f08
+  end interface PMPI_Buffer_detach
   interface MPI_Buffer_flush
-    subroutine PMPI_Buffer_flush(ierror)
+    subroutine MPI_Buffer_flush_f08(ierror)
       import
       implicit none
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Buffer_flush
+    end subroutine MPI_Buffer_flush_f08
   end interface MPI_Buffer_flush
+  interface PMPI_Buffer_flush
+    subroutine PMPI_Buffer_flush_f08(ierror)
+      import
+      implicit none
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Buffer_flush_f08
+  end interface PMPI_Buffer_flush
   interface MPI_Buffer_iflush
-    subroutine PMPI_Buffer_iflush(request, ierror)
+    subroutine MPI_Buffer_iflush_f08(request, ierror)
       import
       implicit none
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Buffer_iflush
+    end subroutine MPI_Buffer_iflush_f08
   end interface MPI_Buffer_iflush
+  interface PMPI_Buffer_iflush
+    subroutine PMPI_Buffer_iflush_f08(request, ierror)
+      import
+      implicit none
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Buffer_iflush_f08
+  end interface PMPI_Buffer_iflush
   interface MPI_Cancel
-    subroutine PMPI_Cancel(request, ierror)
+    subroutine MPI_Cancel_f08(request, ierror)
       import
       implicit none
       TYPE(MPI_Request), INTENT(IN) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Cancel
+    end subroutine MPI_Cancel_f08
   end interface MPI_Cancel
+  interface PMPI_Cancel
+    subroutine PMPI_Cancel_f08(request, ierror)
+      import
+      implicit none
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Cancel_f08
+  end interface PMPI_Cancel
   interface MPI_Cart_coords
-    subroutine PMPI_Cart_coords(comm, rank, maxdims, coords, ierror)
+    subroutine MPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -1209,10 +2146,21 @@ module mpi_f08
       INTEGER, INTENT(IN) :: maxdims
       INTEGER, INTENT(OUT) :: coords(maxdims)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Cart_coords
+    end subroutine MPI_Cart_coords_f08
   end interface MPI_Cart_coords
+  interface PMPI_Cart_coords
+    subroutine PMPI_Cart_coords_f08(comm, rank, maxdims, coords, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: rank
+      INTEGER, INTENT(IN) :: maxdims
+      INTEGER, INTENT(OUT) :: coords(maxdims)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Cart_coords_f08
+  end interface PMPI_Cart_coords
   interface MPI_Cart_create
-    subroutine PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
+    subroutine MPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm_old
@@ -1222,10 +2170,23 @@ module mpi_f08
       LOGICAL, INTENT(IN) :: reorder
       TYPE(MPI_Comm), INTENT(OUT) :: comm_cart
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Cart_create
+    end subroutine MPI_Cart_create_f08
   end interface MPI_Cart_create
+  interface PMPI_Cart_create
+    subroutine PMPI_Cart_create_f08(comm_old, ndims, dims, periods, reorder, comm_cart, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm_old
+      INTEGER, INTENT(IN) :: ndims
+      INTEGER, INTENT(IN) :: dims(ndims)
+      LOGICAL, INTENT(IN) :: periods(ndims)
+      LOGICAL, INTENT(IN) :: reorder
+      TYPE(MPI_Comm), INTENT(OUT) :: comm_cart
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Cart_create_f08
+  end interface PMPI_Cart_create
   interface MPI_Cart_get
-    subroutine PMPI_Cart_get(comm, maxdims, dims, periods, coords, ierror)
+    subroutine MPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -1234,10 +2195,22 @@ module mpi_f08
       LOGICAL, INTENT(OUT) :: periods(maxdims)
       INTEGER, INTENT(OUT) :: coords(maxdims)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Cart_get
+    end subroutine MPI_Cart_get_f08
   end interface MPI_Cart_get
+  interface PMPI_Cart_get
+    subroutine PMPI_Cart_get_f08(comm, maxdims, dims, periods, coords, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: maxdims
+      INTEGER, INTENT(OUT) :: dims(maxdims)
+      LOGICAL, INTENT(OUT) :: periods(maxdims)
+      INTEGER, INTENT(OUT) :: coords(maxdims)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Cart_get_f08
+  end interface PMPI_Cart_get
   interface MPI_Cart_map
-    subroutine PMPI_Cart_map(comm, ndims, dims, periods, newrank, ierror)
+    subroutine MPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -1246,20 +2219,42 @@ module mpi_f08
       LOGICAL, INTENT(IN) :: periods(ndims)
       INTEGER, INTENT(OUT) :: newrank
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Cart_map
+    end subroutine MPI_Cart_map_f08
   end interface MPI_Cart_map
+  interface PMPI_Cart_map
+    subroutine PMPI_Cart_map_f08(comm, ndims, dims, periods, newrank, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: ndims
+      INTEGER, INTENT(IN) :: dims(ndims)
+      LOGICAL, INTENT(IN) :: periods(ndims)
+      INTEGER, INTENT(OUT) :: newrank
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Cart_map_f08
+  end interface PMPI_Cart_map
   interface MPI_Cart_rank
-    subroutine PMPI_Cart_rank(comm, coords, rank, ierror)
+    subroutine MPI_Cart_rank_f08(comm, coords, rank, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(IN) :: coords(*)
       INTEGER, INTENT(OUT) :: rank
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Cart_rank
+    end subroutine MPI_Cart_rank_f08
   end interface MPI_Cart_rank
+  interface PMPI_Cart_rank
+    subroutine PMPI_Cart_rank_f08(comm, coords, rank, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: coords(*)
+      INTEGER, INTENT(OUT) :: rank
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Cart_rank_f08
+  end interface PMPI_Cart_rank
   interface MPI_Cart_shift
-    subroutine PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest, ierror)
+    subroutine MPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -1268,37 +2263,76 @@ module mpi_f08
       INTEGER, INTENT(OUT) :: rank_source
       INTEGER, INTENT(OUT) :: rank_dest
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Cart_shift
+    end subroutine MPI_Cart_shift_f08
   end interface MPI_Cart_shift
+  interface PMPI_Cart_shift
+    subroutine PMPI_Cart_shift_f08(comm, direction, disp, rank_source, rank_dest, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: direction
+      INTEGER, INTENT(IN) :: disp
+      INTEGER, INTENT(OUT) :: rank_source
+      INTEGER, INTENT(OUT) :: rank_dest
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Cart_shift_f08
+  end interface PMPI_Cart_shift
   interface MPI_Cart_sub
-    subroutine PMPI_Cart_sub(comm, remain_dims, newcomm, ierror)
+    subroutine MPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       LOGICAL, INTENT(IN) :: remain_dims(*)
       TYPE(MPI_Comm), INTENT(OUT) :: newcomm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Cart_sub
+    end subroutine MPI_Cart_sub_f08
   end interface MPI_Cart_sub
+  interface PMPI_Cart_sub
+    subroutine PMPI_Cart_sub_f08(comm, remain_dims, newcomm, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      LOGICAL, INTENT(IN) :: remain_dims(*)
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Cart_sub_f08
+  end interface PMPI_Cart_sub
   interface MPI_Cartdim_get
-    subroutine PMPI_Cartdim_get(comm, ndims, ierror)
+    subroutine MPI_Cartdim_get_f08(comm, ndims, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT) :: ndims
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Cartdim_get
+    end subroutine MPI_Cartdim_get_f08
   end interface MPI_Cartdim_get
+  interface PMPI_Cartdim_get
+    subroutine PMPI_Cartdim_get_f08(comm, ndims, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT) :: ndims
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Cartdim_get_f08
+  end interface PMPI_Cartdim_get
   interface MPI_Close_port
-    subroutine PMPI_Close_port(port_name, ierror)
+    subroutine MPI_Close_port_f08(port_name, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: port_name
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Close_port
+    end subroutine MPI_Close_port_f08
   end interface MPI_Close_port
+  interface PMPI_Close_port
+    subroutine PMPI_Close_port_f08(port_name, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Close_port_f08
+  end interface PMPI_Close_port
   interface MPI_Comm_accept
-    subroutine PMPI_Comm_accept(port_name, info, root, comm, newcomm, ierror)
+    subroutine MPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: port_name
@@ -1307,10 +2341,22 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Comm), INTENT(OUT) :: newcomm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_accept
+    end subroutine MPI_Comm_accept_f08
   end interface MPI_Comm_accept
+  interface PMPI_Comm_accept
+    subroutine PMPI_Comm_accept_f08(port_name, info, root, comm, newcomm, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_accept_f08
+  end interface PMPI_Comm_accept
   interface MPI_Comm_attach_buffer
-    subroutine PMPI_Comm_attach_buffer(comm, buffer, size, ierror)
+    subroutine MPI_Comm_attach_buffer_f08(comm, buffer, size, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -1318,8 +2364,8 @@ module mpi_f08
       TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
       INTEGER, INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_attach_buffer
-    subroutine PMPI_Comm_attach_buffer_c(comm, buffer, size, ierror)
+    end subroutine MPI_Comm_attach_buffer_f08
+    subroutine MPI_Comm_attach_buffer_c_f08(comm, buffer, size, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -1327,29 +2373,68 @@ module mpi_f08
       TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_attach_buffer_c
+    end subroutine MPI_Comm_attach_buffer_c_f08
   end interface MPI_Comm_attach_buffer
+  interface PMPI_Comm_attach_buffer
+    subroutine PMPI_Comm_attach_buffer_f08(comm, buffer, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      INTEGER, INTENT(IN) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_attach_buffer_f08
+    subroutine PMPI_Comm_attach_buffer_c_f08(comm, buffer, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_attach_buffer_c_f08
+  end interface PMPI_Comm_attach_buffer
   interface MPI_Comm_call_errhandler
-    subroutine PMPI_Comm_call_errhandler(comm, errorcode, ierror)
+    subroutine MPI_Comm_call_errhandler_f08(comm, errorcode, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(IN) :: errorcode
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_call_errhandler
+    end subroutine MPI_Comm_call_errhandler_f08
   end interface MPI_Comm_call_errhandler
+  interface PMPI_Comm_call_errhandler
+    subroutine PMPI_Comm_call_errhandler_f08(comm, errorcode, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_call_errhandler_f08
+  end interface PMPI_Comm_call_errhandler
   interface MPI_Comm_compare
-    subroutine PMPI_Comm_compare(comm1, comm2, result, ierror)
+    subroutine MPI_Comm_compare_f08(comm1, comm2, result, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm1
       TYPE(MPI_Comm), INTENT(IN) :: comm2
       INTEGER, INTENT(OUT) :: result
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_compare
+    end subroutine MPI_Comm_compare_f08
   end interface MPI_Comm_compare
+  interface PMPI_Comm_compare
+    subroutine PMPI_Comm_compare_f08(comm1, comm2, result, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm1
+      TYPE(MPI_Comm), INTENT(IN) :: comm2
+      INTEGER, INTENT(OUT) :: result
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_compare_f08
+  end interface PMPI_Comm_compare
   interface MPI_Comm_connect
-    subroutine PMPI_Comm_connect(port_name, info, root, comm, newcomm, ierror)
+    subroutine MPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: port_name
@@ -1358,29 +2443,60 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Comm), INTENT(OUT) :: newcomm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_connect
+    end subroutine MPI_Comm_connect_f08
   end interface MPI_Comm_connect
+  interface PMPI_Comm_connect
+    subroutine PMPI_Comm_connect_f08(port_name, info, root, comm, newcomm, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_connect_f08
+  end interface PMPI_Comm_connect
   interface MPI_Comm_create
-    subroutine PMPI_Comm_create(comm, group, newcomm, ierror)
+    subroutine MPI_Comm_create_f08(comm, group, newcomm, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Group), INTENT(IN) :: group
       TYPE(MPI_Comm), INTENT(OUT) :: newcomm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_create
+    end subroutine MPI_Comm_create_f08
   end interface MPI_Comm_create
+  interface PMPI_Comm_create
+    subroutine PMPI_Comm_create_f08(comm, group, newcomm, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Group), INTENT(IN) :: group
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_create_f08
+  end interface PMPI_Comm_create
   interface MPI_Comm_create_errhandler
-    subroutine PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler, ierror)
+    subroutine MPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
       import
       implicit none
       EXTERNAL :: comm_errhandler_fn
       TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_create_errhandler
+    end subroutine MPI_Comm_create_errhandler_f08
   end interface MPI_Comm_create_errhandler
+  interface PMPI_Comm_create_errhandler
+    subroutine PMPI_Comm_create_errhandler_f08(comm_errhandler_fn, errhandler, ierror)
+      import
+      implicit none
+      EXTERNAL :: comm_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_create_errhandler_f08
+  end interface PMPI_Comm_create_errhandler
   interface MPI_Comm_create_from_group
-    subroutine PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm, ierror)
+    subroutine MPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, newcomm, ierror)
       import
       implicit none
       TYPE(MPI_Group), INTENT(IN) :: group
@@ -1389,10 +2505,22 @@ module mpi_f08
       TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
       TYPE(MPI_Comm), INTENT(OUT) :: newcomm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_create_from_group
+    end subroutine MPI_Comm_create_from_group_f08
   end interface MPI_Comm_create_from_group
+  interface PMPI_Comm_create_from_group
+    subroutine PMPI_Comm_create_from_group_f08(group, stringtag, info, errhandler, newcomm, ierror)
+      import
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      CHARACTER(LEN=*), INTENT(IN) :: stringtag
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_create_from_group_f08
+  end interface PMPI_Comm_create_from_group
   interface MPI_Comm_create_group
-    subroutine PMPI_Comm_create_group(comm, group, tag, newcomm, ierror)
+    subroutine MPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -1400,10 +2528,21 @@ module mpi_f08
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(OUT) :: newcomm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_create_group
+    end subroutine MPI_Comm_create_group_f08
   end interface MPI_Comm_create_group
+  interface PMPI_Comm_create_group
+    subroutine PMPI_Comm_create_group_f08(comm, group, tag, newcomm, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_create_group_f08
+  end interface PMPI_Comm_create_group
   interface MPI_Comm_create_keyval
-    subroutine PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
+    subroutine MPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
       extra_state, ierror)
       import
       implicit none
@@ -1412,88 +2551,178 @@ module mpi_f08
       INTEGER, INTENT(OUT) :: comm_keyval
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_create_keyval
+    end subroutine MPI_Comm_create_keyval_f08
   end interface MPI_Comm_create_keyval
+  interface PMPI_Comm_create_keyval
+    subroutine PMPI_Comm_create_keyval_f08(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
+      extra_state, ierror)
+      import
+      implicit none
+      EXTERNAL :: comm_copy_attr_fn
+      EXTERNAL :: comm_delete_attr_fn
+      INTEGER, INTENT(OUT) :: comm_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_create_keyval_f08
+  end interface PMPI_Comm_create_keyval
   interface MPI_Comm_delete_attr
-    subroutine PMPI_Comm_delete_attr(comm, comm_keyval, ierror)
+    subroutine MPI_Comm_delete_attr_f08(comm, comm_keyval, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(IN) :: comm_keyval
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_delete_attr
+    end subroutine MPI_Comm_delete_attr_f08
   end interface MPI_Comm_delete_attr
+  interface PMPI_Comm_delete_attr
+    subroutine PMPI_Comm_delete_attr_f08(comm, comm_keyval, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: comm_keyval
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_delete_attr_f08
+  end interface PMPI_Comm_delete_attr
   interface MPI_Comm_detach_buffer
-    subroutine PMPI_Comm_detach_buffer(comm, buffer_addr, size, ierror)
+    subroutine MPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(C_PTR), INTENT(OUT) :: buffer_addr
       INTEGER, INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_detach_buffer
-    subroutine PMPI_Comm_detach_buffer_c(comm, buffer_addr, size, ierror)
+    end subroutine MPI_Comm_detach_buffer_f08
+    subroutine MPI_Comm_detach_buffer_c_f08(comm, buffer_addr, size, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(C_PTR), INTENT(OUT) :: buffer_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_detach_buffer_c
+    end subroutine MPI_Comm_detach_buffer_c_f08
   end interface MPI_Comm_detach_buffer
+  interface PMPI_Comm_detach_buffer
+    subroutine PMPI_Comm_detach_buffer_f08(comm, buffer_addr, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_detach_buffer_f08
+    subroutine PMPI_Comm_detach_buffer_c_f08(comm, buffer_addr, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_detach_buffer_c_f08
+  end interface PMPI_Comm_detach_buffer
   interface MPI_Comm_disconnect
-    subroutine PMPI_Comm_disconnect(comm, ierror)
+    subroutine MPI_Comm_disconnect_f08(comm, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(INOUT) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_disconnect
+    end subroutine MPI_Comm_disconnect_f08
   end interface MPI_Comm_disconnect
+  interface PMPI_Comm_disconnect
+    subroutine PMPI_Comm_disconnect_f08(comm, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(INOUT) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_disconnect_f08
+  end interface PMPI_Comm_disconnect
   interface MPI_Comm_dup
-    subroutine PMPI_Comm_dup(comm, newcomm, ierror)
+    subroutine MPI_Comm_dup_f08(comm, newcomm, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Comm), INTENT(OUT) :: newcomm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_dup
+    end subroutine MPI_Comm_dup_f08
   end interface MPI_Comm_dup
+  interface PMPI_Comm_dup
+    subroutine PMPI_Comm_dup_f08(comm, newcomm, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_dup_f08
+  end interface PMPI_Comm_dup
   interface MPI_Comm_dup_with_info
-    subroutine PMPI_Comm_dup_with_info(comm, info, newcomm, ierror)
+    subroutine MPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Comm), INTENT(OUT) :: newcomm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_dup_with_info
+    end subroutine MPI_Comm_dup_with_info_f08
   end interface MPI_Comm_dup_with_info
+  interface PMPI_Comm_dup_with_info
+    subroutine PMPI_Comm_dup_with_info_f08(comm, info, newcomm, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_dup_with_info_f08
+  end interface PMPI_Comm_dup_with_info
   interface MPI_Comm_flush_buffer
-    subroutine PMPI_Comm_flush_buffer(comm, ierror)
+    subroutine MPI_Comm_flush_buffer_f08(comm, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_flush_buffer
+    end subroutine MPI_Comm_flush_buffer_f08
   end interface MPI_Comm_flush_buffer
+  interface PMPI_Comm_flush_buffer
+    subroutine PMPI_Comm_flush_buffer_f08(comm, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_flush_buffer_f08
+  end interface PMPI_Comm_flush_buffer
   interface MPI_Comm_free
-    subroutine PMPI_Comm_free(comm, ierror)
+    subroutine MPI_Comm_free_f08(comm, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(INOUT) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_free
+    end subroutine MPI_Comm_free_f08
   end interface MPI_Comm_free
+  interface PMPI_Comm_free
+    subroutine PMPI_Comm_free_f08(comm, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(INOUT) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_free_f08
+  end interface PMPI_Comm_free
   interface MPI_Comm_free_keyval
-    subroutine PMPI_Comm_free_keyval(comm_keyval, ierror)
+    subroutine MPI_Comm_free_keyval_f08(comm_keyval, ierror)
       import
       implicit none
       INTEGER, INTENT(INOUT) :: comm_keyval
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_free_keyval
+    end subroutine MPI_Comm_free_keyval_f08
   end interface MPI_Comm_free_keyval
+  interface PMPI_Comm_free_keyval
+    subroutine PMPI_Comm_free_keyval_f08(comm_keyval, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(INOUT) :: comm_keyval
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_free_keyval_f08
+  end interface PMPI_Comm_free_keyval
   interface MPI_Comm_get_attr
-    subroutine PMPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag, ierror)
+    subroutine MPI_Comm_get_attr_f08(comm, comm_keyval, attribute_val, flag, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -1501,65 +2730,131 @@ module mpi_f08
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
       LOGICAL, INTENT(OUT) :: flag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_get_attr
+    end subroutine MPI_Comm_get_attr_f08
   end interface MPI_Comm_get_attr
+  interface PMPI_Comm_get_attr
+    subroutine PMPI_Comm_get_attr_f08(comm, comm_keyval, attribute_val, flag, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: comm_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_get_attr_f08
+  end interface PMPI_Comm_get_attr
   interface MPI_Comm_get_errhandler
-    subroutine PMPI_Comm_get_errhandler(comm, errhandler, ierror)
+    subroutine MPI_Comm_get_errhandler_f08(comm, errhandler, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_get_errhandler
+    end subroutine MPI_Comm_get_errhandler_f08
   end interface MPI_Comm_get_errhandler
+  interface PMPI_Comm_get_errhandler
+    subroutine PMPI_Comm_get_errhandler_f08(comm, errhandler, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_get_errhandler_f08
+  end interface PMPI_Comm_get_errhandler
   interface MPI_Comm_get_info
-    subroutine PMPI_Comm_get_info(comm, info_used, ierror)
+    subroutine MPI_Comm_get_info_f08(comm, info_used, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(OUT) :: info_used
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_get_info
+    end subroutine MPI_Comm_get_info_f08
   end interface MPI_Comm_get_info
+  interface PMPI_Comm_get_info
+    subroutine PMPI_Comm_get_info_f08(comm, info_used, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(OUT) :: info_used
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_get_info_f08
+  end interface PMPI_Comm_get_info
   interface MPI_Comm_get_name
-    subroutine PMPI_Comm_get_name(comm, comm_name, resultlen, ierror)
+    subroutine MPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       CHARACTER(LEN=*), INTENT(OUT) :: comm_name
       INTEGER, INTENT(OUT) :: resultlen
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_get_name
+    end subroutine MPI_Comm_get_name_f08
   end interface MPI_Comm_get_name
+  interface PMPI_Comm_get_name
+    subroutine PMPI_Comm_get_name_f08(comm, comm_name, resultlen, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      CHARACTER(LEN=*), INTENT(OUT) :: comm_name
+      INTEGER, INTENT(OUT) :: resultlen
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_get_name_f08
+  end interface PMPI_Comm_get_name
   interface MPI_Comm_get_parent
-    subroutine PMPI_Comm_get_parent(parent, ierror)
+    subroutine MPI_Comm_get_parent_f08(parent, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(OUT) :: parent
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_get_parent
+    end subroutine MPI_Comm_get_parent_f08
   end interface MPI_Comm_get_parent
+  interface PMPI_Comm_get_parent
+    subroutine PMPI_Comm_get_parent_f08(parent, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(OUT) :: parent
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_get_parent_f08
+  end interface PMPI_Comm_get_parent
   interface MPI_Comm_group
-    subroutine PMPI_Comm_group(comm, group, ierror)
+    subroutine MPI_Comm_group_f08(comm, group, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Group), INTENT(OUT) :: group
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_group
+    end subroutine MPI_Comm_group_f08
   end interface MPI_Comm_group
+  interface PMPI_Comm_group
+    subroutine PMPI_Comm_group_f08(comm, group, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Group), INTENT(OUT) :: group
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_group_f08
+  end interface PMPI_Comm_group
   interface MPI_Comm_idup
-    subroutine PMPI_Comm_idup(comm, newcomm, request, ierror)
+    subroutine MPI_Comm_idup_f08(comm, newcomm, request, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Comm), INTENT(OUT), ASYNCHRONOUS :: newcomm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_idup
+    end subroutine MPI_Comm_idup_f08
   end interface MPI_Comm_idup
+  interface PMPI_Comm_idup
+    subroutine PMPI_Comm_idup_f08(comm, newcomm, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT), ASYNCHRONOUS :: newcomm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_idup_f08
+  end interface PMPI_Comm_idup
   interface MPI_Comm_idup_with_info
-    subroutine PMPI_Comm_idup_with_info(comm, info, newcomm, request, ierror)
+    subroutine MPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -1567,101 +2862,203 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(OUT), ASYNCHRONOUS :: newcomm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_idup_with_info
+    end subroutine MPI_Comm_idup_with_info_f08
   end interface MPI_Comm_idup_with_info
+  interface PMPI_Comm_idup_with_info
+    subroutine PMPI_Comm_idup_with_info_f08(comm, info, newcomm, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(OUT), ASYNCHRONOUS :: newcomm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_idup_with_info_f08
+  end interface PMPI_Comm_idup_with_info
   interface MPI_Comm_iflush_buffer
-    subroutine PMPI_Comm_iflush_buffer(comm, request, ierror)
+    subroutine MPI_Comm_iflush_buffer_f08(comm, request, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_iflush_buffer
+    end subroutine MPI_Comm_iflush_buffer_f08
   end interface MPI_Comm_iflush_buffer
+  interface PMPI_Comm_iflush_buffer
+    subroutine PMPI_Comm_iflush_buffer_f08(comm, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_iflush_buffer_f08
+  end interface PMPI_Comm_iflush_buffer
   interface MPI_Comm_join
-    subroutine PMPI_Comm_join(fd, intercomm, ierror)
+    subroutine MPI_Comm_join_f08(fd, intercomm, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: fd
       TYPE(MPI_Comm), INTENT(OUT) :: intercomm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_join
+    end subroutine MPI_Comm_join_f08
   end interface MPI_Comm_join
+  interface PMPI_Comm_join
+    subroutine PMPI_Comm_join_f08(fd, intercomm, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: fd
+      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_join_f08
+  end interface PMPI_Comm_join
   interface MPI_Comm_rank
-    subroutine PMPI_Comm_rank(comm, rank, ierror)
+    subroutine MPI_Comm_rank_f08(comm, rank, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT) :: rank
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_rank
+    end subroutine MPI_Comm_rank_f08
   end interface MPI_Comm_rank
+  interface PMPI_Comm_rank
+    subroutine PMPI_Comm_rank_f08(comm, rank, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT) :: rank
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_rank_f08
+  end interface PMPI_Comm_rank
   interface MPI_Comm_remote_group
-    subroutine PMPI_Comm_remote_group(comm, group, ierror)
+    subroutine MPI_Comm_remote_group_f08(comm, group, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Group), INTENT(OUT) :: group
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_remote_group
+    end subroutine MPI_Comm_remote_group_f08
   end interface MPI_Comm_remote_group
+  interface PMPI_Comm_remote_group
+    subroutine PMPI_Comm_remote_group_f08(comm, group, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Group), INTENT(OUT) :: group
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_remote_group_f08
+  end interface PMPI_Comm_remote_group
   interface MPI_Comm_remote_size
-    subroutine PMPI_Comm_remote_size(comm, size, ierror)
+    subroutine MPI_Comm_remote_size_f08(comm, size, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_remote_size
+    end subroutine MPI_Comm_remote_size_f08
   end interface MPI_Comm_remote_size
+  interface PMPI_Comm_remote_size
+    subroutine PMPI_Comm_remote_size_f08(comm, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_remote_size_f08
+  end interface PMPI_Comm_remote_size
   interface MPI_Comm_set_attr
-    subroutine PMPI_Comm_set_attr(comm, comm_keyval, attribute_val, ierror)
+    subroutine MPI_Comm_set_attr_f08(comm, comm_keyval, attribute_val, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(IN) :: comm_keyval
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_set_attr
+    end subroutine MPI_Comm_set_attr_f08
   end interface MPI_Comm_set_attr
+  interface PMPI_Comm_set_attr
+    subroutine PMPI_Comm_set_attr_f08(comm, comm_keyval, attribute_val, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: comm_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_set_attr_f08
+  end interface PMPI_Comm_set_attr
   interface MPI_Comm_set_errhandler
-    subroutine PMPI_Comm_set_errhandler(comm, errhandler, ierror)
+    subroutine MPI_Comm_set_errhandler_f08(comm, errhandler, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_set_errhandler
+    end subroutine MPI_Comm_set_errhandler_f08
   end interface MPI_Comm_set_errhandler
+  interface PMPI_Comm_set_errhandler
+    subroutine PMPI_Comm_set_errhandler_f08(comm, errhandler, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_set_errhandler_f08
+  end interface PMPI_Comm_set_errhandler
   interface MPI_Comm_set_info
-    subroutine PMPI_Comm_set_info(comm, info, ierror)
+    subroutine MPI_Comm_set_info_f08(comm, info, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_set_info
+    end subroutine MPI_Comm_set_info_f08
   end interface MPI_Comm_set_info
+  interface PMPI_Comm_set_info
+    subroutine PMPI_Comm_set_info_f08(comm, info, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_set_info_f08
+  end interface PMPI_Comm_set_info
   interface MPI_Comm_set_name
-    subroutine PMPI_Comm_set_name(comm, comm_name, ierror)
+    subroutine MPI_Comm_set_name_f08(comm, comm_name, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       CHARACTER(LEN=*), INTENT(IN) :: comm_name
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_set_name
+    end subroutine MPI_Comm_set_name_f08
   end interface MPI_Comm_set_name
+  interface PMPI_Comm_set_name
+    subroutine PMPI_Comm_set_name_f08(comm, comm_name, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      CHARACTER(LEN=*), INTENT(IN) :: comm_name
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_set_name_f08
+  end interface PMPI_Comm_set_name
   interface MPI_Comm_size
-    subroutine PMPI_Comm_size(comm, size, ierror)
+    subroutine MPI_Comm_size_f08(comm, size, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_size
+    end subroutine MPI_Comm_size_f08
   end interface MPI_Comm_size
+  interface PMPI_Comm_size
+    subroutine PMPI_Comm_size_f08(comm, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_size_f08
+  end interface PMPI_Comm_size
   interface MPI_Comm_spawn
-    subroutine PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, &
+    subroutine MPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, &
       array_of_errcodes, ierror)
       import
       implicit none
@@ -1674,10 +3071,26 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(OUT) :: intercomm
       INTEGER :: array_of_errcodes(*)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_spawn
+    end subroutine MPI_Comm_spawn_f08
   end interface MPI_Comm_spawn
+  interface PMPI_Comm_spawn
+    subroutine PMPI_Comm_spawn_f08(command, argv, maxprocs, info, root, comm, intercomm, &
+      array_of_errcodes, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: command
+      CHARACTER(LEN=*), INTENT(IN) :: argv(*)
+      INTEGER, INTENT(IN) :: maxprocs
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+      INTEGER :: array_of_errcodes(*)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_spawn_f08
+  end interface PMPI_Comm_spawn
   interface MPI_Comm_spawn_multiple
-    subroutine PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, &
+    subroutine MPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, &
       array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
       import
       implicit none
@@ -1691,10 +3104,27 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(OUT) :: intercomm
       INTEGER :: array_of_errcodes(*)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_spawn_multiple
+    end subroutine MPI_Comm_spawn_multiple_f08
   end interface MPI_Comm_spawn_multiple
+  interface PMPI_Comm_spawn_multiple
+    subroutine PMPI_Comm_spawn_multiple_f08(count, array_of_commands, array_of_argv, &
+      array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      CHARACTER(LEN=*), INTENT(IN) :: array_of_commands(*)
+      CHARACTER(LEN=*), INTENT(IN) :: array_of_argv(count,*)
+      INTEGER, INTENT(IN) :: array_of_maxprocs(*)
+      TYPE(MPI_Info), INTENT(IN) :: array_of_info(*)
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+      INTEGER :: array_of_errcodes(*)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_spawn_multiple_f08
+  end interface PMPI_Comm_spawn_multiple
   interface MPI_Comm_split
-    subroutine PMPI_Comm_split(comm, color, key, newcomm, ierror)
+    subroutine MPI_Comm_split_f08(comm, color, key, newcomm, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -1702,10 +3132,21 @@ module mpi_f08
       INTEGER, INTENT(IN) :: key
       TYPE(MPI_Comm), INTENT(OUT) :: newcomm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_split
+    end subroutine MPI_Comm_split_f08
   end interface MPI_Comm_split
+  interface PMPI_Comm_split
+    subroutine PMPI_Comm_split_f08(comm, color, key, newcomm, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: color
+      INTEGER, INTENT(IN) :: key
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_split_f08
+  end interface PMPI_Comm_split
   interface MPI_Comm_split_type
-    subroutine PMPI_Comm_split_type(comm, split_type, key, info, newcomm, ierror)
+    subroutine MPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -1714,19 +3155,40 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Comm), INTENT(OUT) :: newcomm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_split_type
+    end subroutine MPI_Comm_split_type_f08
   end interface MPI_Comm_split_type
+  interface PMPI_Comm_split_type
+    subroutine PMPI_Comm_split_type_f08(comm, split_type, key, info, newcomm, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: split_type
+      INTEGER, INTENT(IN) :: key
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(OUT) :: newcomm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_split_type_f08
+  end interface PMPI_Comm_split_type
   interface MPI_Comm_test_inter
-    subroutine PMPI_Comm_test_inter(comm, flag, ierror)
+    subroutine MPI_Comm_test_inter_f08(comm, flag, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       LOGICAL, INTENT(OUT) :: flag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_test_inter
+    end subroutine MPI_Comm_test_inter_f08
   end interface MPI_Comm_test_inter
+  interface PMPI_Comm_test_inter
+    subroutine PMPI_Comm_test_inter_f08(comm, flag, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Comm_test_inter_f08
+  end interface PMPI_Comm_test_inter
   interface MPI_Compare_and_swap
-    subroutine PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, &
+    subroutine MPI_Compare_and_swap_f08(origin_addr, compare_addr, result_addr, datatype, &
       target_rank, target_disp, win, ierror)
       import
       implicit none
@@ -1741,21 +3203,49 @@ module mpi_f08
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Compare_and_swap
+    end subroutine MPI_Compare_and_swap_f08
   end interface MPI_Compare_and_swap
+  interface PMPI_Compare_and_swap
+    subroutine PMPI_Compare_and_swap_f08(origin_addr, compare_addr, result_addr, datatype, &
+      target_rank, target_disp, win, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: compare_addr
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Compare_and_swap_f08
+  end interface PMPI_Compare_and_swap
   interface MPI_Dims_create
-    subroutine PMPI_Dims_create(nnodes, ndims, dims, ierror)
+    subroutine MPI_Dims_create_f08(nnodes, ndims, dims, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: nnodes
       INTEGER, INTENT(IN) :: ndims
       INTEGER, INTENT(INOUT) :: dims(ndims)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Dims_create
+    end subroutine MPI_Dims_create_f08
   end interface MPI_Dims_create
+  interface PMPI_Dims_create
+    subroutine PMPI_Dims_create_f08(nnodes, ndims, dims, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: nnodes
+      INTEGER, INTENT(IN) :: ndims
+      INTEGER, INTENT(INOUT) :: dims(ndims)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Dims_create_f08
+  end interface PMPI_Dims_create
   interface MPI_Dist_graph_create
-    subroutine PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, &
-      reorder, comm_dist_graph, ierror)
+    subroutine MPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations, weights, &
+      info, reorder, comm_dist_graph, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm_old
@@ -1768,10 +3258,27 @@ module mpi_f08
       LOGICAL, INTENT(IN) :: reorder
       TYPE(MPI_Comm), INTENT(OUT) :: comm_dist_graph
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Dist_graph_create
+    end subroutine MPI_Dist_graph_create_f08
   end interface MPI_Dist_graph_create
+  interface PMPI_Dist_graph_create
+    subroutine PMPI_Dist_graph_create_f08(comm_old, n, sources, degrees, destinations, weights, &
+      info, reorder, comm_dist_graph, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm_old
+      INTEGER, INTENT(IN) :: n
+      INTEGER, INTENT(IN) :: sources(n)
+      INTEGER, INTENT(IN) :: degrees(n)
+      INTEGER, INTENT(IN) :: destinations(*)
+      INTEGER, INTENT(IN) :: weights(*)
+      TYPE(MPI_Info), INTENT(IN) :: info
+      LOGICAL, INTENT(IN) :: reorder
+      TYPE(MPI_Comm), INTENT(OUT) :: comm_dist_graph
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Dist_graph_create_f08
+  end interface PMPI_Dist_graph_create
   interface MPI_Dist_graph_create_adjacent
-    subroutine PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, &
+    subroutine MPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourceweights, &
       outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
       import
       implicit none
@@ -1786,11 +3293,29 @@ module mpi_f08
       LOGICAL, INTENT(IN) :: reorder
       TYPE(MPI_Comm), INTENT(OUT) :: comm_dist_graph
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Dist_graph_create_adjacent
+    end subroutine MPI_Dist_graph_create_adjacent_f08
   end interface MPI_Dist_graph_create_adjacent
+  interface PMPI_Dist_graph_create_adjacent
+    subroutine PMPI_Dist_graph_create_adjacent_f08(comm_old, indegree, sources, sourceweights, &
+      outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm_old
+      INTEGER, INTENT(IN) :: indegree
+      INTEGER, INTENT(IN) :: sources(indegree)
+      INTEGER, INTENT(IN) :: sourceweights(*)
+      INTEGER, INTENT(IN) :: outdegree
+      INTEGER, INTENT(IN) :: destinations(outdegree)
+      INTEGER, INTENT(IN) :: destweights(*)
+      TYPE(MPI_Info), INTENT(IN) :: info
+      LOGICAL, INTENT(IN) :: reorder
+      TYPE(MPI_Comm), INTENT(OUT) :: comm_dist_graph
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Dist_graph_create_adjacent_f08
+  end interface PMPI_Dist_graph_create_adjacent
   interface MPI_Dist_graph_neighbors
-    subroutine PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, &
-      destinations, destweights, ierror)
+    subroutine MPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweights, &
+      maxoutdegree, destinations, destweights, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -1801,10 +3326,25 @@ module mpi_f08
       INTEGER, INTENT(OUT) :: destinations(maxoutdegree)
       INTEGER :: destweights(*)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Dist_graph_neighbors
+    end subroutine MPI_Dist_graph_neighbors_f08
   end interface MPI_Dist_graph_neighbors
+  interface PMPI_Dist_graph_neighbors
+    subroutine PMPI_Dist_graph_neighbors_f08(comm, maxindegree, sources, sourceweights, &
+      maxoutdegree, destinations, destweights, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: maxindegree
+      INTEGER, INTENT(OUT) :: sources(maxindegree)
+      INTEGER :: sourceweights(*)
+      INTEGER, INTENT(IN) :: maxoutdegree
+      INTEGER, INTENT(OUT) :: destinations(maxoutdegree)
+      INTEGER :: destweights(*)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Dist_graph_neighbors_f08
+  end interface PMPI_Dist_graph_neighbors
   interface MPI_Dist_graph_neighbors_count
-    subroutine PMPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted, ierror)
+    subroutine MPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighted, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -1812,37 +3352,75 @@ module mpi_f08
       INTEGER, INTENT(OUT) :: outdegree
       LOGICAL, INTENT(OUT) :: weighted
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Dist_graph_neighbors_count
+    end subroutine MPI_Dist_graph_neighbors_count_f08
   end interface MPI_Dist_graph_neighbors_count
+  interface PMPI_Dist_graph_neighbors_count
+    subroutine PMPI_Dist_graph_neighbors_count_f08(comm, indegree, outdegree, weighted, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT) :: indegree
+      INTEGER, INTENT(OUT) :: outdegree
+      LOGICAL, INTENT(OUT) :: weighted
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Dist_graph_neighbors_count_f08
+  end interface PMPI_Dist_graph_neighbors_count
   interface MPI_Errhandler_free
-    subroutine PMPI_Errhandler_free(errhandler, ierror)
+    subroutine MPI_Errhandler_free_f08(errhandler, ierror)
       import
       implicit none
       TYPE(MPI_Errhandler), INTENT(INOUT) :: errhandler
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Errhandler_free
+    end subroutine MPI_Errhandler_free_f08
   end interface MPI_Errhandler_free
+  interface PMPI_Errhandler_free
+    subroutine PMPI_Errhandler_free_f08(errhandler, ierror)
+      import
+      implicit none
+      TYPE(MPI_Errhandler), INTENT(INOUT) :: errhandler
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Errhandler_free_f08
+  end interface PMPI_Errhandler_free
   interface MPI_Error_class
-    subroutine PMPI_Error_class(errorcode, errorclass, ierror)
+    subroutine MPI_Error_class_f08(errorcode, errorclass, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: errorcode
       INTEGER, INTENT(OUT) :: errorclass
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Error_class
+    end subroutine MPI_Error_class_f08
   end interface MPI_Error_class
+  interface PMPI_Error_class
+    subroutine PMPI_Error_class_f08(errorcode, errorclass, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, INTENT(OUT) :: errorclass
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Error_class_f08
+  end interface PMPI_Error_class
   interface MPI_Error_string
-    subroutine PMPI_Error_string(errorcode, string, resultlen, ierror)
+    subroutine MPI_Error_string_f08(errorcode, string, resultlen, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: errorcode
       CHARACTER(LEN=*), INTENT(OUT) :: string
       INTEGER, INTENT(OUT) :: resultlen
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Error_string
+    end subroutine MPI_Error_string_f08
   end interface MPI_Error_string
+  interface PMPI_Error_string
+    subroutine PMPI_Error_string_f08(errorcode, string, resultlen, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: errorcode
+      CHARACTER(LEN=*), INTENT(OUT) :: string
+      INTEGER, INTENT(OUT) :: resultlen
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Error_string_f08
+  end interface PMPI_Error_string
   interface MPI_Exscan
-    subroutine PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    subroutine MPI_Exscan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -1854,8 +3432,8 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Exscan
-    subroutine PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    end subroutine MPI_Exscan_f08
+    subroutine MPI_Exscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -1867,10 +3445,39 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Exscan_c
+    end subroutine MPI_Exscan_c_f08
   end interface MPI_Exscan
+  interface PMPI_Exscan
+    subroutine PMPI_Exscan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Exscan_f08
+    subroutine PMPI_Exscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Exscan_c_f08
+  end interface PMPI_Exscan
   interface MPI_Exscan_init
-    subroutine PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    subroutine MPI_Exscan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+      ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -1884,8 +3491,8 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Exscan_init
-    subroutine PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    end subroutine MPI_Exscan_init_f08
+    subroutine MPI_Exscan_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
       ierror)
       import
       implicit none
@@ -1900,18 +3507,60 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Exscan_init_c
+    end subroutine MPI_Exscan_init_c_f08
   end interface MPI_Exscan_init
+  interface PMPI_Exscan_init
+    subroutine PMPI_Exscan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+      ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Exscan_init_f08
+    subroutine PMPI_Exscan_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+      ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Exscan_init_c_f08
+  end interface PMPI_Exscan_init
   interface MPI_F_sync_reg
-    subroutine PMPI_F_sync_reg(buf)
+    subroutine MPI_F_sync_reg_f08(buf)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
       TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
-    end subroutine PMPI_F_sync_reg
+    end subroutine MPI_F_sync_reg_f08
   end interface MPI_F_sync_reg
+  interface PMPI_F_sync_reg
+    subroutine PMPI_F_sync_reg_f08(buf)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+    end subroutine PMPI_F_sync_reg_f08
+  end interface PMPI_F_sync_reg
   interface MPI_Fetch_and_op
-    subroutine PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, &
+    subroutine MPI_Fetch_and_op_f08(origin_addr, result_addr, datatype, target_rank, target_disp, &
       op, win, ierror)
       import
       implicit none
@@ -1925,147 +3574,301 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Fetch_and_op
+    end subroutine MPI_Fetch_and_op_f08
   end interface MPI_Fetch_and_op
+  interface PMPI_Fetch_and_op
+    subroutine PMPI_Fetch_and_op_f08(origin_addr, result_addr, datatype, target_rank, &
+      target_disp, op, win, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Fetch_and_op_f08
+  end interface PMPI_Fetch_and_op
   interface MPI_File_call_errhandler
-    subroutine PMPI_File_call_errhandler(fh, errorcode, ierror)
+    subroutine MPI_File_call_errhandler_f08(fh, errorcode, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER, INTENT(IN) :: errorcode
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_call_errhandler
+    end subroutine MPI_File_call_errhandler_f08
   end interface MPI_File_call_errhandler
+  interface PMPI_File_call_errhandler
+    subroutine PMPI_File_call_errhandler_f08(fh, errorcode, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_call_errhandler_f08
+  end interface PMPI_File_call_errhandler
   interface MPI_File_close
-    subroutine PMPI_File_close(fh, ierror)
+    subroutine MPI_File_close_f08(fh, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(INOUT) :: fh
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_close
+    end subroutine MPI_File_close_f08
   end interface MPI_File_close
+  interface PMPI_File_close
+    subroutine PMPI_File_close_f08(fh, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(INOUT) :: fh
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_close_f08
+  end interface PMPI_File_close
   interface MPI_File_create_errhandler
-    subroutine PMPI_File_create_errhandler(file_errhandler_fn, errhandler, ierror)
+    subroutine MPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror)
       import
       implicit none
       EXTERNAL :: file_errhandler_fn
       TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_create_errhandler
+    end subroutine MPI_File_create_errhandler_f08
   end interface MPI_File_create_errhandler
+  interface PMPI_File_create_errhandler
+    subroutine PMPI_File_create_errhandler_f08(file_errhandler_fn, errhandler, ierror)
+      import
+      implicit none
+      EXTERNAL :: file_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_create_errhandler_f08
+  end interface PMPI_File_create_errhandler
   interface MPI_File_delete
-    subroutine PMPI_File_delete(filename, info, ierror)
+    subroutine MPI_File_delete_f08(filename, info, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: filename
       TYPE(MPI_Info), INTENT(IN) :: info
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_delete
+    end subroutine MPI_File_delete_f08
   end interface MPI_File_delete
+  interface PMPI_File_delete
+    subroutine PMPI_File_delete_f08(filename, info, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: filename
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_delete_f08
+  end interface PMPI_File_delete
   interface MPI_File_get_amode
-    subroutine PMPI_File_get_amode(fh, amode, ierror)
+    subroutine MPI_File_get_amode_f08(fh, amode, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER, INTENT(OUT) :: amode
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_get_amode
+    end subroutine MPI_File_get_amode_f08
   end interface MPI_File_get_amode
+  interface PMPI_File_get_amode
+    subroutine PMPI_File_get_amode_f08(fh, amode, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER, INTENT(OUT) :: amode
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_get_amode_f08
+  end interface PMPI_File_get_amode
   interface MPI_File_get_atomicity
-    subroutine PMPI_File_get_atomicity(fh, flag, ierror)
+    subroutine MPI_File_get_atomicity_f08(fh, flag, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       LOGICAL, INTENT(OUT) :: flag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_get_atomicity
+    end subroutine MPI_File_get_atomicity_f08
   end interface MPI_File_get_atomicity
+  interface PMPI_File_get_atomicity
+    subroutine PMPI_File_get_atomicity_f08(fh, flag, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_get_atomicity_f08
+  end interface PMPI_File_get_atomicity
   interface MPI_File_get_byte_offset
-    subroutine PMPI_File_get_byte_offset(fh, offset, disp, ierror)
+    subroutine MPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_get_byte_offset
+    end subroutine MPI_File_get_byte_offset_f08
   end interface MPI_File_get_byte_offset
+  interface PMPI_File_get_byte_offset
+    subroutine PMPI_File_get_byte_offset_f08(fh, offset, disp, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_get_byte_offset_f08
+  end interface PMPI_File_get_byte_offset
   interface MPI_File_get_errhandler
-    subroutine PMPI_File_get_errhandler(file, errhandler, ierror)
+    subroutine MPI_File_get_errhandler_f08(file, errhandler, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: file
       TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_get_errhandler
+    end subroutine MPI_File_get_errhandler_f08
   end interface MPI_File_get_errhandler
+  interface PMPI_File_get_errhandler
+    subroutine PMPI_File_get_errhandler_f08(file, errhandler, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: file
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_get_errhandler_f08
+  end interface PMPI_File_get_errhandler
   interface MPI_File_get_group
-    subroutine PMPI_File_get_group(fh, group, ierror)
+    subroutine MPI_File_get_group_f08(fh, group, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       TYPE(MPI_Group), INTENT(OUT) :: group
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_get_group
+    end subroutine MPI_File_get_group_f08
   end interface MPI_File_get_group
+  interface PMPI_File_get_group
+    subroutine PMPI_File_get_group_f08(fh, group, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Group), INTENT(OUT) :: group
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_get_group_f08
+  end interface PMPI_File_get_group
   interface MPI_File_get_info
-    subroutine PMPI_File_get_info(fh, info_used, ierror)
+    subroutine MPI_File_get_info_f08(fh, info_used, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       TYPE(MPI_Info), INTENT(OUT) :: info_used
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_get_info
+    end subroutine MPI_File_get_info_f08
   end interface MPI_File_get_info
+  interface PMPI_File_get_info
+    subroutine PMPI_File_get_info_f08(fh, info_used, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Info), INTENT(OUT) :: info_used
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_get_info_f08
+  end interface PMPI_File_get_info
   interface MPI_File_get_position
-    subroutine PMPI_File_get_position(fh, offset, ierror)
+    subroutine MPI_File_get_position_f08(fh, offset, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_get_position
+    end subroutine MPI_File_get_position_f08
   end interface MPI_File_get_position
-  interface MPI_File_get_position_shared
-    subroutine PMPI_File_get_position_shared(fh, offset, ierror)
+  interface PMPI_File_get_position
+    subroutine PMPI_File_get_position_f08(fh, offset, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_get_position_shared
+    end subroutine PMPI_File_get_position_f08
+  end interface PMPI_File_get_position
+  interface MPI_File_get_position_shared
+    subroutine MPI_File_get_position_shared_f08(fh, offset, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_File_get_position_shared_f08
   end interface MPI_File_get_position_shared
+  interface PMPI_File_get_position_shared
+    subroutine PMPI_File_get_position_shared_f08(fh, offset, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: offset
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_get_position_shared_f08
+  end interface PMPI_File_get_position_shared
   interface MPI_File_get_size
-    subroutine PMPI_File_get_size(fh, size, ierror)
+    subroutine MPI_File_get_size_f08(fh, size, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_get_size
+    end subroutine MPI_File_get_size_f08
   end interface MPI_File_get_size
+  interface PMPI_File_get_size
+    subroutine PMPI_File_get_size_f08(fh, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_get_size_f08
+  end interface PMPI_File_get_size
   interface MPI_File_get_type_extent
-    subroutine PMPI_File_get_type_extent(fh, datatype, extent, ierror)
+    subroutine MPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: extent
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_get_type_extent
+    end subroutine MPI_File_get_type_extent_f08
   end interface MPI_File_get_type_extent
   interface MPI_File_get_type_extent_c
-    subroutine PMPI_File_get_type_extent_c(fh, datatype, extent, ierror)
+    subroutine MPI_File_get_type_extent_c_f08(fh, datatype, extent, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: extent
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_get_type_extent_c
+    end subroutine MPI_File_get_type_extent_c_f08
   end interface MPI_File_get_type_extent_c
+  interface PMPI_File_get_type_extent
+    subroutine PMPI_File_get_type_extent_f08(fh, datatype, extent, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: extent
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_get_type_extent_f08
+  end interface PMPI_File_get_type_extent
+  interface PMPI_File_get_type_extent_c
+    subroutine PMPI_File_get_type_extent_c_f08(fh, datatype, extent, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: extent
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_get_type_extent_c_f08
+  end interface PMPI_File_get_type_extent_c
   interface MPI_File_get_view
-    subroutine PMPI_File_get_view(fh, disp, etype, filetype, datarep, ierror)
+    subroutine MPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2074,10 +3877,22 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(OUT) :: filetype
       CHARACTER(LEN=*), INTENT(OUT) :: datarep
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_get_view
+    end subroutine MPI_File_get_view_f08
   end interface MPI_File_get_view
+  interface PMPI_File_get_view
+    subroutine PMPI_File_get_view_f08(fh, disp, etype, filetype, datarep, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(OUT) :: disp
+      TYPE(MPI_Datatype), INTENT(OUT) :: etype
+      TYPE(MPI_Datatype), INTENT(OUT) :: filetype
+      CHARACTER(LEN=*), INTENT(OUT) :: datarep
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_get_view_f08
+  end interface PMPI_File_get_view
   interface MPI_File_iread
-    subroutine PMPI_File_iread(fh, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iread_f08(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2087,8 +3902,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread
-    subroutine PMPI_File_iread_c(fh, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iread_f08
+    subroutine MPI_File_iread_c_f08(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2098,10 +3913,34 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_c
+    end subroutine MPI_File_iread_c_f08
   end interface MPI_File_iread
+  interface PMPI_File_iread
+    subroutine PMPI_File_iread_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iread_f08
+    subroutine PMPI_File_iread_c_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iread_c_f08
+  end interface PMPI_File_iread
   interface MPI_File_iread_all
-    subroutine PMPI_File_iread_all(fh, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iread_all_f08(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2111,8 +3950,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_all
-    subroutine PMPI_File_iread_all_c(fh, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iread_all_f08
+    subroutine MPI_File_iread_all_c_f08(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2122,10 +3961,34 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_all_c
+    end subroutine MPI_File_iread_all_c_f08
   end interface MPI_File_iread_all
+  interface PMPI_File_iread_all
+    subroutine PMPI_File_iread_all_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iread_all_f08
+    subroutine PMPI_File_iread_all_c_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iread_all_c_f08
+  end interface PMPI_File_iread_all
   interface MPI_File_iread_at
-    subroutine PMPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iread_at_f08(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2136,8 +3999,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_at
-    subroutine PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iread_at_f08
+    subroutine MPI_File_iread_at_c_f08(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2148,10 +4011,36 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_at_c
+    end subroutine MPI_File_iread_at_c_f08
   end interface MPI_File_iread_at
+  interface PMPI_File_iread_at
+    subroutine PMPI_File_iread_at_f08(fh, offset, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iread_at_f08
+    subroutine PMPI_File_iread_at_c_f08(fh, offset, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iread_at_c_f08
+  end interface PMPI_File_iread_at
   interface MPI_File_iread_at_all
-    subroutine PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iread_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2162,8 +4051,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_at_all
-    subroutine PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iread_at_all_f08
+    subroutine MPI_File_iread_at_all_c_f08(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2174,10 +4063,36 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_at_all_c
+    end subroutine MPI_File_iread_at_all_c_f08
   end interface MPI_File_iread_at_all
+  interface PMPI_File_iread_at_all
+    subroutine PMPI_File_iread_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iread_at_all_f08
+    subroutine PMPI_File_iread_at_all_c_f08(fh, offset, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iread_at_all_c_f08
+  end interface PMPI_File_iread_at_all
   interface MPI_File_iread_shared
-    subroutine PMPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iread_shared_f08(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2187,8 +4102,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_shared
-    subroutine PMPI_File_iread_shared_c(fh, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iread_shared_f08
+    subroutine MPI_File_iread_shared_c_f08(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2198,10 +4113,34 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_shared_c
+    end subroutine MPI_File_iread_shared_c_f08
   end interface MPI_File_iread_shared
+  interface PMPI_File_iread_shared
+    subroutine PMPI_File_iread_shared_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iread_shared_f08
+    subroutine PMPI_File_iread_shared_c_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iread_shared_c_f08
+  end interface PMPI_File_iread_shared
   interface MPI_File_iwrite
-    subroutine PMPI_File_iwrite(fh, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iwrite_f08(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2211,8 +4150,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite
-    subroutine PMPI_File_iwrite_c(fh, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iwrite_f08
+    subroutine MPI_File_iwrite_c_f08(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2222,10 +4161,34 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_c
+    end subroutine MPI_File_iwrite_c_f08
   end interface MPI_File_iwrite
+  interface PMPI_File_iwrite
+    subroutine PMPI_File_iwrite_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iwrite_f08
+    subroutine PMPI_File_iwrite_c_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iwrite_c_f08
+  end interface PMPI_File_iwrite
   interface MPI_File_iwrite_all
-    subroutine PMPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iwrite_all_f08(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2235,8 +4198,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_all
-    subroutine PMPI_File_iwrite_all_c(fh, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iwrite_all_f08
+    subroutine MPI_File_iwrite_all_c_f08(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2246,10 +4209,34 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_all_c
+    end subroutine MPI_File_iwrite_all_c_f08
   end interface MPI_File_iwrite_all
+  interface PMPI_File_iwrite_all
+    subroutine PMPI_File_iwrite_all_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iwrite_all_f08
+    subroutine PMPI_File_iwrite_all_c_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iwrite_all_c_f08
+  end interface PMPI_File_iwrite_all
   interface MPI_File_iwrite_at
-    subroutine PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iwrite_at_f08(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2260,8 +4247,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_at
-    subroutine PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iwrite_at_f08
+    subroutine MPI_File_iwrite_at_c_f08(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2272,10 +4259,36 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_at_c
+    end subroutine MPI_File_iwrite_at_c_f08
   end interface MPI_File_iwrite_at
+  interface PMPI_File_iwrite_at
+    subroutine PMPI_File_iwrite_at_f08(fh, offset, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iwrite_at_f08
+    subroutine PMPI_File_iwrite_at_c_f08(fh, offset, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iwrite_at_c_f08
+  end interface PMPI_File_iwrite_at
   interface MPI_File_iwrite_at_all
-    subroutine PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iwrite_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2286,8 +4299,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_at_all
-    subroutine PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iwrite_at_all_f08
+    subroutine MPI_File_iwrite_at_all_c_f08(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2298,10 +4311,36 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_at_all_c
+    end subroutine MPI_File_iwrite_at_all_c_f08
   end interface MPI_File_iwrite_at_all
+  interface PMPI_File_iwrite_at_all
+    subroutine PMPI_File_iwrite_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iwrite_at_all_f08
+    subroutine PMPI_File_iwrite_at_all_c_f08(fh, offset, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iwrite_at_all_c_f08
+  end interface PMPI_File_iwrite_at_all
   interface MPI_File_iwrite_shared
-    subroutine PMPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iwrite_shared_f08(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2311,8 +4350,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_shared
-    subroutine PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iwrite_shared_f08
+    subroutine MPI_File_iwrite_shared_c_f08(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2322,10 +4361,34 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_shared_c
+    end subroutine MPI_File_iwrite_shared_c_f08
   end interface MPI_File_iwrite_shared
+  interface PMPI_File_iwrite_shared
+    subroutine PMPI_File_iwrite_shared_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iwrite_shared_f08
+    subroutine PMPI_File_iwrite_shared_c_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_iwrite_shared_c_f08
+  end interface PMPI_File_iwrite_shared
   interface MPI_File_open
-    subroutine PMPI_File_open(comm, filename, amode, info, fh, ierror)
+    subroutine MPI_File_open_f08(comm, filename, amode, info, fh, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -2334,19 +4397,40 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_File), INTENT(OUT) :: fh
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_open
+    end subroutine MPI_File_open_f08
   end interface MPI_File_open
+  interface PMPI_File_open
+    subroutine PMPI_File_open_f08(comm, filename, amode, info, fh, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      CHARACTER(LEN=*), INTENT(IN) :: filename
+      INTEGER, INTENT(IN) :: amode
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_File), INTENT(OUT) :: fh
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_open_f08
+  end interface PMPI_File_open
   interface MPI_File_preallocate
-    subroutine PMPI_File_preallocate(fh, size, ierror)
+    subroutine MPI_File_preallocate_f08(fh, size, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_preallocate
+    end subroutine MPI_File_preallocate_f08
   end interface MPI_File_preallocate
+  interface PMPI_File_preallocate
+    subroutine PMPI_File_preallocate_f08(fh, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_preallocate_f08
+  end interface PMPI_File_preallocate
   interface MPI_File_read
-    subroutine PMPI_File_read(fh, buf, count, datatype, status, ierror)
+    subroutine MPI_File_read_f08(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2356,8 +4440,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read
-    subroutine PMPI_File_read_c(fh, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_read_f08
+    subroutine MPI_File_read_c_f08(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2367,10 +4451,34 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_c
+    end subroutine MPI_File_read_c_f08
   end interface MPI_File_read
+  interface PMPI_File_read
+    subroutine PMPI_File_read_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_f08
+    subroutine PMPI_File_read_c_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_c_f08
+  end interface PMPI_File_read
   interface MPI_File_read_all
-    subroutine PMPI_File_read_all(fh, buf, count, datatype, status, ierror)
+    subroutine MPI_File_read_all_f08(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2380,8 +4488,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_all
-    subroutine PMPI_File_read_all_c(fh, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_read_all_f08
+    subroutine MPI_File_read_all_c_f08(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2391,10 +4499,34 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_all_c
+    end subroutine MPI_File_read_all_c_f08
   end interface MPI_File_read_all
+  interface PMPI_File_read_all
+    subroutine PMPI_File_read_all_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_all_f08
+    subroutine PMPI_File_read_all_c_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_all_c_f08
+  end interface PMPI_File_read_all
   interface MPI_File_read_all_begin
-    subroutine PMPI_File_read_all_begin(fh, buf, count, datatype, ierror)
+    subroutine MPI_File_read_all_begin_f08(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2403,8 +4535,8 @@ module mpi_f08
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_all_begin
-    subroutine PMPI_File_read_all_begin_c(fh, buf, count, datatype, ierror)
+    end subroutine MPI_File_read_all_begin_f08
+    subroutine MPI_File_read_all_begin_c_f08(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2413,10 +4545,32 @@ module mpi_f08
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_all_begin_c
+    end subroutine MPI_File_read_all_begin_c_f08
   end interface MPI_File_read_all_begin
+  interface PMPI_File_read_all_begin
+    subroutine PMPI_File_read_all_begin_f08(fh, buf, count, datatype, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_all_begin_f08
+    subroutine PMPI_File_read_all_begin_c_f08(fh, buf, count, datatype, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_all_begin_c_f08
+  end interface PMPI_File_read_all_begin
   interface MPI_File_read_all_end
-    subroutine PMPI_File_read_all_end(fh, buf, status, ierror)
+    subroutine MPI_File_read_all_end_f08(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2424,10 +4578,21 @@ module mpi_f08
       TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_all_end
+    end subroutine MPI_File_read_all_end_f08
   end interface MPI_File_read_all_end
+  interface PMPI_File_read_all_end
+    subroutine PMPI_File_read_all_end_f08(fh, buf, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_all_end_f08
+  end interface PMPI_File_read_all_end
   interface MPI_File_read_at
-    subroutine PMPI_File_read_at(fh, offset, buf, count, datatype, status, ierror)
+    subroutine MPI_File_read_at_f08(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2438,8 +4603,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_at
-    subroutine PMPI_File_read_at_c(fh, offset, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_read_at_f08
+    subroutine MPI_File_read_at_c_f08(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2450,10 +4615,36 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_at_c
+    end subroutine MPI_File_read_at_c_f08
   end interface MPI_File_read_at
+  interface PMPI_File_read_at
+    subroutine PMPI_File_read_at_f08(fh, offset, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_at_f08
+    subroutine PMPI_File_read_at_c_f08(fh, offset, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_at_c_f08
+  end interface PMPI_File_read_at
   interface MPI_File_read_at_all
-    subroutine PMPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror)
+    subroutine MPI_File_read_at_all_f08(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2464,8 +4655,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_at_all
-    subroutine PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_read_at_all_f08
+    subroutine MPI_File_read_at_all_c_f08(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2476,10 +4667,36 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_at_all_c
+    end subroutine MPI_File_read_at_all_c_f08
   end interface MPI_File_read_at_all
+  interface PMPI_File_read_at_all
+    subroutine PMPI_File_read_at_all_f08(fh, offset, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_at_all_f08
+    subroutine PMPI_File_read_at_all_c_f08(fh, offset, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_at_all_c_f08
+  end interface PMPI_File_read_at_all
   interface MPI_File_read_at_all_begin
-    subroutine PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
+    subroutine MPI_File_read_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2489,8 +4706,8 @@ module mpi_f08
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_at_all_begin
-    subroutine PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+    end subroutine MPI_File_read_at_all_begin_f08
+    subroutine MPI_File_read_at_all_begin_c_f08(fh, offset, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2500,10 +4717,34 @@ module mpi_f08
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_at_all_begin_c
+    end subroutine MPI_File_read_at_all_begin_c_f08
   end interface MPI_File_read_at_all_begin
+  interface PMPI_File_read_at_all_begin
+    subroutine PMPI_File_read_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_at_all_begin_f08
+    subroutine PMPI_File_read_at_all_begin_c_f08(fh, offset, buf, count, datatype, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_at_all_begin_c_f08
+  end interface PMPI_File_read_at_all_begin
   interface MPI_File_read_at_all_end
-    subroutine PMPI_File_read_at_all_end(fh, buf, status, ierror)
+    subroutine MPI_File_read_at_all_end_f08(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2511,10 +4752,21 @@ module mpi_f08
       TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_at_all_end
+    end subroutine MPI_File_read_at_all_end_f08
   end interface MPI_File_read_at_all_end
+  interface PMPI_File_read_at_all_end
+    subroutine PMPI_File_read_at_all_end_f08(fh, buf, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_at_all_end_f08
+  end interface PMPI_File_read_at_all_end
   interface MPI_File_read_ordered
-    subroutine PMPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
+    subroutine MPI_File_read_ordered_f08(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2524,8 +4776,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_ordered
-    subroutine PMPI_File_read_ordered_c(fh, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_read_ordered_f08
+    subroutine MPI_File_read_ordered_c_f08(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2535,10 +4787,34 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_ordered_c
+    end subroutine MPI_File_read_ordered_c_f08
   end interface MPI_File_read_ordered
+  interface PMPI_File_read_ordered
+    subroutine PMPI_File_read_ordered_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_ordered_f08
+    subroutine PMPI_File_read_ordered_c_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_ordered_c_f08
+  end interface PMPI_File_read_ordered
   interface MPI_File_read_ordered_begin
-    subroutine PMPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
+    subroutine MPI_File_read_ordered_begin_f08(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2547,8 +4823,8 @@ module mpi_f08
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_ordered_begin
-    subroutine PMPI_File_read_ordered_begin_c(fh, buf, count, datatype, ierror)
+    end subroutine MPI_File_read_ordered_begin_f08
+    subroutine MPI_File_read_ordered_begin_c_f08(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2557,10 +4833,32 @@ module mpi_f08
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_ordered_begin_c
+    end subroutine MPI_File_read_ordered_begin_c_f08
   end interface MPI_File_read_ordered_begin
+  interface PMPI_File_read_ordered_begin
+    subroutine PMPI_File_read_ordered_begin_f08(fh, buf, count, datatype, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_ordered_begin_f08
+    subroutine PMPI_File_read_ordered_begin_c_f08(fh, buf, count, datatype, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_ordered_begin_c_f08
+  end interface PMPI_File_read_ordered_begin
   interface MPI_File_read_ordered_end
-    subroutine PMPI_File_read_ordered_end(fh, buf, status, ierror)
+    subroutine MPI_File_read_ordered_end_f08(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2568,10 +4866,21 @@ module mpi_f08
       TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_ordered_end
+    end subroutine MPI_File_read_ordered_end_f08
   end interface MPI_File_read_ordered_end
+  interface PMPI_File_read_ordered_end
+    subroutine PMPI_File_read_ordered_end_f08(fh, buf, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_ordered_end_f08
+  end interface PMPI_File_read_ordered_end
   interface MPI_File_read_shared
-    subroutine PMPI_File_read_shared(fh, buf, count, datatype, status, ierror)
+    subroutine MPI_File_read_shared_f08(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2581,8 +4890,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_shared
-    subroutine PMPI_File_read_shared_c(fh, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_read_shared_f08
+    subroutine MPI_File_read_shared_c_f08(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2592,66 +4901,146 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_shared_c
+    end subroutine MPI_File_read_shared_c_f08
   end interface MPI_File_read_shared
+  interface PMPI_File_read_shared
+    subroutine PMPI_File_read_shared_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_shared_f08
+    subroutine PMPI_File_read_shared_c_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_read_shared_c_f08
+  end interface PMPI_File_read_shared
   interface MPI_File_seek
-    subroutine PMPI_File_seek(fh, offset, whence, ierror)
+    subroutine MPI_File_seek_f08(fh, offset, whence, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       INTEGER, INTENT(IN) :: whence
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_seek
+    end subroutine MPI_File_seek_f08
   end interface MPI_File_seek
-  interface MPI_File_seek_shared
-    subroutine PMPI_File_seek_shared(fh, offset, whence, ierror)
+  interface PMPI_File_seek
+    subroutine PMPI_File_seek_f08(fh, offset, whence, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
       INTEGER, INTENT(IN) :: whence
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_seek_shared
+    end subroutine PMPI_File_seek_f08
+  end interface PMPI_File_seek
+  interface MPI_File_seek_shared
+    subroutine MPI_File_seek_shared_f08(fh, offset, whence, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER, INTENT(IN) :: whence
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_File_seek_shared_f08
   end interface MPI_File_seek_shared
+  interface PMPI_File_seek_shared
+    subroutine PMPI_File_seek_shared_f08(fh, offset, whence, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+      INTEGER, INTENT(IN) :: whence
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_seek_shared_f08
+  end interface PMPI_File_seek_shared
   interface MPI_File_set_atomicity
-    subroutine PMPI_File_set_atomicity(fh, flag, ierror)
+    subroutine MPI_File_set_atomicity_f08(fh, flag, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       LOGICAL, INTENT(IN) :: flag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_set_atomicity
+    end subroutine MPI_File_set_atomicity_f08
   end interface MPI_File_set_atomicity
+  interface PMPI_File_set_atomicity
+    subroutine PMPI_File_set_atomicity_f08(fh, flag, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      LOGICAL, INTENT(IN) :: flag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_set_atomicity_f08
+  end interface PMPI_File_set_atomicity
   interface MPI_File_set_errhandler
-    subroutine PMPI_File_set_errhandler(file, errhandler, ierror)
+    subroutine MPI_File_set_errhandler_f08(file, errhandler, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: file
       TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_set_errhandler
+    end subroutine MPI_File_set_errhandler_f08
   end interface MPI_File_set_errhandler
+  interface PMPI_File_set_errhandler
+    subroutine PMPI_File_set_errhandler_f08(file, errhandler, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: file
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_set_errhandler_f08
+  end interface PMPI_File_set_errhandler
   interface MPI_File_set_info
-    subroutine PMPI_File_set_info(fh, info, ierror)
+    subroutine MPI_File_set_info_f08(fh, info, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       TYPE(MPI_Info), INTENT(IN) :: info
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_set_info
+    end subroutine MPI_File_set_info_f08
   end interface MPI_File_set_info
+  interface PMPI_File_set_info
+    subroutine PMPI_File_set_info_f08(fh, info, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_set_info_f08
+  end interface PMPI_File_set_info
   interface MPI_File_set_size
-    subroutine PMPI_File_set_size(fh, size, ierror)
+    subroutine MPI_File_set_size_f08(fh, size, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_set_size
+    end subroutine MPI_File_set_size_f08
   end interface MPI_File_set_size
+  interface PMPI_File_set_size
+    subroutine PMPI_File_set_size_f08(fh, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_set_size_f08
+  end interface PMPI_File_set_size
   interface MPI_File_set_view
-    subroutine PMPI_File_set_view(fh, disp, etype, filetype, datarep, info, ierror)
+    subroutine MPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2661,18 +5050,39 @@ module mpi_f08
       CHARACTER(LEN=*), INTENT(IN) :: datarep
       TYPE(MPI_Info), INTENT(IN) :: info
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_set_view
+    end subroutine MPI_File_set_view_f08
   end interface MPI_File_set_view
+  interface PMPI_File_set_view
+    subroutine PMPI_File_set_view_f08(fh, disp, etype, filetype, datarep, info, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: disp
+      TYPE(MPI_Datatype), INTENT(IN) :: etype
+      TYPE(MPI_Datatype), INTENT(IN) :: filetype
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_set_view_f08
+  end interface PMPI_File_set_view
   interface MPI_File_sync
-    subroutine PMPI_File_sync(fh, ierror)
+    subroutine MPI_File_sync_f08(fh, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_sync
+    end subroutine MPI_File_sync_f08
   end interface MPI_File_sync
+  interface PMPI_File_sync
+    subroutine PMPI_File_sync_f08(fh, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_sync_f08
+  end interface PMPI_File_sync
   interface MPI_File_write
-    subroutine PMPI_File_write(fh, buf, count, datatype, status, ierror)
+    subroutine MPI_File_write_f08(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2682,8 +5092,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write
-    subroutine PMPI_File_write_c(fh, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_write_f08
+    subroutine MPI_File_write_c_f08(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2693,10 +5103,34 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_c
+    end subroutine MPI_File_write_c_f08
   end interface MPI_File_write
+  interface PMPI_File_write
+    subroutine PMPI_File_write_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_f08
+    subroutine PMPI_File_write_c_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_c_f08
+  end interface PMPI_File_write
   interface MPI_File_write_all
-    subroutine PMPI_File_write_all(fh, buf, count, datatype, status, ierror)
+    subroutine MPI_File_write_all_f08(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2706,8 +5140,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_all
-    subroutine PMPI_File_write_all_c(fh, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_write_all_f08
+    subroutine MPI_File_write_all_c_f08(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2717,10 +5151,34 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_all_c
+    end subroutine MPI_File_write_all_c_f08
   end interface MPI_File_write_all
+  interface PMPI_File_write_all
+    subroutine PMPI_File_write_all_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_all_f08
+    subroutine PMPI_File_write_all_c_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_all_c_f08
+  end interface PMPI_File_write_all
   interface MPI_File_write_all_begin
-    subroutine PMPI_File_write_all_begin(fh, buf, count, datatype, ierror)
+    subroutine MPI_File_write_all_begin_f08(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2729,8 +5187,8 @@ module mpi_f08
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_all_begin
-    subroutine PMPI_File_write_all_begin_c(fh, buf, count, datatype, ierror)
+    end subroutine MPI_File_write_all_begin_f08
+    subroutine MPI_File_write_all_begin_c_f08(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2739,10 +5197,32 @@ module mpi_f08
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_all_begin_c
+    end subroutine MPI_File_write_all_begin_c_f08
   end interface MPI_File_write_all_begin
+  interface PMPI_File_write_all_begin
+    subroutine PMPI_File_write_all_begin_f08(fh, buf, count, datatype, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_all_begin_f08
+    subroutine PMPI_File_write_all_begin_c_f08(fh, buf, count, datatype, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_all_begin_c_f08
+  end interface PMPI_File_write_all_begin
   interface MPI_File_write_all_end
-    subroutine PMPI_File_write_all_end(fh, buf, status, ierror)
+    subroutine MPI_File_write_all_end_f08(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2750,10 +5230,21 @@ module mpi_f08
       TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_all_end
+    end subroutine MPI_File_write_all_end_f08
   end interface MPI_File_write_all_end
+  interface PMPI_File_write_all_end
+    subroutine PMPI_File_write_all_end_f08(fh, buf, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_all_end_f08
+  end interface PMPI_File_write_all_end
   interface MPI_File_write_at
-    subroutine PMPI_File_write_at(fh, offset, buf, count, datatype, status, ierror)
+    subroutine MPI_File_write_at_f08(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2764,8 +5255,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_at
-    subroutine PMPI_File_write_at_c(fh, offset, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_write_at_f08
+    subroutine MPI_File_write_at_c_f08(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2776,10 +5267,36 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_at_c
+    end subroutine MPI_File_write_at_c_f08
   end interface MPI_File_write_at
+  interface PMPI_File_write_at
+    subroutine PMPI_File_write_at_f08(fh, offset, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_at_f08
+    subroutine PMPI_File_write_at_c_f08(fh, offset, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_at_c_f08
+  end interface PMPI_File_write_at
   interface MPI_File_write_at_all
-    subroutine PMPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierror)
+    subroutine MPI_File_write_at_all_f08(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2790,8 +5307,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_at_all
-    subroutine PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_write_at_all_f08
+    subroutine MPI_File_write_at_all_c_f08(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2802,10 +5319,36 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_at_all_c
+    end subroutine MPI_File_write_at_all_c_f08
   end interface MPI_File_write_at_all
+  interface PMPI_File_write_at_all
+    subroutine PMPI_File_write_at_all_f08(fh, offset, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_at_all_f08
+    subroutine PMPI_File_write_at_all_c_f08(fh, offset, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_at_all_c_f08
+  end interface PMPI_File_write_at_all
   interface MPI_File_write_at_all_begin
-    subroutine PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
+    subroutine MPI_File_write_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2815,8 +5358,8 @@ module mpi_f08
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_at_all_begin
-    subroutine PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype, ierror)
+    end subroutine MPI_File_write_at_all_begin_f08
+    subroutine MPI_File_write_at_all_begin_c_f08(fh, offset, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2826,10 +5369,34 @@ module mpi_f08
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_at_all_begin_c
+    end subroutine MPI_File_write_at_all_begin_c_f08
   end interface MPI_File_write_at_all_begin
+  interface PMPI_File_write_at_all_begin
+    subroutine PMPI_File_write_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_at_all_begin_f08
+    subroutine PMPI_File_write_at_all_begin_c_f08(fh, offset, buf, count, datatype, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+      INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_at_all_begin_c_f08
+  end interface PMPI_File_write_at_all_begin
   interface MPI_File_write_at_all_end
-    subroutine PMPI_File_write_at_all_end(fh, buf, status, ierror)
+    subroutine MPI_File_write_at_all_end_f08(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2837,10 +5404,21 @@ module mpi_f08
       TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_at_all_end
+    end subroutine MPI_File_write_at_all_end_f08
   end interface MPI_File_write_at_all_end
+  interface PMPI_File_write_at_all_end
+    subroutine PMPI_File_write_at_all_end_f08(fh, buf, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_at_all_end_f08
+  end interface PMPI_File_write_at_all_end
   interface MPI_File_write_ordered
-    subroutine PMPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
+    subroutine MPI_File_write_ordered_f08(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2850,8 +5428,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_ordered
-    subroutine PMPI_File_write_ordered_c(fh, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_write_ordered_f08
+    subroutine MPI_File_write_ordered_c_f08(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2861,10 +5439,34 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_ordered_c
+    end subroutine MPI_File_write_ordered_c_f08
   end interface MPI_File_write_ordered
+  interface PMPI_File_write_ordered
+    subroutine PMPI_File_write_ordered_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_ordered_f08
+    subroutine PMPI_File_write_ordered_c_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_ordered_c_f08
+  end interface PMPI_File_write_ordered
   interface MPI_File_write_ordered_begin
-    subroutine PMPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
+    subroutine MPI_File_write_ordered_begin_f08(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2873,8 +5475,8 @@ module mpi_f08
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_ordered_begin
-    subroutine PMPI_File_write_ordered_begin_c(fh, buf, count, datatype, ierror)
+    end subroutine MPI_File_write_ordered_begin_f08
+    subroutine MPI_File_write_ordered_begin_c_f08(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2883,10 +5485,32 @@ module mpi_f08
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_ordered_begin_c
+    end subroutine MPI_File_write_ordered_begin_c_f08
   end interface MPI_File_write_ordered_begin
+  interface PMPI_File_write_ordered_begin
+    subroutine PMPI_File_write_ordered_begin_f08(fh, buf, count, datatype, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_ordered_begin_f08
+    subroutine PMPI_File_write_ordered_begin_c_f08(fh, buf, count, datatype, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_ordered_begin_c_f08
+  end interface PMPI_File_write_ordered_begin
   interface MPI_File_write_ordered_end
-    subroutine PMPI_File_write_ordered_end(fh, buf, status, ierror)
+    subroutine MPI_File_write_ordered_end_f08(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2894,10 +5518,21 @@ module mpi_f08
       TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_ordered_end
+    end subroutine MPI_File_write_ordered_end_f08
   end interface MPI_File_write_ordered_end
+  interface PMPI_File_write_ordered_end
+    subroutine PMPI_File_write_ordered_end_f08(fh, buf, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_ordered_end_f08
+  end interface PMPI_File_write_ordered_end
   interface MPI_File_write_shared
-    subroutine PMPI_File_write_shared(fh, buf, count, datatype, status, ierror)
+    subroutine MPI_File_write_shared_f08(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2907,8 +5542,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_shared
-    subroutine PMPI_File_write_shared_c(fh, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_write_shared_f08
+    subroutine MPI_File_write_shared_c_f08(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
@@ -2918,34 +5553,82 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_shared_c
+    end subroutine MPI_File_write_shared_c_f08
   end interface MPI_File_write_shared
+  interface PMPI_File_write_shared
+    subroutine PMPI_File_write_shared_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_shared_f08
+    subroutine PMPI_File_write_shared_c_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_File), INTENT(IN) :: fh
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_File_write_shared_c_f08
+  end interface PMPI_File_write_shared
   interface MPI_Finalize
-    subroutine PMPI_Finalize(ierror)
+    subroutine MPI_Finalize_f08(ierror)
       import
       implicit none
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Finalize
+    end subroutine MPI_Finalize_f08
   end interface MPI_Finalize
+  interface PMPI_Finalize
+    subroutine PMPI_Finalize_f08(ierror)
+      import
+      implicit none
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Finalize_f08
+  end interface PMPI_Finalize
   interface MPI_Finalized
-    subroutine PMPI_Finalized(flag, ierror)
+    subroutine MPI_Finalized_f08(flag, ierror)
       import
       implicit none
       LOGICAL, INTENT(OUT) :: flag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Finalized
+    end subroutine MPI_Finalized_f08
   end interface MPI_Finalized
+  interface PMPI_Finalized
+    subroutine PMPI_Finalized_f08(flag, ierror)
+      import
+      implicit none
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Finalized_f08
+  end interface PMPI_Finalized
   interface MPI_Free_mem
-    subroutine PMPI_Free_mem(base, ierror)
+    subroutine MPI_Free_mem_f08(base, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
       TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: base
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Free_mem
+    end subroutine MPI_Free_mem_f08
   end interface MPI_Free_mem
+  interface PMPI_Free_mem
+    subroutine PMPI_Free_mem_f08(base, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: base
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Free_mem_f08
+  end interface PMPI_Free_mem
   interface MPI_Gather
-    subroutine PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    subroutine MPI_Gather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
       comm, ierror)
       import
       implicit none
@@ -2960,8 +5643,8 @@ module mpi_f08
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Gather
-    subroutine PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    end subroutine MPI_Gather_f08
+    subroutine MPI_Gather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
       comm, ierror)
       import
       implicit none
@@ -2976,11 +5659,45 @@ module mpi_f08
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Gather_c
+    end subroutine MPI_Gather_c_f08
   end interface MPI_Gather
+  interface PMPI_Gather
+    subroutine PMPI_Gather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+      comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Gather_f08
+    subroutine PMPI_Gather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Gather_c_f08
+  end interface PMPI_Gather
   interface MPI_Gather_init
-    subroutine PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-      comm, info, request, ierror)
+    subroutine MPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -2996,8 +5713,8 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Gather_init
-    subroutine PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    end subroutine MPI_Gather_init_f08
+    subroutine MPI_Gather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, info, request, ierror)
       import
       implicit none
@@ -3014,11 +5731,49 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Gather_init_c
+    end subroutine MPI_Gather_init_c_f08
   end interface MPI_Gather_init
+  interface PMPI_Gather_init
+    subroutine PMPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Gather_init_f08
+    subroutine PMPI_Gather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Gather_init_c_f08
+  end interface PMPI_Gather_init
   interface MPI_Gatherv
-    subroutine PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
-      root, comm, ierror)
+    subroutine MPI_Gatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, root, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3033,8 +5788,8 @@ module mpi_f08
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Gatherv
-    subroutine PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    end subroutine MPI_Gatherv_f08
+    subroutine MPI_Gatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, ierror)
       import
       implicit none
@@ -3050,10 +5805,46 @@ module mpi_f08
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Gatherv_c
+    end subroutine MPI_Gatherv_c_f08
   end interface MPI_Gatherv
+  interface PMPI_Gatherv
+    subroutine PMPI_Gatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, root, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Gatherv_f08
+    subroutine PMPI_Gatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, root, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Gatherv_c_f08
+  end interface PMPI_Gatherv
   interface MPI_Gatherv_init
-    subroutine PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    subroutine MPI_Gatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, info, request, ierror)
       import
       implicit none
@@ -3071,8 +5862,8 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Gatherv_init
-    subroutine PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    end subroutine MPI_Gatherv_init_f08
+    subroutine MPI_Gatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, info, request, ierror)
       import
       implicit none
@@ -3090,10 +5881,50 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Gatherv_init_c
+    end subroutine MPI_Gatherv_init_c_f08
   end interface MPI_Gatherv_init
+  interface PMPI_Gatherv_init
+    subroutine PMPI_Gatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, root, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Gatherv_init_f08
+    subroutine PMPI_Gatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, root, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Gatherv_init_c_f08
+  end interface PMPI_Gatherv_init
   interface MPI_Get
-    subroutine PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    subroutine MPI_Get_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
       target_count, target_datatype, win, ierror)
       import
       implicit none
@@ -3107,9 +5938,9 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get
-    subroutine PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-      target_count, target_datatype, win, ierror)
+    end subroutine MPI_Get_f08
+    subroutine MPI_Get_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, win, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
@@ -3122,10 +5953,42 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_c
+    end subroutine MPI_Get_c_f08
   end interface MPI_Get
+  interface PMPI_Get
+    subroutine PMPI_Get_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+      target_count, target_datatype, win, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Get_f08
+    subroutine PMPI_Get_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, win, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Get_c_f08
+  end interface PMPI_Get
   interface MPI_Get_accumulate
-    subroutine PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+    subroutine MPI_Get_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
       result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
       win, ierror)
       import
@@ -3145,8 +6008,8 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_accumulate
-    subroutine PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+    end subroutine MPI_Get_accumulate_f08
+    subroutine MPI_Get_accumulate_c_f08(origin_addr, origin_count, origin_datatype, result_addr, &
       result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
       win, ierror)
       import
@@ -3166,101 +6029,236 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_accumulate_c
+    end subroutine MPI_Get_accumulate_c_f08
   end interface MPI_Get_accumulate
+  interface PMPI_Get_accumulate
+    subroutine PMPI_Get_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
+      result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+      win, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+      INTEGER, INTENT(IN) :: result_count
+      TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Get_accumulate_f08
+    subroutine PMPI_Get_accumulate_c_f08(origin_addr, origin_count, origin_datatype, result_addr, &
+      result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+      win, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: result_count
+      TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Get_accumulate_c_f08
+  end interface PMPI_Get_accumulate
   interface MPI_Get_address
-    subroutine PMPI_Get_address(location, address, ierror)
+    subroutine MPI_Get_address_f08(location, address, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
       TYPE(*), DIMENSION(*), ASYNCHRONOUS :: location
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: address
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_address
+    end subroutine MPI_Get_address_f08
   end interface MPI_Get_address
+  interface PMPI_Get_address
+    subroutine PMPI_Get_address_f08(location, address, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: location
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: location
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: address
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Get_address_f08
+  end interface PMPI_Get_address
   interface MPI_Get_count
-    subroutine PMPI_Get_count(status, datatype, count, ierror)
+    subroutine MPI_Get_count_f08(status, datatype, count, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(IN) :: status
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT) :: count
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_count
-    subroutine PMPI_Get_count_c(status, datatype, count, ierror)
+    end subroutine MPI_Get_count_f08
+    subroutine MPI_Get_count_c_f08(status, datatype, count, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(IN) :: status
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: count
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_count_c
+    end subroutine MPI_Get_count_c_f08
   end interface MPI_Get_count
-  interface MPI_Get_elements
-    subroutine PMPI_Get_elements(status, datatype, count, ierror)
+  interface PMPI_Get_count
+    subroutine PMPI_Get_count_f08(status, datatype, count, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(IN) :: status
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT) :: count
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_elements
-    subroutine PMPI_Get_elements_c(status, datatype, count, ierror)
+    end subroutine PMPI_Get_count_f08
+    subroutine PMPI_Get_count_c_f08(status, datatype, count, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(IN) :: status
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: count
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_elements_c
+    end subroutine PMPI_Get_count_c_f08
+  end interface PMPI_Get_count
+  interface MPI_Get_elements
+    subroutine MPI_Get_elements_f08(status, datatype, count, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT) :: count
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Get_elements_f08
+    subroutine MPI_Get_elements_c_f08(status, datatype, count, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: count
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Get_elements_c_f08
   end interface MPI_Get_elements
-  interface MPI_Get_elements_x
-    subroutine PMPI_Get_elements_x(status, datatype, count, ierror)
+  interface PMPI_Get_elements
+    subroutine PMPI_Get_elements_f08(status, datatype, count, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT) :: count
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Get_elements_f08
+    subroutine PMPI_Get_elements_c_f08(status, datatype, count, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(IN) :: status
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: count
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_elements_x
+    end subroutine PMPI_Get_elements_c_f08
+  end interface PMPI_Get_elements
+  interface MPI_Get_elements_x
+    subroutine MPI_Get_elements_x_f08(status, datatype, count, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: count
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Get_elements_x_f08
   end interface MPI_Get_elements_x
+  interface PMPI_Get_elements_x
+    subroutine PMPI_Get_elements_x_f08(status, datatype, count, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: count
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Get_elements_x_f08
+  end interface PMPI_Get_elements_x
   interface MPI_Get_hw_resource_info
-    subroutine PMPI_Get_hw_resource_info(hw_info, ierror)
+    subroutine MPI_Get_hw_resource_info_f08(hw_info, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(OUT) :: hw_info
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_hw_resource_info
+    end subroutine MPI_Get_hw_resource_info_f08
   end interface MPI_Get_hw_resource_info
+  interface PMPI_Get_hw_resource_info
+    subroutine PMPI_Get_hw_resource_info_f08(hw_info, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(OUT) :: hw_info
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Get_hw_resource_info_f08
+  end interface PMPI_Get_hw_resource_info
   interface MPI_Get_library_version
-    subroutine PMPI_Get_library_version(version, resultlen, ierror)
+    subroutine MPI_Get_library_version_f08(version, resultlen, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(OUT) :: version
       INTEGER, INTENT(OUT) :: resultlen
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_library_version
+    end subroutine MPI_Get_library_version_f08
   end interface MPI_Get_library_version
+  interface PMPI_Get_library_version
+    subroutine PMPI_Get_library_version_f08(version, resultlen, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(OUT) :: version
+      INTEGER, INTENT(OUT) :: resultlen
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Get_library_version_f08
+  end interface PMPI_Get_library_version
   interface MPI_Get_processor_name
-    subroutine PMPI_Get_processor_name(name, resultlen, ierror)
+    subroutine MPI_Get_processor_name_f08(name, resultlen, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(OUT) :: name
       INTEGER, INTENT(OUT) :: resultlen
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_processor_name
+    end subroutine MPI_Get_processor_name_f08
   end interface MPI_Get_processor_name
+  interface PMPI_Get_processor_name
+    subroutine PMPI_Get_processor_name_f08(name, resultlen, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(OUT) :: name
+      INTEGER, INTENT(OUT) :: resultlen
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Get_processor_name_f08
+  end interface PMPI_Get_processor_name
   interface MPI_Get_version
-    subroutine PMPI_Get_version(version, subversion, ierror)
+    subroutine MPI_Get_version_f08(version, subversion, ierror)
       import
       implicit none
       INTEGER, INTENT(OUT) :: version
       INTEGER, INTENT(OUT) :: subversion
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_version
+    end subroutine MPI_Get_version_f08
   end interface MPI_Get_version
+  interface PMPI_Get_version
+    subroutine PMPI_Get_version_f08(version, subversion, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(OUT) :: version
+      INTEGER, INTENT(OUT) :: subversion
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Get_version_f08
+  end interface PMPI_Get_version
   interface MPI_Graph_create
-    subroutine PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph, ierror)
+    subroutine MPI_Graph_create_f08(comm_old, nnodes, index, edges, reorder, comm_graph, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm_old
@@ -3270,10 +6268,23 @@ module mpi_f08
       LOGICAL, INTENT(IN) :: reorder
       TYPE(MPI_Comm), INTENT(OUT) :: comm_graph
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Graph_create
+    end subroutine MPI_Graph_create_f08
   end interface MPI_Graph_create
+  interface PMPI_Graph_create
+    subroutine PMPI_Graph_create_f08(comm_old, nnodes, index, edges, reorder, comm_graph, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm_old
+      INTEGER, INTENT(IN) :: nnodes
+      INTEGER, INTENT(IN) :: index(nnodes)
+      INTEGER, INTENT(IN) :: edges(*)
+      LOGICAL, INTENT(IN) :: reorder
+      TYPE(MPI_Comm), INTENT(OUT) :: comm_graph
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Graph_create_f08
+  end interface PMPI_Graph_create
   interface MPI_Graph_get
-    subroutine PMPI_Graph_get(comm, maxindex, maxedges, index, edges, ierror)
+    subroutine MPI_Graph_get_f08(comm, maxindex, maxedges, index, edges, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -3282,10 +6293,22 @@ module mpi_f08
       INTEGER, INTENT(OUT) :: index(maxindex)
       INTEGER, INTENT(OUT) :: edges(maxedges)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Graph_get
+    end subroutine MPI_Graph_get_f08
   end interface MPI_Graph_get
+  interface PMPI_Graph_get
+    subroutine PMPI_Graph_get_f08(comm, maxindex, maxedges, index, edges, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: maxindex
+      INTEGER, INTENT(IN) :: maxedges
+      INTEGER, INTENT(OUT) :: index(maxindex)
+      INTEGER, INTENT(OUT) :: edges(maxedges)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Graph_get_f08
+  end interface PMPI_Graph_get
   interface MPI_Graph_map
-    subroutine PMPI_Graph_map(comm, nnodes, index, edges, newrank, ierror)
+    subroutine MPI_Graph_map_f08(comm, nnodes, index, edges, newrank, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -3294,10 +6317,22 @@ module mpi_f08
       INTEGER, INTENT(IN) :: edges(*)
       INTEGER, INTENT(OUT) :: newrank
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Graph_map
+    end subroutine MPI_Graph_map_f08
   end interface MPI_Graph_map
+  interface PMPI_Graph_map
+    subroutine PMPI_Graph_map_f08(comm, nnodes, index, edges, newrank, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: nnodes
+      INTEGER, INTENT(IN) :: index(nnodes)
+      INTEGER, INTENT(IN) :: edges(*)
+      INTEGER, INTENT(OUT) :: newrank
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Graph_map_f08
+  end interface PMPI_Graph_map
   interface MPI_Graph_neighbors
-    subroutine PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors, ierror)
+    subroutine MPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
@@ -3305,38 +6340,77 @@ module mpi_f08
       INTEGER, INTENT(IN) :: maxneighbors
       INTEGER, INTENT(OUT) :: neighbors(maxneighbors)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Graph_neighbors
+    end subroutine MPI_Graph_neighbors_f08
   end interface MPI_Graph_neighbors
+  interface PMPI_Graph_neighbors
+    subroutine PMPI_Graph_neighbors_f08(comm, rank, maxneighbors, neighbors, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: rank
+      INTEGER, INTENT(IN) :: maxneighbors
+      INTEGER, INTENT(OUT) :: neighbors(maxneighbors)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Graph_neighbors_f08
+  end interface PMPI_Graph_neighbors
   interface MPI_Graph_neighbors_count
-    subroutine PMPI_Graph_neighbors_count(comm, rank, nneighbors, ierror)
+    subroutine MPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(IN) :: rank
       INTEGER, INTENT(OUT) :: nneighbors
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Graph_neighbors_count
+    end subroutine MPI_Graph_neighbors_count_f08
   end interface MPI_Graph_neighbors_count
+  interface PMPI_Graph_neighbors_count
+    subroutine PMPI_Graph_neighbors_count_f08(comm, rank, nneighbors, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(IN) :: rank
+      INTEGER, INTENT(OUT) :: nneighbors
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Graph_neighbors_count_f08
+  end interface PMPI_Graph_neighbors_count
   interface MPI_Graphdims_get
-    subroutine PMPI_Graphdims_get(comm, nnodes, nedges, ierror)
+    subroutine MPI_Graphdims_get_f08(comm, nnodes, nedges, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT) :: nnodes
       INTEGER, INTENT(OUT) :: nedges
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Graphdims_get
+    end subroutine MPI_Graphdims_get_f08
   end interface MPI_Graphdims_get
+  interface PMPI_Graphdims_get
+    subroutine PMPI_Graphdims_get_f08(comm, nnodes, nedges, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT) :: nnodes
+      INTEGER, INTENT(OUT) :: nedges
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Graphdims_get_f08
+  end interface PMPI_Graphdims_get
   interface MPI_Grequest_complete
-    subroutine PMPI_Grequest_complete(request, ierror)
+    subroutine MPI_Grequest_complete_f08(request, ierror)
       import
       implicit none
       TYPE(MPI_Request), INTENT(IN) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Grequest_complete
+    end subroutine MPI_Grequest_complete_f08
   end interface MPI_Grequest_complete
+  interface PMPI_Grequest_complete
+    subroutine PMPI_Grequest_complete_f08(request, ierror)
+      import
+      implicit none
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Grequest_complete_f08
+  end interface PMPI_Grequest_complete
   interface MPI_Grequest_start
-    subroutine PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+    subroutine MPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
       import
       implicit none
       EXTERNAL :: query_fn
@@ -3345,30 +6419,62 @@ module mpi_f08
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Grequest_start
+    end subroutine MPI_Grequest_start_f08
   end interface MPI_Grequest_start
+  interface PMPI_Grequest_start
+    subroutine PMPI_Grequest_start_f08(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+      import
+      implicit none
+      EXTERNAL :: query_fn
+      EXTERNAL :: free_fn
+      EXTERNAL :: cancel_fn
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Grequest_start_f08
+  end interface PMPI_Grequest_start
   interface MPI_Group_compare
-    subroutine PMPI_Group_compare(group1, group2, result, ierror)
+    subroutine MPI_Group_compare_f08(group1, group2, result, ierror)
       import
       implicit none
       TYPE(MPI_Group), INTENT(IN) :: group1
       TYPE(MPI_Group), INTENT(IN) :: group2
       INTEGER, INTENT(OUT) :: result
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Group_compare
+    end subroutine MPI_Group_compare_f08
   end interface MPI_Group_compare
+  interface PMPI_Group_compare
+    subroutine PMPI_Group_compare_f08(group1, group2, result, ierror)
+      import
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group1
+      TYPE(MPI_Group), INTENT(IN) :: group2
+      INTEGER, INTENT(OUT) :: result
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Group_compare_f08
+  end interface PMPI_Group_compare
   interface MPI_Group_difference
-    subroutine PMPI_Group_difference(group1, group2, newgroup, ierror)
+    subroutine MPI_Group_difference_f08(group1, group2, newgroup, ierror)
       import
       implicit none
       TYPE(MPI_Group), INTENT(IN) :: group1
       TYPE(MPI_Group), INTENT(IN) :: group2
       TYPE(MPI_Group), INTENT(OUT) :: newgroup
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Group_difference
+    end subroutine MPI_Group_difference_f08
   end interface MPI_Group_difference
+  interface PMPI_Group_difference
+    subroutine PMPI_Group_difference_f08(group1, group2, newgroup, ierror)
+      import
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group1
+      TYPE(MPI_Group), INTENT(IN) :: group2
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Group_difference_f08
+  end interface PMPI_Group_difference
   interface MPI_Group_excl
-    subroutine PMPI_Group_excl(group, n, ranks, newgroup, ierror)
+    subroutine MPI_Group_excl_f08(group, n, ranks, newgroup, ierror)
       import
       implicit none
       TYPE(MPI_Group), INTENT(IN) :: group
@@ -3376,28 +6482,57 @@ module mpi_f08
       INTEGER, INTENT(IN) :: ranks(n)
       TYPE(MPI_Group), INTENT(OUT) :: newgroup
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Group_excl
+    end subroutine MPI_Group_excl_f08
   end interface MPI_Group_excl
+  interface PMPI_Group_excl
+    subroutine PMPI_Group_excl_f08(group, n, ranks, newgroup, ierror)
+      import
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: n
+      INTEGER, INTENT(IN) :: ranks(n)
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Group_excl_f08
+  end interface PMPI_Group_excl
   interface MPI_Group_free
-    subroutine PMPI_Group_free(group, ierror)
+    subroutine MPI_Group_free_f08(group, ierror)
       import
       implicit none
       TYPE(MPI_Group), INTENT(INOUT) :: group
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Group_free
+    end subroutine MPI_Group_free_f08
   end interface MPI_Group_free
+  interface PMPI_Group_free
+    subroutine PMPI_Group_free_f08(group, ierror)
+      import
+      implicit none
+      TYPE(MPI_Group), INTENT(INOUT) :: group
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Group_free_f08
+  end interface PMPI_Group_free
   interface MPI_Group_from_session_pset
-    subroutine PMPI_Group_from_session_pset(session, pset_name, newgroup, ierror)
+    subroutine MPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
       CHARACTER(LEN=*), INTENT(IN) :: pset_name
       TYPE(MPI_Group), INTENT(OUT) :: newgroup
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Group_from_session_pset
+    end subroutine MPI_Group_from_session_pset_f08
   end interface MPI_Group_from_session_pset
+  interface PMPI_Group_from_session_pset
+    subroutine PMPI_Group_from_session_pset_f08(session, pset_name, newgroup, ierror)
+      import
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      CHARACTER(LEN=*), INTENT(IN) :: pset_name
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Group_from_session_pset_f08
+  end interface PMPI_Group_from_session_pset
   interface MPI_Group_incl
-    subroutine PMPI_Group_incl(group, n, ranks, newgroup, ierror)
+    subroutine MPI_Group_incl_f08(group, n, ranks, newgroup, ierror)
       import
       implicit none
       TYPE(MPI_Group), INTENT(IN) :: group
@@ -3405,20 +6540,41 @@ module mpi_f08
       INTEGER, INTENT(IN) :: ranks(n)
       TYPE(MPI_Group), INTENT(OUT) :: newgroup
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Group_incl
+    end subroutine MPI_Group_incl_f08
   end interface MPI_Group_incl
+  interface PMPI_Group_incl
+    subroutine PMPI_Group_incl_f08(group, n, ranks, newgroup, ierror)
+      import
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: n
+      INTEGER, INTENT(IN) :: ranks(n)
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Group_incl_f08
+  end interface PMPI_Group_incl
   interface MPI_Group_intersection
-    subroutine PMPI_Group_intersection(group1, group2, newgroup, ierror)
+    subroutine MPI_Group_intersection_f08(group1, group2, newgroup, ierror)
       import
       implicit none
       TYPE(MPI_Group), INTENT(IN) :: group1
       TYPE(MPI_Group), INTENT(IN) :: group2
       TYPE(MPI_Group), INTENT(OUT) :: newgroup
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Group_intersection
+    end subroutine MPI_Group_intersection_f08
   end interface MPI_Group_intersection
+  interface PMPI_Group_intersection
+    subroutine PMPI_Group_intersection_f08(group1, group2, newgroup, ierror)
+      import
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group1
+      TYPE(MPI_Group), INTENT(IN) :: group2
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Group_intersection_f08
+  end interface PMPI_Group_intersection
   interface MPI_Group_range_excl
-    subroutine PMPI_Group_range_excl(group, n, ranges, newgroup, ierror)
+    subroutine MPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror)
       import
       implicit none
       TYPE(MPI_Group), INTENT(IN) :: group
@@ -3426,10 +6582,10 @@ module mpi_f08
       INTEGER, INTENT(IN) :: ranges(3,n)
       TYPE(MPI_Group), INTENT(OUT) :: newgroup
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Group_range_excl
+    end subroutine MPI_Group_range_excl_f08
   end interface MPI_Group_range_excl
-  interface MPI_Group_range_incl
-    subroutine PMPI_Group_range_incl(group, n, ranges, newgroup, ierror)
+  interface PMPI_Group_range_excl
+    subroutine PMPI_Group_range_excl_f08(group, n, ranges, newgroup, ierror)
       import
       implicit none
       TYPE(MPI_Group), INTENT(IN) :: group
@@ -3437,28 +6593,68 @@ module mpi_f08
       INTEGER, INTENT(IN) :: ranges(3,n)
       TYPE(MPI_Group), INTENT(OUT) :: newgroup
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Group_range_incl
+    end subroutine PMPI_Group_range_excl_f08
+  end interface PMPI_Group_range_excl
+  interface MPI_Group_range_incl
+    subroutine MPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror)
+      import
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: n
+      INTEGER, INTENT(IN) :: ranges(3,n)
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Group_range_incl_f08
   end interface MPI_Group_range_incl
+  interface PMPI_Group_range_incl
+    subroutine PMPI_Group_range_incl_f08(group, n, ranges, newgroup, ierror)
+      import
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: n
+      INTEGER, INTENT(IN) :: ranges(3,n)
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Group_range_incl_f08
+  end interface PMPI_Group_range_incl
   interface MPI_Group_rank
-    subroutine PMPI_Group_rank(group, rank, ierror)
+    subroutine MPI_Group_rank_f08(group, rank, ierror)
       import
       implicit none
       TYPE(MPI_Group), INTENT(IN) :: group
       INTEGER, INTENT(OUT) :: rank
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Group_rank
+    end subroutine MPI_Group_rank_f08
   end interface MPI_Group_rank
+  interface PMPI_Group_rank
+    subroutine PMPI_Group_rank_f08(group, rank, ierror)
+      import
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(OUT) :: rank
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Group_rank_f08
+  end interface PMPI_Group_rank
   interface MPI_Group_size
-    subroutine PMPI_Group_size(group, size, ierror)
+    subroutine MPI_Group_size_f08(group, size, ierror)
       import
       implicit none
       TYPE(MPI_Group), INTENT(IN) :: group
       INTEGER, INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Group_size
+    end subroutine MPI_Group_size_f08
   end interface MPI_Group_size
+  interface PMPI_Group_size
+    subroutine PMPI_Group_size_f08(group, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Group_size_f08
+  end interface PMPI_Group_size
   interface MPI_Group_translate_ranks
-    subroutine PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2, ierror)
+    subroutine MPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierror)
       import
       implicit none
       TYPE(MPI_Group), INTENT(IN) :: group1
@@ -3467,21 +6663,43 @@ module mpi_f08
       TYPE(MPI_Group), INTENT(IN) :: group2
       INTEGER, INTENT(OUT) :: ranks2(n)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Group_translate_ranks
+    end subroutine MPI_Group_translate_ranks_f08
   end interface MPI_Group_translate_ranks
+  interface PMPI_Group_translate_ranks
+    subroutine PMPI_Group_translate_ranks_f08(group1, n, ranks1, group2, ranks2, ierror)
+      import
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group1
+      INTEGER, INTENT(IN) :: n
+      INTEGER, INTENT(IN) :: ranks1(n)
+      TYPE(MPI_Group), INTENT(IN) :: group2
+      INTEGER, INTENT(OUT) :: ranks2(n)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Group_translate_ranks_f08
+  end interface PMPI_Group_translate_ranks
   interface MPI_Group_union
-    subroutine PMPI_Group_union(group1, group2, newgroup, ierror)
+    subroutine MPI_Group_union_f08(group1, group2, newgroup, ierror)
       import
       implicit none
       TYPE(MPI_Group), INTENT(IN) :: group1
       TYPE(MPI_Group), INTENT(IN) :: group2
       TYPE(MPI_Group), INTENT(OUT) :: newgroup
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Group_union
+    end subroutine MPI_Group_union_f08
   end interface MPI_Group_union
+  interface PMPI_Group_union
+    subroutine PMPI_Group_union_f08(group1, group2, newgroup, ierror)
+      import
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group1
+      TYPE(MPI_Group), INTENT(IN) :: group2
+      TYPE(MPI_Group), INTENT(OUT) :: newgroup
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Group_union_f08
+  end interface PMPI_Group_union
   interface MPI_Iallgather
-    subroutine PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-      request, ierror)
+    subroutine MPI_Iallgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3495,8 +6713,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iallgather
-    subroutine PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    end subroutine MPI_Iallgather_f08
+    subroutine MPI_Iallgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, request, ierror)
       import
       implicit none
@@ -3511,10 +6729,44 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iallgather_c
+    end subroutine MPI_Iallgather_c_f08
   end interface MPI_Iallgather
+  interface PMPI_Iallgather
+    subroutine PMPI_Iallgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Iallgather_f08
+    subroutine PMPI_Iallgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Iallgather_c_f08
+  end interface PMPI_Iallgather
   interface MPI_Iallgatherv
-    subroutine PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    subroutine MPI_Iallgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, request, ierror)
       import
       implicit none
@@ -3530,8 +6782,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iallgatherv
-    subroutine PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    end subroutine MPI_Iallgatherv_f08
+    subroutine MPI_Iallgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, request, ierror)
       import
       implicit none
@@ -3547,10 +6799,46 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iallgatherv_c
+    end subroutine MPI_Iallgatherv_c_f08
   end interface MPI_Iallgatherv
+  interface PMPI_Iallgatherv
+    subroutine PMPI_Iallgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Iallgatherv_f08
+    subroutine PMPI_Iallgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Iallgatherv_c_f08
+  end interface PMPI_Iallgatherv
   interface MPI_Iallreduce
-    subroutine PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    subroutine MPI_Iallreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3563,8 +6851,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iallreduce
-    subroutine PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    end subroutine MPI_Iallreduce_f08
+    subroutine MPI_Iallreduce_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3577,11 +6865,41 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iallreduce_c
+    end subroutine MPI_Iallreduce_c_f08
   end interface MPI_Iallreduce
+  interface PMPI_Iallreduce
+    subroutine PMPI_Iallreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Iallreduce_f08
+    subroutine PMPI_Iallreduce_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Iallreduce_c_f08
+  end interface PMPI_Iallreduce
   interface MPI_Ialltoall
-    subroutine PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-      request, ierror)
+    subroutine MPI_Ialltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3595,9 +6913,9 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ialltoall
-    subroutine PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-      request, ierror)
+    end subroutine MPI_Ialltoall_f08
+    subroutine MPI_Ialltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3611,10 +6929,44 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ialltoall_c
+    end subroutine MPI_Ialltoall_c_f08
   end interface MPI_Ialltoall
+  interface PMPI_Ialltoall
+    subroutine PMPI_Ialltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ialltoall_f08
+    subroutine PMPI_Ialltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ialltoall_c_f08
+  end interface PMPI_Ialltoall
   interface MPI_Ialltoallv
-    subroutine PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    subroutine MPI_Ialltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
       rdispls, recvtype, comm, request, ierror)
       import
       implicit none
@@ -3631,8 +6983,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ialltoallv
-    subroutine PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    end subroutine MPI_Ialltoallv_f08
+    subroutine MPI_Ialltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
       rdispls, recvtype, comm, request, ierror)
       import
       implicit none
@@ -3649,10 +7001,48 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ialltoallv_c
+    end subroutine MPI_Ialltoallv_c_f08
   end interface MPI_Ialltoallv
+  interface PMPI_Ialltoallv
+    subroutine PMPI_Ialltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+      rdispls, recvtype, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ialltoallv_f08
+    subroutine PMPI_Ialltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+      rdispls, recvtype, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ialltoallv_c_f08
+  end interface PMPI_Ialltoallv
   interface MPI_Ialltoallw
-    subroutine PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    subroutine MPI_Ialltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
       rdispls, recvtypes, comm, request, ierror)
       import
       implicit none
@@ -3669,8 +7059,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ialltoallw
-    subroutine PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    end subroutine MPI_Ialltoallw_f08
+    subroutine MPI_Ialltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
       rdispls, recvtypes, comm, request, ierror)
       import
       implicit none
@@ -3687,19 +7077,66 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ialltoallw_c
+    end subroutine MPI_Ialltoallw_c_f08
   end interface MPI_Ialltoallw
+  interface PMPI_Ialltoallw
+    subroutine PMPI_Ialltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+      rdispls, recvtypes, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ialltoallw_f08
+    subroutine PMPI_Ialltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ialltoallw_c_f08
+  end interface PMPI_Ialltoallw
   interface MPI_Ibarrier
-    subroutine PMPI_Ibarrier(comm, request, ierror)
+    subroutine MPI_Ibarrier_f08(comm, request, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ibarrier
+    end subroutine MPI_Ibarrier_f08
   end interface MPI_Ibarrier
+  interface PMPI_Ibarrier
+    subroutine PMPI_Ibarrier_f08(comm, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ibarrier_f08
+  end interface PMPI_Ibarrier
   interface MPI_Ibcast
-    subroutine PMPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
+    subroutine MPI_Ibcast_f08(buffer, count, datatype, root, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
@@ -3710,8 +7147,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ibcast
-    subroutine PMPI_Ibcast_c(buffer, count, datatype, root, comm, request, ierror)
+    end subroutine MPI_Ibcast_f08
+    subroutine MPI_Ibcast_c_f08(buffer, count, datatype, root, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
@@ -3722,10 +7159,36 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ibcast_c
+    end subroutine MPI_Ibcast_c_f08
   end interface MPI_Ibcast
+  interface PMPI_Ibcast
+    subroutine PMPI_Ibcast_f08(buffer, count, datatype, root, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ibcast_f08
+    subroutine PMPI_Ibcast_c_f08(buffer, count, datatype, root, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ibcast_c_f08
+  end interface PMPI_Ibcast
   interface MPI_Ibsend
-    subroutine PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine MPI_Ibsend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -3737,8 +7200,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ibsend
-    subroutine PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine MPI_Ibsend_f08
+    subroutine MPI_Ibsend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -3750,10 +7213,38 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ibsend_c
+    end subroutine MPI_Ibsend_c_f08
   end interface MPI_Ibsend
+  interface PMPI_Ibsend
+    subroutine PMPI_Ibsend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ibsend_f08
+    subroutine PMPI_Ibsend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ibsend_c_f08
+  end interface PMPI_Ibsend
   interface MPI_Iexscan
-    subroutine PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    subroutine MPI_Iexscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3766,8 +7257,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iexscan
-    subroutine PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    end subroutine MPI_Iexscan_f08
+    subroutine MPI_Iexscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3780,10 +7271,40 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iexscan_c
+    end subroutine MPI_Iexscan_c_f08
   end interface MPI_Iexscan
+  interface PMPI_Iexscan
+    subroutine PMPI_Iexscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Iexscan_f08
+    subroutine PMPI_Iexscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Iexscan_c_f08
+  end interface PMPI_Iexscan
   interface MPI_Igather
-    subroutine PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    subroutine MPI_Igather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
       comm, request, ierror)
       import
       implicit none
@@ -3799,9 +7320,9 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Igather
-    subroutine PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-      comm, request, ierror)
+    end subroutine MPI_Igather_f08
+    subroutine MPI_Igather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3816,11 +7337,47 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Igather_c
+    end subroutine MPI_Igather_c_f08
   end interface MPI_Igather
-  interface MPI_Igatherv
-    subroutine PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+  interface PMPI_Igather
+    subroutine PMPI_Igather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+      comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Igather_f08
+    subroutine PMPI_Igather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Igather_c_f08
+  end interface PMPI_Igather
+  interface MPI_Igatherv
+    subroutine MPI_Igatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, root, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -3836,8 +7393,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Igatherv
-    subroutine PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    end subroutine MPI_Igatherv_f08
+    subroutine MPI_Igatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, request, ierror)
       import
       implicit none
@@ -3854,10 +7411,48 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Igatherv_c
+    end subroutine MPI_Igatherv_c_f08
   end interface MPI_Igatherv
+  interface PMPI_Igatherv
+    subroutine PMPI_Igatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, root, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Igatherv_f08
+    subroutine PMPI_Igatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+      recvtype, root, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Igatherv_c_f08
+  end interface PMPI_Igatherv
   interface MPI_Improbe
-    subroutine PMPI_Improbe(source, tag, comm, flag, message, status, ierror)
+    subroutine MPI_Improbe_f08(source, tag, comm, flag, message, status, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: source
@@ -3867,10 +7462,23 @@ module mpi_f08
       TYPE(MPI_Message), INTENT(OUT) :: message
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Improbe
+    end subroutine MPI_Improbe_f08
   end interface MPI_Improbe
+  interface PMPI_Improbe
+    subroutine PMPI_Improbe_f08(source, tag, comm, flag, message, status, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Message), INTENT(OUT) :: message
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Improbe_f08
+  end interface PMPI_Improbe
   interface MPI_Imrecv
-    subroutine PMPI_Imrecv(buf, count, datatype, message, request, ierror)
+    subroutine MPI_Imrecv_f08(buf, count, datatype, message, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -3880,8 +7488,8 @@ module mpi_f08
       TYPE(MPI_Message), INTENT(INOUT) :: message
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Imrecv
-    subroutine PMPI_Imrecv_c(buf, count, datatype, message, request, ierror)
+    end subroutine MPI_Imrecv_f08
+    subroutine MPI_Imrecv_c_f08(buf, count, datatype, message, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -3891,10 +7499,34 @@ module mpi_f08
       TYPE(MPI_Message), INTENT(INOUT) :: message
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Imrecv_c
+    end subroutine MPI_Imrecv_c_f08
   end interface MPI_Imrecv
+  interface PMPI_Imrecv
+    subroutine PMPI_Imrecv_f08(buf, count, datatype, message, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Message), INTENT(INOUT) :: message
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Imrecv_f08
+    subroutine PMPI_Imrecv_c_f08(buf, count, datatype, message, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Message), INTENT(INOUT) :: message
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Imrecv_c_f08
+  end interface PMPI_Imrecv
   interface MPI_Ineighbor_allgather
-    subroutine PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    subroutine MPI_Ineighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, request, ierror)
       import
       implicit none
@@ -3909,8 +7541,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_allgather
-    subroutine PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine MPI_Ineighbor_allgather_f08
+    subroutine MPI_Ineighbor_allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, request, ierror)
       import
       implicit none
@@ -3925,10 +7557,44 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_allgather_c
+    end subroutine MPI_Ineighbor_allgather_c_f08
   end interface MPI_Ineighbor_allgather
+  interface PMPI_Ineighbor_allgather
+    subroutine PMPI_Ineighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ineighbor_allgather_f08
+    subroutine PMPI_Ineighbor_allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ineighbor_allgather_c_f08
+  end interface PMPI_Ineighbor_allgather
   interface MPI_Ineighbor_allgatherv
-    subroutine PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    subroutine MPI_Ineighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, request, ierror)
       import
       implicit none
@@ -3944,8 +7610,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_allgatherv
-    subroutine PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    end subroutine MPI_Ineighbor_allgatherv_f08
+    subroutine MPI_Ineighbor_allgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, request, ierror)
       import
       implicit none
@@ -3961,10 +7627,46 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_allgatherv_c
+    end subroutine MPI_Ineighbor_allgatherv_c_f08
   end interface MPI_Ineighbor_allgatherv
+  interface PMPI_Ineighbor_allgatherv
+    subroutine PMPI_Ineighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ineighbor_allgatherv_f08
+    subroutine PMPI_Ineighbor_allgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ineighbor_allgatherv_c_f08
+  end interface PMPI_Ineighbor_allgatherv
   interface MPI_Ineighbor_alltoall
-    subroutine PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    subroutine MPI_Ineighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, request, ierror)
       import
       implicit none
@@ -3979,8 +7681,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_alltoall
-    subroutine PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine MPI_Ineighbor_alltoall_f08
+    subroutine MPI_Ineighbor_alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, request, ierror)
       import
       implicit none
@@ -3995,10 +7697,44 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_alltoall_c
+    end subroutine MPI_Ineighbor_alltoall_c_f08
   end interface MPI_Ineighbor_alltoall
+  interface PMPI_Ineighbor_alltoall
+    subroutine PMPI_Ineighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ineighbor_alltoall_f08
+    subroutine PMPI_Ineighbor_alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ineighbor_alltoall_c_f08
+  end interface PMPI_Ineighbor_alltoall
   interface MPI_Ineighbor_alltoallv
-    subroutine PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    subroutine MPI_Ineighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, request, ierror)
       import
       implicit none
@@ -4015,8 +7751,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_alltoallv
-    subroutine PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    end subroutine MPI_Ineighbor_alltoallv_f08
+    subroutine MPI_Ineighbor_alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, request, ierror)
       import
       implicit none
@@ -4033,10 +7769,48 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_alltoallv_c
+    end subroutine MPI_Ineighbor_alltoallv_c_f08
   end interface MPI_Ineighbor_alltoallv
+  interface PMPI_Ineighbor_alltoallv
+    subroutine PMPI_Ineighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ineighbor_alltoallv_f08
+    subroutine PMPI_Ineighbor_alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ineighbor_alltoallv_c_f08
+  end interface PMPI_Ineighbor_alltoallv
   interface MPI_Ineighbor_alltoallw
-    subroutine PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    subroutine MPI_Ineighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, request, ierror)
       import
       implicit none
@@ -4053,8 +7827,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_alltoallw
-    subroutine PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    end subroutine MPI_Ineighbor_alltoallw_f08
+    subroutine MPI_Ineighbor_alltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, request, ierror)
       import
       implicit none
@@ -4071,52 +7845,132 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_alltoallw_c
+    end subroutine MPI_Ineighbor_alltoallw_c_f08
   end interface MPI_Ineighbor_alltoallw
+  interface PMPI_Ineighbor_alltoallw
+    subroutine PMPI_Ineighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ineighbor_alltoallw_f08
+    subroutine PMPI_Ineighbor_alltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ineighbor_alltoallw_c_f08
+  end interface PMPI_Ineighbor_alltoallw
   interface MPI_Info_create
-    subroutine PMPI_Info_create(info, ierror)
+    subroutine MPI_Info_create_f08(info, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(OUT) :: info
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Info_create
+    end subroutine MPI_Info_create_f08
   end interface MPI_Info_create
-  interface MPI_Info_create_env
-    subroutine PMPI_Info_create_env(info, ierror)
+  interface PMPI_Info_create
+    subroutine PMPI_Info_create_f08(info, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(OUT) :: info
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Info_create_env
+    end subroutine PMPI_Info_create_f08
+  end interface PMPI_Info_create
+  interface MPI_Info_create_env
+    subroutine MPI_Info_create_env_f08(info, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Info_create_env_f08
   end interface MPI_Info_create_env
+  interface PMPI_Info_create_env
+    subroutine PMPI_Info_create_env_f08(info, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Info_create_env_f08
+  end interface PMPI_Info_create_env
   interface MPI_Info_delete
-    subroutine PMPI_Info_delete(info, key, ierror)
+    subroutine MPI_Info_delete_f08(info, key, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(IN) :: info
       CHARACTER(LEN=*), INTENT(IN) :: key
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Info_delete
+    end subroutine MPI_Info_delete_f08
   end interface MPI_Info_delete
+  interface PMPI_Info_delete
+    subroutine PMPI_Info_delete_f08(info, key, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(IN) :: key
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Info_delete_f08
+  end interface PMPI_Info_delete
   interface MPI_Info_dup
-    subroutine PMPI_Info_dup(info, newinfo, ierror)
+    subroutine MPI_Info_dup_f08(info, newinfo, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Info), INTENT(OUT) :: newinfo
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Info_dup
+    end subroutine MPI_Info_dup_f08
   end interface MPI_Info_dup
+  interface PMPI_Info_dup
+    subroutine PMPI_Info_dup_f08(info, newinfo, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Info), INTENT(OUT) :: newinfo
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Info_dup_f08
+  end interface PMPI_Info_dup
   interface MPI_Info_free
-    subroutine PMPI_Info_free(info, ierror)
+    subroutine MPI_Info_free_f08(info, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(INOUT) :: info
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Info_free
+    end subroutine MPI_Info_free_f08
   end interface MPI_Info_free
+  interface PMPI_Info_free
+    subroutine PMPI_Info_free_f08(info, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(INOUT) :: info
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Info_free_f08
+  end interface PMPI_Info_free
   interface MPI_Info_get
-    subroutine PMPI_Info_get(info, key, valuelen, value, flag, ierror)
+    subroutine MPI_Info_get_f08(info, key, valuelen, value, flag, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(IN) :: info
@@ -4125,29 +7979,60 @@ module mpi_f08
       CHARACTER(LEN=*), INTENT(OUT) :: value
       LOGICAL, INTENT(OUT) :: flag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Info_get
+    end subroutine MPI_Info_get_f08
   end interface MPI_Info_get
+  interface PMPI_Info_get
+    subroutine PMPI_Info_get_f08(info, key, valuelen, value, flag, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(IN) :: key
+      INTEGER, INTENT(IN) :: valuelen
+      CHARACTER(LEN=*), INTENT(OUT) :: value
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Info_get_f08
+  end interface PMPI_Info_get
   interface MPI_Info_get_nkeys
-    subroutine PMPI_Info_get_nkeys(info, nkeys, ierror)
+    subroutine MPI_Info_get_nkeys_f08(info, nkeys, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(IN) :: info
       INTEGER, INTENT(OUT) :: nkeys
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Info_get_nkeys
+    end subroutine MPI_Info_get_nkeys_f08
   end interface MPI_Info_get_nkeys
+  interface PMPI_Info_get_nkeys
+    subroutine PMPI_Info_get_nkeys_f08(info, nkeys, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(OUT) :: nkeys
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Info_get_nkeys_f08
+  end interface PMPI_Info_get_nkeys
   interface MPI_Info_get_nthkey
-    subroutine PMPI_Info_get_nthkey(info, n, key, ierror)
+    subroutine MPI_Info_get_nthkey_f08(info, n, key, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(IN) :: info
       INTEGER, INTENT(IN) :: n
       CHARACTER(LEN=*), INTENT(OUT) :: key
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Info_get_nthkey
+    end subroutine MPI_Info_get_nthkey_f08
   end interface MPI_Info_get_nthkey
+  interface PMPI_Info_get_nthkey
+    subroutine PMPI_Info_get_nthkey_f08(info, n, key, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: n
+      CHARACTER(LEN=*), INTENT(OUT) :: key
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Info_get_nthkey_f08
+  end interface PMPI_Info_get_nthkey
   interface MPI_Info_get_string
-    subroutine PMPI_Info_get_string(info, key, buflen, value, flag, ierror)
+    subroutine MPI_Info_get_string_f08(info, key, buflen, value, flag, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(IN) :: info
@@ -4156,10 +8041,22 @@ module mpi_f08
       CHARACTER(LEN=*), INTENT(OUT) :: value
       LOGICAL, INTENT(OUT) :: flag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Info_get_string
+    end subroutine MPI_Info_get_string_f08
   end interface MPI_Info_get_string
+  interface PMPI_Info_get_string
+    subroutine PMPI_Info_get_string_f08(info, key, buflen, value, flag, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(IN) :: key
+      INTEGER, INTENT(INOUT) :: buflen
+      CHARACTER(LEN=*), INTENT(OUT) :: value
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Info_get_string_f08
+  end interface PMPI_Info_get_string
   interface MPI_Info_get_valuelen
-    subroutine PMPI_Info_get_valuelen(info, key, valuelen, flag, ierror)
+    subroutine MPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(IN) :: info
@@ -4167,44 +8064,89 @@ module mpi_f08
       INTEGER, INTENT(OUT) :: valuelen
       LOGICAL, INTENT(OUT) :: flag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Info_get_valuelen
+    end subroutine MPI_Info_get_valuelen_f08
   end interface MPI_Info_get_valuelen
+  interface PMPI_Info_get_valuelen
+    subroutine PMPI_Info_get_valuelen_f08(info, key, valuelen, flag, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(IN) :: key
+      INTEGER, INTENT(OUT) :: valuelen
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Info_get_valuelen_f08
+  end interface PMPI_Info_get_valuelen
   interface MPI_Info_set
-    subroutine PMPI_Info_set(info, key, value, ierror)
+    subroutine MPI_Info_set_f08(info, key, value, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(IN) :: info
       CHARACTER(LEN=*), INTENT(IN) :: key
       CHARACTER(LEN=*), INTENT(IN) :: value
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Info_set
+    end subroutine MPI_Info_set_f08
   end interface MPI_Info_set
+  interface PMPI_Info_set
+    subroutine PMPI_Info_set_f08(info, key, value, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(IN) :: key
+      CHARACTER(LEN=*), INTENT(IN) :: value
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Info_set_f08
+  end interface PMPI_Info_set
   interface MPI_Init
-    subroutine PMPI_Init(ierror)
+    subroutine MPI_Init_f08(ierror)
       import
       implicit none
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Init
+    end subroutine MPI_Init_f08
   end interface MPI_Init
+  interface PMPI_Init
+    subroutine PMPI_Init_f08(ierror)
+      import
+      implicit none
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Init_f08
+  end interface PMPI_Init
   interface MPI_Init_thread
-    subroutine PMPI_Init_thread(required, provided, ierror)
+    subroutine MPI_Init_thread_f08(required, provided, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: required
       INTEGER, INTENT(OUT) :: provided
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Init_thread
+    end subroutine MPI_Init_thread_f08
   end interface MPI_Init_thread
+  interface PMPI_Init_thread
+    subroutine PMPI_Init_thread_f08(required, provided, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: required
+      INTEGER, INTENT(OUT) :: provided
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Init_thread_f08
+  end interface PMPI_Init_thread
   interface MPI_Initialized
-    subroutine PMPI_Initialized(flag, ierror)
+    subroutine MPI_Initialized_f08(flag, ierror)
       import
       implicit none
       LOGICAL, INTENT(OUT) :: flag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Initialized
+    end subroutine MPI_Initialized_f08
   end interface MPI_Initialized
+  interface PMPI_Initialized
+    subroutine PMPI_Initialized_f08(flag, ierror)
+      import
+      implicit none
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Initialized_f08
+  end interface PMPI_Initialized
   interface MPI_Intercomm_create
-    subroutine PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, &
+    subroutine MPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_leader, tag, &
       newintercomm, ierror)
       import
       implicit none
@@ -4215,10 +8157,24 @@ module mpi_f08
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(OUT) :: newintercomm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Intercomm_create
+    end subroutine MPI_Intercomm_create_f08
   end interface MPI_Intercomm_create
+  interface PMPI_Intercomm_create
+    subroutine PMPI_Intercomm_create_f08(local_comm, local_leader, peer_comm, remote_leader, tag, &
+      newintercomm, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: local_comm
+      INTEGER, INTENT(IN) :: local_leader
+      TYPE(MPI_Comm), INTENT(IN) :: peer_comm
+      INTEGER, INTENT(IN) :: remote_leader
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(OUT) :: newintercomm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Intercomm_create_f08
+  end interface PMPI_Intercomm_create
   interface MPI_Intercomm_create_from_groups
-    subroutine PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, &
+    subroutine MPI_Intercomm_create_from_groups_f08(local_group, local_leader, remote_group, &
       remote_leader, stringtag, info, errhandler, newintercomm, ierror)
       import
       implicit none
@@ -4231,20 +8187,46 @@ module mpi_f08
       TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
       TYPE(MPI_Comm), INTENT(OUT) :: newintercomm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Intercomm_create_from_groups
+    end subroutine MPI_Intercomm_create_from_groups_f08
   end interface MPI_Intercomm_create_from_groups
+  interface PMPI_Intercomm_create_from_groups
+    subroutine PMPI_Intercomm_create_from_groups_f08(local_group, local_leader, remote_group, &
+      remote_leader, stringtag, info, errhandler, newintercomm, ierror)
+      import
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: local_group
+      INTEGER, INTENT(IN) :: local_leader
+      TYPE(MPI_Group), INTENT(IN) :: remote_group
+      INTEGER, INTENT(IN) :: remote_leader
+      CHARACTER(LEN=*), INTENT(IN) :: stringtag
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      TYPE(MPI_Comm), INTENT(OUT) :: newintercomm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Intercomm_create_from_groups_f08
+  end interface PMPI_Intercomm_create_from_groups
   interface MPI_Intercomm_merge
-    subroutine PMPI_Intercomm_merge(intercomm, high, newintracomm, ierror)
+    subroutine MPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: intercomm
       LOGICAL, INTENT(IN) :: high
       TYPE(MPI_Comm), INTENT(OUT) :: newintracomm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Intercomm_merge
+    end subroutine MPI_Intercomm_merge_f08
   end interface MPI_Intercomm_merge
+  interface PMPI_Intercomm_merge
+    subroutine PMPI_Intercomm_merge_f08(intercomm, high, newintracomm, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: intercomm
+      LOGICAL, INTENT(IN) :: high
+      TYPE(MPI_Comm), INTENT(OUT) :: newintracomm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Intercomm_merge_f08
+  end interface PMPI_Intercomm_merge
   interface MPI_Iprobe
-    subroutine PMPI_Iprobe(source, tag, comm, flag, status, ierror)
+    subroutine MPI_Iprobe_f08(source, tag, comm, flag, status, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: source
@@ -4253,10 +8235,22 @@ module mpi_f08
       LOGICAL, INTENT(OUT) :: flag
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iprobe
+    end subroutine MPI_Iprobe_f08
   end interface MPI_Iprobe
+  interface PMPI_Iprobe
+    subroutine PMPI_Iprobe_f08(source, tag, comm, flag, status, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Iprobe_f08
+  end interface PMPI_Iprobe
   interface MPI_Irecv
-    subroutine PMPI_Irecv(buf, count, datatype, source, tag, comm, request, ierror)
+    subroutine MPI_Irecv_f08(buf, count, datatype, source, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4268,8 +8262,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Irecv
-    subroutine PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request, ierror)
+    end subroutine MPI_Irecv_f08
+    subroutine MPI_Irecv_c_f08(buf, count, datatype, source, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4281,10 +8275,38 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Irecv_c
+    end subroutine MPI_Irecv_c_f08
   end interface MPI_Irecv
+  interface PMPI_Irecv
+    subroutine PMPI_Irecv_f08(buf, count, datatype, source, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Irecv_f08
+    subroutine PMPI_Irecv_c_f08(buf, count, datatype, source, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Irecv_c_f08
+  end interface PMPI_Irecv
   interface MPI_Ireduce
-    subroutine PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+    subroutine MPI_Ireduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -4298,8 +8320,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ireduce
-    subroutine PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+    end subroutine MPI_Ireduce_f08
+    subroutine MPI_Ireduce_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -4313,10 +8335,43 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ireduce_c
+    end subroutine MPI_Ireduce_c_f08
   end interface MPI_Ireduce
+  interface PMPI_Ireduce
+    subroutine PMPI_Ireduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ireduce_f08
+    subroutine PMPI_Ireduce_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, &
+      ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ireduce_c_f08
+  end interface PMPI_Ireduce
   interface MPI_Ireduce_scatter
-    subroutine PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
+    subroutine MPI_Ireduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
       ierror)
       import
       implicit none
@@ -4330,9 +8385,9 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ireduce_scatter
-    subroutine PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
-      ierror)
+    end subroutine MPI_Ireduce_scatter_f08
+    subroutine MPI_Ireduce_scatter_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+      request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -4345,10 +8400,42 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ireduce_scatter_c
+    end subroutine MPI_Ireduce_scatter_c_f08
   end interface MPI_Ireduce_scatter
+  interface PMPI_Ireduce_scatter
+    subroutine PMPI_Ireduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+      request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ireduce_scatter_f08
+    subroutine PMPI_Ireduce_scatter_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+      request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ireduce_scatter_c_f08
+  end interface PMPI_Ireduce_scatter
   interface MPI_Ireduce_scatter_block
-    subroutine PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    subroutine MPI_Ireduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
       request, ierror)
       import
       implicit none
@@ -4362,8 +8449,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ireduce_scatter_block
-    subroutine PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    end subroutine MPI_Ireduce_scatter_block_f08
+    subroutine MPI_Ireduce_scatter_block_c_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
       request, ierror)
       import
       implicit none
@@ -4377,10 +8464,42 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ireduce_scatter_block_c
+    end subroutine MPI_Ireduce_scatter_block_c_f08
   end interface MPI_Ireduce_scatter_block
+  interface PMPI_Ireduce_scatter_block
+    subroutine PMPI_Ireduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+      request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ireduce_scatter_block_f08
+    subroutine PMPI_Ireduce_scatter_block_c_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+      request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ireduce_scatter_block_c_f08
+  end interface PMPI_Ireduce_scatter_block
   interface MPI_Irsend
-    subroutine PMPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine MPI_Irsend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4392,8 +8511,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Irsend
-    subroutine PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine MPI_Irsend_f08
+    subroutine MPI_Irsend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4405,18 +8524,54 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Irsend_c
+    end subroutine MPI_Irsend_c_f08
   end interface MPI_Irsend
+  interface PMPI_Irsend
+    subroutine PMPI_Irsend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Irsend_f08
+    subroutine PMPI_Irsend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Irsend_c_f08
+  end interface PMPI_Irsend
   interface MPI_Is_thread_main
-    subroutine PMPI_Is_thread_main(flag, ierror)
+    subroutine MPI_Is_thread_main_f08(flag, ierror)
       import
       implicit none
       LOGICAL, INTENT(OUT) :: flag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Is_thread_main
+    end subroutine MPI_Is_thread_main_f08
   end interface MPI_Is_thread_main
+  interface PMPI_Is_thread_main
+    subroutine PMPI_Is_thread_main_f08(flag, ierror)
+      import
+      implicit none
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Is_thread_main_f08
+  end interface PMPI_Is_thread_main
   interface MPI_Iscan
-    subroutine PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    subroutine MPI_Iscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -4429,8 +8584,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iscan
-    subroutine PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    end subroutine MPI_Iscan_f08
+    subroutine MPI_Iscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -4443,10 +8598,40 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iscan_c
+    end subroutine MPI_Iscan_c_f08
   end interface MPI_Iscan
+  interface PMPI_Iscan
+    subroutine PMPI_Iscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Iscan_f08
+    subroutine PMPI_Iscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Iscan_c_f08
+  end interface PMPI_Iscan
   interface MPI_Iscatter
-    subroutine PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    subroutine MPI_Iscatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
       comm, request, ierror)
       import
       implicit none
@@ -4462,9 +8647,9 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iscatter
-    subroutine PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-      comm, request, ierror)
+    end subroutine MPI_Iscatter_f08
+    subroutine MPI_Iscatter_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -4479,10 +8664,46 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iscatter_c
+    end subroutine MPI_Iscatter_c_f08
   end interface MPI_Iscatter
+  interface PMPI_Iscatter
+    subroutine PMPI_Iscatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Iscatter_f08
+    subroutine PMPI_Iscatter_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Iscatter_c_f08
+  end interface PMPI_Iscatter
   interface MPI_Iscatterv
-    subroutine PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    subroutine MPI_Iscatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, request, ierror)
       import
       implicit none
@@ -4499,8 +8720,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iscatterv
-    subroutine PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    end subroutine MPI_Iscatterv_f08
+    subroutine MPI_Iscatterv_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, request, ierror)
       import
       implicit none
@@ -4517,10 +8738,48 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iscatterv_c
+    end subroutine MPI_Iscatterv_c_f08
   end interface MPI_Iscatterv
+  interface PMPI_Iscatterv
+    subroutine PMPI_Iscatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Iscatterv_f08
+    subroutine PMPI_Iscatterv_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Iscatterv_c_f08
+  end interface PMPI_Iscatterv
   interface MPI_Isend
-    subroutine PMPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine MPI_Isend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4532,8 +8791,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Isend
-    subroutine PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine MPI_Isend_f08
+    subroutine MPI_Isend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4545,10 +8804,38 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Isend_c
+    end subroutine MPI_Isend_c_f08
   end interface MPI_Isend
+  interface PMPI_Isend
+    subroutine PMPI_Isend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Isend_f08
+    subroutine PMPI_Isend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Isend_c_f08
+  end interface PMPI_Isend
   interface MPI_Isendrecv
-    subroutine PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+    subroutine MPI_Isendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
       recvtype, source, recvtag, comm, request, ierror)
       import
       implicit none
@@ -4567,9 +8854,9 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Isendrecv
-    subroutine PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-      recvtype, source, recvtag, comm, request, ierror)
+    end subroutine MPI_Isendrecv_f08
+    subroutine MPI_Isendrecv_c_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+      recvcount, recvtype, source, recvtag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -4587,11 +8874,53 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Isendrecv_c
+    end subroutine MPI_Isendrecv_c_f08
   end interface MPI_Isendrecv
+  interface PMPI_Isendrecv
+    subroutine PMPI_Isendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+      recvcount, recvtype, source, recvtag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: sendtag
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Isendrecv_f08
+    subroutine PMPI_Isendrecv_c_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+      recvcount, recvtype, source, recvtag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: sendtag
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Isendrecv_c_f08
+  end interface PMPI_Isendrecv
   interface MPI_Isendrecv_replace
-    subroutine PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
-      request, ierror)
+    subroutine MPI_Isendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
+      comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4605,8 +8934,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Isendrecv_replace
-    subroutine PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, &
+    end subroutine MPI_Isendrecv_replace_f08
+    subroutine MPI_Isendrecv_replace_c_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
       comm, request, ierror)
       import
       implicit none
@@ -4621,10 +8950,44 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Isendrecv_replace_c
+    end subroutine MPI_Isendrecv_replace_c_f08
   end interface MPI_Isendrecv_replace
+  interface PMPI_Isendrecv_replace
+    subroutine PMPI_Isendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
+      comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: sendtag
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Isendrecv_replace_f08
+    subroutine PMPI_Isendrecv_replace_c_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
+      comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: sendtag
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Isendrecv_replace_c_f08
+  end interface PMPI_Isendrecv_replace
   interface MPI_Issend
-    subroutine PMPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine MPI_Issend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4636,8 +8999,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Issend
-    subroutine PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine MPI_Issend_f08
+    subroutine MPI_Issend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4649,20 +9012,58 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Issend_c
+    end subroutine MPI_Issend_c_f08
   end interface MPI_Issend
+  interface PMPI_Issend
+    subroutine PMPI_Issend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Issend_f08
+    subroutine PMPI_Issend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Issend_c_f08
+  end interface PMPI_Issend
   interface MPI_Lookup_name
-    subroutine PMPI_Lookup_name(service_name, info, port_name, ierror)
+    subroutine MPI_Lookup_name_f08(service_name, info, port_name, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: service_name
       TYPE(MPI_Info), INTENT(IN) :: info
       CHARACTER(LEN=*), INTENT(OUT) :: port_name
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Lookup_name
+    end subroutine MPI_Lookup_name_f08
   end interface MPI_Lookup_name
+  interface PMPI_Lookup_name
+    subroutine PMPI_Lookup_name_f08(service_name, info, port_name, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: service_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(OUT) :: port_name
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Lookup_name_f08
+  end interface PMPI_Lookup_name
   interface MPI_Mprobe
-    subroutine PMPI_Mprobe(source, tag, comm, message, status, ierror)
+    subroutine MPI_Mprobe_f08(source, tag, comm, message, status, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: source
@@ -4671,10 +9072,22 @@ module mpi_f08
       TYPE(MPI_Message), INTENT(OUT) :: message
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Mprobe
+    end subroutine MPI_Mprobe_f08
   end interface MPI_Mprobe
+  interface PMPI_Mprobe
+    subroutine PMPI_Mprobe_f08(source, tag, comm, message, status, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Message), INTENT(OUT) :: message
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Mprobe_f08
+  end interface PMPI_Mprobe
   interface MPI_Mrecv
-    subroutine PMPI_Mrecv(buf, count, datatype, message, status, ierror)
+    subroutine MPI_Mrecv_f08(buf, count, datatype, message, status, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4684,8 +9097,8 @@ module mpi_f08
       TYPE(MPI_Message), INTENT(INOUT) :: message
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Mrecv
-    subroutine PMPI_Mrecv_c(buf, count, datatype, message, status, ierror)
+    end subroutine MPI_Mrecv_f08
+    subroutine MPI_Mrecv_c_f08(buf, count, datatype, message, status, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -4695,10 +9108,34 @@ module mpi_f08
       TYPE(MPI_Message), INTENT(INOUT) :: message
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Mrecv_c
+    end subroutine MPI_Mrecv_c_f08
   end interface MPI_Mrecv
+  interface PMPI_Mrecv
+    subroutine PMPI_Mrecv_f08(buf, count, datatype, message, status, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Message), INTENT(INOUT) :: message
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Mrecv_f08
+    subroutine PMPI_Mrecv_c_f08(buf, count, datatype, message, status, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Message), INTENT(INOUT) :: message
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Mrecv_c_f08
+  end interface PMPI_Mrecv
   interface MPI_Neighbor_allgather
-    subroutine PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    subroutine MPI_Neighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, ierror)
       import
       implicit none
@@ -4712,8 +9149,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_allgather
-    subroutine PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine MPI_Neighbor_allgather_f08
+    subroutine MPI_Neighbor_allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, ierror)
       import
       implicit none
@@ -4727,10 +9164,42 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_allgather_c
+    end subroutine MPI_Neighbor_allgather_c_f08
   end interface MPI_Neighbor_allgather
+  interface PMPI_Neighbor_allgather
+    subroutine PMPI_Neighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_allgather_f08
+    subroutine PMPI_Neighbor_allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_allgather_c_f08
+  end interface PMPI_Neighbor_allgather
   interface MPI_Neighbor_allgather_init
-    subroutine PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    subroutine MPI_Neighbor_allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, info, request, ierror)
       import
       implicit none
@@ -4746,9 +9215,9 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_allgather_init
-    subroutine PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
-      recvtype, comm, info, request, ierror)
+    end subroutine MPI_Neighbor_allgather_init_f08
+    subroutine MPI_Neighbor_allgather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, &
+      recvcount, recvtype, comm, info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -4763,10 +9232,46 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_allgather_init_c
+    end subroutine MPI_Neighbor_allgather_init_c_f08
   end interface MPI_Neighbor_allgather_init
+  interface PMPI_Neighbor_allgather_init
+    subroutine PMPI_Neighbor_allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_allgather_init_f08
+    subroutine PMPI_Neighbor_allgather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, &
+      recvcount, recvtype, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_allgather_init_c_f08
+  end interface PMPI_Neighbor_allgather_init
   interface MPI_Neighbor_allgatherv
-    subroutine PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    subroutine MPI_Neighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, ierror)
       import
       implicit none
@@ -4781,8 +9286,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_allgatherv
-    subroutine PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    end subroutine MPI_Neighbor_allgatherv_f08
+    subroutine MPI_Neighbor_allgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, ierror)
       import
       implicit none
@@ -4797,11 +9302,45 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_allgatherv_c
+    end subroutine MPI_Neighbor_allgatherv_c_f08
   end interface MPI_Neighbor_allgatherv
+  interface PMPI_Neighbor_allgatherv
+    subroutine PMPI_Neighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_allgatherv_f08
+    subroutine PMPI_Neighbor_allgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_allgatherv_c_f08
+  end interface PMPI_Neighbor_allgatherv
   interface MPI_Neighbor_allgatherv_init
-    subroutine PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
-      displs, recvtype, comm, info, request, ierror)
+    subroutine MPI_Neighbor_allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, &
+      recvcounts, displs, recvtype, comm, info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -4817,9 +9356,9 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_allgatherv_init
-    subroutine PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
-      displs, recvtype, comm, info, request, ierror)
+    end subroutine MPI_Neighbor_allgatherv_init_f08
+    subroutine MPI_Neighbor_allgatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, &
+      recvcounts, displs, recvtype, comm, info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -4835,11 +9374,49 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_allgatherv_init_c
+    end subroutine MPI_Neighbor_allgatherv_init_c_f08
   end interface MPI_Neighbor_allgatherv_init
+  interface PMPI_Neighbor_allgatherv_init
+    subroutine PMPI_Neighbor_allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, &
+      recvcounts, displs, recvtype, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER, INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_allgatherv_init_f08
+    subroutine PMPI_Neighbor_allgatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, &
+      recvcounts, displs, recvtype, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_allgatherv_init_c_f08
+  end interface PMPI_Neighbor_allgatherv_init
   interface MPI_Neighbor_alltoall
-    subroutine PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-      comm, ierror)
+    subroutine MPI_Neighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -4852,8 +9429,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoall
-    subroutine PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine MPI_Neighbor_alltoall_f08
+    subroutine MPI_Neighbor_alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, ierror)
       import
       implicit none
@@ -4867,10 +9444,42 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoall_c
+    end subroutine MPI_Neighbor_alltoall_c_f08
   end interface MPI_Neighbor_alltoall
+  interface PMPI_Neighbor_alltoall
+    subroutine PMPI_Neighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_alltoall_f08
+    subroutine PMPI_Neighbor_alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_alltoall_c_f08
+  end interface PMPI_Neighbor_alltoall
   interface MPI_Neighbor_alltoall_init
-    subroutine PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    subroutine MPI_Neighbor_alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, info, request, ierror)
       import
       implicit none
@@ -4886,8 +9495,8 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoall_init
-    subroutine PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine MPI_Neighbor_alltoall_init_f08
+    subroutine MPI_Neighbor_alltoall_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, info, request, ierror)
       import
       implicit none
@@ -4903,10 +9512,46 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoall_init_c
+    end subroutine MPI_Neighbor_alltoall_init_c_f08
   end interface MPI_Neighbor_alltoall_init
+  interface PMPI_Neighbor_alltoall_init
+    subroutine PMPI_Neighbor_alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_alltoall_init_f08
+    subroutine PMPI_Neighbor_alltoall_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, &
+      recvcount, recvtype, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_alltoall_init_c_f08
+  end interface PMPI_Neighbor_alltoall_init
   interface MPI_Neighbor_alltoallv
-    subroutine PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    subroutine MPI_Neighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, ierror)
       import
       implicit none
@@ -4922,8 +9567,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoallv
-    subroutine PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    end subroutine MPI_Neighbor_alltoallv_f08
+    subroutine MPI_Neighbor_alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, ierror)
       import
       implicit none
@@ -4939,10 +9584,46 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoallv_c
+    end subroutine MPI_Neighbor_alltoallv_c_f08
   end interface MPI_Neighbor_alltoallv
+  interface PMPI_Neighbor_alltoallv
+    subroutine PMPI_Neighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*)
+      INTEGER, INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER, INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_alltoallv_f08
+    subroutine PMPI_Neighbor_alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_alltoallv_c_f08
+  end interface PMPI_Neighbor_alltoallv
   interface MPI_Neighbor_alltoallv_init
-    subroutine PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    subroutine MPI_Neighbor_alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, info, request, ierror)
       import
       implicit none
@@ -4960,8 +9641,8 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoallv_init
-    subroutine PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    end subroutine MPI_Neighbor_alltoallv_init_f08
+    subroutine MPI_Neighbor_alltoallv_init_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, info, request, ierror)
       import
       implicit none
@@ -4979,10 +9660,50 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoallv_init_c
+    end subroutine MPI_Neighbor_alltoallv_init_c_f08
   end interface MPI_Neighbor_alltoallv_init
+  interface PMPI_Neighbor_alltoallv_init
+    subroutine PMPI_Neighbor_alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_alltoallv_init_f08
+    subroutine PMPI_Neighbor_alltoallv_init_c_f08(sendbuf, sendcounts, sdispls, sendtype, &
+      recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_alltoallv_init_c_f08
+  end interface PMPI_Neighbor_alltoallv_init
   interface MPI_Neighbor_alltoallw
-    subroutine PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    subroutine MPI_Neighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, ierror)
       import
       implicit none
@@ -4998,8 +9719,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoallw
-    subroutine PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    end subroutine MPI_Neighbor_alltoallw_f08
+    subroutine MPI_Neighbor_alltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, ierror)
       import
       implicit none
@@ -5015,10 +9736,46 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoallw_c
+    end subroutine MPI_Neighbor_alltoallw_c_f08
   end interface MPI_Neighbor_alltoallw
+  interface PMPI_Neighbor_alltoallw
+    subroutine PMPI_Neighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_alltoallw_f08
+    subroutine PMPI_Neighbor_alltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_alltoallw_c_f08
+  end interface PMPI_Neighbor_alltoallw
   interface MPI_Neighbor_alltoallw_init
-    subroutine PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    subroutine MPI_Neighbor_alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, info, request, ierror)
       import
       implicit none
@@ -5036,9 +9793,9 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoallw_init
-    subroutine PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
-      recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+    end subroutine MPI_Neighbor_alltoallw_init_f08
+    subroutine MPI_Neighbor_alltoallw_init_c_f08(sendbuf, sendcounts, sdispls, sendtypes, &
+      recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5055,46 +9812,122 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoallw_init_c
+    end subroutine MPI_Neighbor_alltoallw_init_c_f08
   end interface MPI_Neighbor_alltoallw_init
+  interface PMPI_Neighbor_alltoallw_init
+    subroutine PMPI_Neighbor_alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_alltoallw_init_f08
+    subroutine PMPI_Neighbor_alltoallw_init_c_f08(sendbuf, sendcounts, sdispls, sendtypes, &
+      recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_alltoallw_init_c_f08
+  end interface PMPI_Neighbor_alltoallw_init
   interface MPI_Op_commutative
-    subroutine PMPI_Op_commutative(op, commute, ierror)
+    subroutine MPI_Op_commutative_f08(op, commute, ierror)
       import
       implicit none
       TYPE(MPI_Op), INTENT(IN) :: op
       LOGICAL, INTENT(OUT) :: commute
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Op_commutative
+    end subroutine MPI_Op_commutative_f08
   end interface MPI_Op_commutative
+  interface PMPI_Op_commutative
+    subroutine PMPI_Op_commutative_f08(op, commute, ierror)
+      import
+      implicit none
+      TYPE(MPI_Op), INTENT(IN) :: op
+      LOGICAL, INTENT(OUT) :: commute
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Op_commutative_f08
+  end interface PMPI_Op_commutative
   interface MPI_Op_create
-    subroutine PMPI_Op_create(user_fn, commute, op, ierror)
+    subroutine MPI_Op_create_f08(user_fn, commute, op, ierror)
       import
       implicit none
       EXTERNAL :: user_fn
       LOGICAL, INTENT(IN) :: commute
       TYPE(MPI_Op), INTENT(OUT) :: op
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Op_create
+    end subroutine MPI_Op_create_f08
   end interface MPI_Op_create
+  interface PMPI_Op_create
+    subroutine PMPI_Op_create_f08(user_fn, commute, op, ierror)
+      import
+      implicit none
+      EXTERNAL :: user_fn
+      LOGICAL, INTENT(IN) :: commute
+      TYPE(MPI_Op), INTENT(OUT) :: op
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Op_create_f08
+  end interface PMPI_Op_create
   interface MPI_Op_free
-    subroutine PMPI_Op_free(op, ierror)
+    subroutine MPI_Op_free_f08(op, ierror)
       import
       implicit none
       TYPE(MPI_Op), INTENT(INOUT) :: op
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Op_free
+    end subroutine MPI_Op_free_f08
   end interface MPI_Op_free
+  interface PMPI_Op_free
+    subroutine PMPI_Op_free_f08(op, ierror)
+      import
+      implicit none
+      TYPE(MPI_Op), INTENT(INOUT) :: op
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Op_free_f08
+  end interface PMPI_Op_free
   interface MPI_Open_port
-    subroutine PMPI_Open_port(info, port_name, ierror)
+    subroutine MPI_Open_port_f08(info, port_name, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(IN) :: info
       CHARACTER(LEN=*), INTENT(OUT) :: port_name
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Open_port
+    end subroutine MPI_Open_port_f08
   end interface MPI_Open_port
+  interface PMPI_Open_port
+    subroutine PMPI_Open_port_f08(info, port_name, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(OUT) :: port_name
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Open_port_f08
+  end interface PMPI_Open_port
   interface MPI_Pack
-    subroutine PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+    subroutine MPI_Pack_f08(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
@@ -5107,8 +9940,8 @@ module mpi_f08
       INTEGER, INTENT(INOUT) :: position
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Pack
-    subroutine PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+    end subroutine MPI_Pack_f08
+    subroutine MPI_Pack_c_f08(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
@@ -5121,11 +9954,41 @@ module mpi_f08
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Pack_c
+    end subroutine MPI_Pack_c_f08
   end interface MPI_Pack
+  interface PMPI_Pack
+    subroutine PMPI_Pack_f08(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      TYPE(*), DIMENSION(*) :: outbuf
+      INTEGER, INTENT(IN) :: outsize
+      INTEGER, INTENT(INOUT) :: position
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Pack_f08
+    subroutine PMPI_Pack_c_f08(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      TYPE(*), DIMENSION(*) :: outbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outsize
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Pack_c_f08
+  end interface PMPI_Pack
   interface MPI_Pack_external
-    subroutine PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
-      ierror)
+    subroutine MPI_Pack_external_f08(datarep, inbuf, incount, datatype, outbuf, outsize, &
+      position, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: datarep
@@ -5138,9 +10001,9 @@ module mpi_f08
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: outsize
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Pack_external
-    subroutine PMPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
-      ierror)
+    end subroutine MPI_Pack_external_f08
+    subroutine MPI_Pack_external_c_f08(datarep, inbuf, incount, datatype, outbuf, outsize, &
+      position, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: datarep
@@ -5153,10 +10016,42 @@ module mpi_f08
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outsize
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Pack_external_c
+    end subroutine MPI_Pack_external_c_f08
   end interface MPI_Pack_external
+  interface PMPI_Pack_external
+    subroutine PMPI_Pack_external_f08(datarep, inbuf, incount, datatype, outbuf, outsize, &
+      position, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      TYPE(*), DIMENSION(*) :: outbuf
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: outsize
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Pack_external_f08
+    subroutine PMPI_Pack_external_c_f08(datarep, inbuf, incount, datatype, outbuf, outsize, &
+      position, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      TYPE(*), DIMENSION(*) :: outbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outsize
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Pack_external_c_f08
+  end interface PMPI_Pack_external
   interface MPI_Pack_external_size
-    subroutine PMPI_Pack_external_size(datarep, incount, datatype, size, ierror)
+    subroutine MPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: datarep
@@ -5164,8 +10059,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Pack_external_size
-    subroutine PMPI_Pack_external_size_c(datarep, incount, datatype, size, ierror)
+    end subroutine MPI_Pack_external_size_f08
+    subroutine MPI_Pack_external_size_c_f08(datarep, incount, datatype, size, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: datarep
@@ -5173,10 +10068,30 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Pack_external_size_c
+    end subroutine MPI_Pack_external_size_c_f08
   end interface MPI_Pack_external_size
+  interface PMPI_Pack_external_size
+    subroutine PMPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Pack_external_size_f08
+    subroutine PMPI_Pack_external_size_c_f08(datarep, incount, datatype, size, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Pack_external_size_c_f08
+  end interface PMPI_Pack_external_size
   interface MPI_Pack_size
-    subroutine PMPI_Pack_size(incount, datatype, comm, size, ierror)
+    subroutine MPI_Pack_size_f08(incount, datatype, comm, size, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: incount
@@ -5184,8 +10099,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Pack_size
-    subroutine PMPI_Pack_size_c(incount, datatype, comm, size, ierror)
+    end subroutine MPI_Pack_size_f08
+    subroutine MPI_Pack_size_c_f08(incount, datatype, comm, size, ierror)
       import
       implicit none
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
@@ -5193,56 +10108,122 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Pack_size_c
+    end subroutine MPI_Pack_size_c_f08
   end interface MPI_Pack_size
+  interface PMPI_Pack_size
+    subroutine PMPI_Pack_size_f08(incount, datatype, comm, size, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Pack_size_f08
+    subroutine PMPI_Pack_size_c_f08(incount, datatype, comm, size, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Pack_size_c_f08
+  end interface PMPI_Pack_size
   interface MPI_Parrived
-    subroutine PMPI_Parrived(request, partition, flag, ierror)
+    subroutine MPI_Parrived_f08(request, partition, flag, ierror)
       import
       implicit none
       TYPE(MPI_Request), INTENT(IN) :: request
       INTEGER, INTENT(IN) :: partition
       LOGICAL, INTENT(OUT) :: flag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Parrived
+    end subroutine MPI_Parrived_f08
   end interface MPI_Parrived
+  interface PMPI_Parrived
+    subroutine PMPI_Parrived_f08(request, partition, flag, ierror)
+      import
+      implicit none
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, INTENT(IN) :: partition
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Parrived_f08
+  end interface PMPI_Parrived
   interface MPI_Pcontrol
-    subroutine PMPI_Pcontrol(level)
+    subroutine MPI_Pcontrol_f08(level)
       import
       implicit none
       INTEGER, INTENT(IN) :: level
-    end subroutine PMPI_Pcontrol
+    end subroutine MPI_Pcontrol_f08
   end interface MPI_Pcontrol
+  interface PMPI_Pcontrol
+    subroutine PMPI_Pcontrol_f08(level)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: level
+    end subroutine PMPI_Pcontrol_f08
+  end interface PMPI_Pcontrol
   interface MPI_Pready
-    subroutine PMPI_Pready(partition, request, ierror)
+    subroutine MPI_Pready_f08(partition, request, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: partition
       TYPE(MPI_Request), INTENT(IN) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Pready
+    end subroutine MPI_Pready_f08
   end interface MPI_Pready
+  interface PMPI_Pready
+    subroutine PMPI_Pready_f08(partition, request, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: partition
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Pready_f08
+  end interface PMPI_Pready
   interface MPI_Pready_list
-    subroutine PMPI_Pready_list(length, array_of_partitions, request, ierror)
+    subroutine MPI_Pready_list_f08(length, array_of_partitions, request, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: length
       INTEGER, INTENT(IN) :: array_of_partitions(length)
       TYPE(MPI_Request), INTENT(IN) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Pready_list
+    end subroutine MPI_Pready_list_f08
   end interface MPI_Pready_list
+  interface PMPI_Pready_list
+    subroutine PMPI_Pready_list_f08(length, array_of_partitions, request, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: length
+      INTEGER, INTENT(IN) :: array_of_partitions(length)
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Pready_list_f08
+  end interface PMPI_Pready_list
   interface MPI_Pready_range
-    subroutine PMPI_Pready_range(partition_low, partition_high, request, ierror)
+    subroutine MPI_Pready_range_f08(partition_low, partition_high, request, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: partition_low
       INTEGER, INTENT(IN) :: partition_high
       TYPE(MPI_Request), INTENT(IN) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Pready_range
+    end subroutine MPI_Pready_range_f08
   end interface MPI_Pready_range
+  interface PMPI_Pready_range
+    subroutine PMPI_Pready_range_f08(partition_low, partition_high, request, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: partition_low
+      INTEGER, INTENT(IN) :: partition_high
+      TYPE(MPI_Request), INTENT(IN) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Pready_range_f08
+  end interface PMPI_Pready_range
   interface MPI_Precv_init
-    subroutine PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, &
+    subroutine MPI_Precv_init_f08(buf, partitions, count, datatype, source, tag, comm, info, &
       request, ierror)
       import
       implicit none
@@ -5257,10 +10238,28 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Precv_init
+    end subroutine MPI_Precv_init_f08
   end interface MPI_Precv_init
+  interface PMPI_Precv_init
+    subroutine PMPI_Precv_init_f08(buf, partitions, count, datatype, source, tag, comm, info, &
+      request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Precv_init_f08
+  end interface PMPI_Precv_init
   interface MPI_Probe
-    subroutine PMPI_Probe(source, tag, comm, status, ierror)
+    subroutine MPI_Probe_f08(source, tag, comm, status, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: source
@@ -5268,11 +10267,22 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Probe
+    end subroutine MPI_Probe_f08
   end interface MPI_Probe
+  interface PMPI_Probe
+    subroutine PMPI_Probe_f08(source, tag, comm, status, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Probe_f08
+  end interface PMPI_Probe
   interface MPI_Psend_init
-    subroutine PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, &
-      ierror)
+    subroutine MPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, &
+      request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -5286,20 +10296,48 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Psend_init
+    end subroutine MPI_Psend_init_f08
   end interface MPI_Psend_init
+  interface PMPI_Psend_init
+    subroutine PMPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, &
+      request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: partitions
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Psend_init_f08
+  end interface PMPI_Psend_init
   interface MPI_Publish_name
-    subroutine PMPI_Publish_name(service_name, info, port_name, ierror)
+    subroutine MPI_Publish_name_f08(service_name, info, port_name, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: service_name
       TYPE(MPI_Info), INTENT(IN) :: info
       CHARACTER(LEN=*), INTENT(IN) :: port_name
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Publish_name
+    end subroutine MPI_Publish_name_f08
   end interface MPI_Publish_name
+  interface PMPI_Publish_name
+    subroutine PMPI_Publish_name_f08(service_name, info, port_name, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: service_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Publish_name_f08
+  end interface PMPI_Publish_name
   interface MPI_Put
-    subroutine PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    subroutine MPI_Put_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
       target_count, target_datatype, win, ierror)
       import
       implicit none
@@ -5313,9 +10351,9 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Put
-    subroutine PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-      target_count, target_datatype, win, ierror)
+    end subroutine MPI_Put_f08
+    subroutine MPI_Put_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, win, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
@@ -5328,18 +10366,58 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Put_c
+    end subroutine MPI_Put_c_f08
   end interface MPI_Put
+  interface PMPI_Put
+    subroutine PMPI_Put_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+      target_count, target_datatype, win, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Put_f08
+    subroutine PMPI_Put_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, win, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Put_c_f08
+  end interface PMPI_Put
   interface MPI_Query_thread
-    subroutine PMPI_Query_thread(provided, ierror)
+    subroutine MPI_Query_thread_f08(provided, ierror)
       import
       implicit none
       INTEGER, INTENT(OUT) :: provided
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Query_thread
+    end subroutine MPI_Query_thread_f08
   end interface MPI_Query_thread
+  interface PMPI_Query_thread
+    subroutine PMPI_Query_thread_f08(provided, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(OUT) :: provided
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Query_thread_f08
+  end interface PMPI_Query_thread
   interface MPI_Raccumulate
-    subroutine PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, &
+    subroutine MPI_Raccumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, op, win, request, ierror)
       import
       implicit none
@@ -5355,8 +10433,8 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Raccumulate
-    subroutine PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, &
+    end subroutine MPI_Raccumulate_f08
+    subroutine MPI_Raccumulate_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, op, win, request, ierror)
       import
       implicit none
@@ -5372,10 +10450,46 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Raccumulate_c
+    end subroutine MPI_Raccumulate_c_f08
   end interface MPI_Raccumulate
+  interface PMPI_Raccumulate
+    subroutine PMPI_Raccumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, op, win, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Raccumulate_f08
+    subroutine PMPI_Raccumulate_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, op, win, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Raccumulate_c_f08
+  end interface PMPI_Raccumulate
   interface MPI_Recv
-    subroutine PMPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
+    subroutine MPI_Recv_f08(buf, count, datatype, source, tag, comm, status, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -5387,8 +10501,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Recv
-    subroutine PMPI_Recv_c(buf, count, datatype, source, tag, comm, status, ierror)
+    end subroutine MPI_Recv_f08
+    subroutine MPI_Recv_c_f08(buf, count, datatype, source, tag, comm, status, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -5400,10 +10514,38 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Recv_c
+    end subroutine MPI_Recv_c_f08
   end interface MPI_Recv
+  interface PMPI_Recv
+    subroutine PMPI_Recv_f08(buf, count, datatype, source, tag, comm, status, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Recv_f08
+    subroutine PMPI_Recv_c_f08(buf, count, datatype, source, tag, comm, status, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Recv_c_f08
+  end interface PMPI_Recv
   interface MPI_Recv_init
-    subroutine PMPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierror)
+    subroutine MPI_Recv_init_f08(buf, count, datatype, source, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -5415,8 +10557,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Recv_init
-    subroutine PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request, ierror)
+    end subroutine MPI_Recv_init_f08
+    subroutine MPI_Recv_init_c_f08(buf, count, datatype, source, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -5428,10 +10570,38 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Recv_init_c
+    end subroutine MPI_Recv_init_c_f08
   end interface MPI_Recv_init
+  interface PMPI_Recv_init
+    subroutine PMPI_Recv_init_f08(buf, count, datatype, source, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Recv_init_f08
+    subroutine PMPI_Recv_init_c_f08(buf, count, datatype, source, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Recv_init_c_f08
+  end interface PMPI_Recv_init
   interface MPI_Reduce
-    subroutine PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+    subroutine MPI_Reduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5444,8 +10614,8 @@ module mpi_f08
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce
-    subroutine PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+    end subroutine MPI_Reduce_f08
+    subroutine MPI_Reduce_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5458,11 +10628,41 @@ module mpi_f08
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_c
+    end subroutine MPI_Reduce_c_f08
   end interface MPI_Reduce
+  interface PMPI_Reduce
+    subroutine PMPI_Reduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Reduce_f08
+    subroutine PMPI_Reduce_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Reduce_c_f08
+  end interface PMPI_Reduce
   interface MPI_Reduce_init
-    subroutine PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request, &
-      ierror)
+    subroutine MPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
+      request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5477,8 +10677,8 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_init
-    subroutine PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
+    end subroutine MPI_Reduce_init_f08
+    subroutine MPI_Reduce_init_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
       request, ierror)
       import
       implicit none
@@ -5494,10 +10694,46 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_init_c
+    end subroutine MPI_Reduce_init_c_f08
   end interface MPI_Reduce_init
+  interface PMPI_Reduce_init
+    subroutine PMPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
+      request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Reduce_init_f08
+    subroutine PMPI_Reduce_init_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
+      request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Reduce_init_c_f08
+  end interface PMPI_Reduce_init
   interface MPI_Reduce_local
-    subroutine PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
+    subroutine MPI_Reduce_local_f08(inbuf, inoutbuf, count, datatype, op, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
@@ -5508,8 +10744,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_local
-    subroutine PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op, ierror)
+    end subroutine MPI_Reduce_local_f08
+    subroutine MPI_Reduce_local_c_f08(inbuf, inoutbuf, count, datatype, op, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
@@ -5520,10 +10756,36 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_local_c
+    end subroutine MPI_Reduce_local_c_f08
   end interface MPI_Reduce_local
+  interface PMPI_Reduce_local
+    subroutine PMPI_Reduce_local_f08(inbuf, inoutbuf, count, datatype, op, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+      TYPE(*), DIMENSION(*) :: inoutbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Reduce_local_f08
+    subroutine PMPI_Reduce_local_c_f08(inbuf, inoutbuf, count, datatype, op, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+      TYPE(*), DIMENSION(*) :: inoutbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Reduce_local_c_f08
+  end interface PMPI_Reduce_local
   interface MPI_Reduce_scatter
-    subroutine PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+    subroutine MPI_Reduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5535,8 +10797,8 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_scatter
-    subroutine PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+    end subroutine MPI_Reduce_scatter_f08
+    subroutine MPI_Reduce_scatter_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5548,10 +10810,38 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_scatter_c
+    end subroutine MPI_Reduce_scatter_c_f08
   end interface MPI_Reduce_scatter
+  interface PMPI_Reduce_scatter
+    subroutine PMPI_Reduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Reduce_scatter_f08
+    subroutine PMPI_Reduce_scatter_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Reduce_scatter_c_f08
+  end interface PMPI_Reduce_scatter
   interface MPI_Reduce_scatter_block
-    subroutine PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+    subroutine MPI_Reduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5563,8 +10853,9 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_scatter_block
-    subroutine PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+    end subroutine MPI_Reduce_scatter_block_f08
+    subroutine MPI_Reduce_scatter_block_c_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+      ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5576,10 +10867,40 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_scatter_block_c
+    end subroutine MPI_Reduce_scatter_block_c_f08
   end interface MPI_Reduce_scatter_block
+  interface PMPI_Reduce_scatter_block
+    subroutine PMPI_Reduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+      ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Reduce_scatter_block_f08
+    subroutine PMPI_Reduce_scatter_block_c_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+      ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Reduce_scatter_block_c_f08
+  end interface PMPI_Reduce_scatter_block
   interface MPI_Reduce_scatter_block_init
-    subroutine PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    subroutine MPI_Reduce_scatter_block_init_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
       info, request, ierror)
       import
       implicit none
@@ -5594,9 +10915,9 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_scatter_block_init
-    subroutine PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, &
-      info, request, ierror)
+    end subroutine MPI_Reduce_scatter_block_init_f08
+    subroutine MPI_Reduce_scatter_block_init_c_f08(sendbuf, recvbuf, recvcount, datatype, op, &
+      comm, info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5610,11 +10931,45 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_scatter_block_init_c
+    end subroutine MPI_Reduce_scatter_block_init_c_f08
   end interface MPI_Reduce_scatter_block_init
+  interface PMPI_Reduce_scatter_block_init
+    subroutine PMPI_Reduce_scatter_block_init_f08(sendbuf, recvbuf, recvcount, datatype, op, &
+      comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Reduce_scatter_block_init_f08
+    subroutine PMPI_Reduce_scatter_block_init_c_f08(sendbuf, recvbuf, recvcount, datatype, op, &
+      comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Reduce_scatter_block_init_c_f08
+  end interface PMPI_Reduce_scatter_block_init
   interface MPI_Reduce_scatter_init
-    subroutine PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
-      request, ierror)
+    subroutine MPI_Reduce_scatter_init_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+      info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5628,9 +10983,9 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_scatter_init
-    subroutine PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
-      request, ierror)
+    end subroutine MPI_Reduce_scatter_init_f08
+    subroutine MPI_Reduce_scatter_init_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+      info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5644,10 +10999,44 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_scatter_init_c
+    end subroutine MPI_Reduce_scatter_init_c_f08
   end interface MPI_Reduce_scatter_init
+  interface PMPI_Reduce_scatter_init
+    subroutine PMPI_Reduce_scatter_init_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+      info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Reduce_scatter_init_f08
+    subroutine PMPI_Reduce_scatter_init_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+      info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Reduce_scatter_init_c_f08
+  end interface PMPI_Reduce_scatter_init
   interface MPI_Register_datarep
-    subroutine PMPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, &
+    subroutine MPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversion_fn, &
       dtype_file_extent_fn, extra_state, ierror)
       import
       implicit none
@@ -5657,52 +11046,107 @@ module mpi_f08
       EXTERNAL :: dtype_file_extent_fn
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Register_datarep
+    end subroutine MPI_Register_datarep_f08
   end interface MPI_Register_datarep
+  interface PMPI_Register_datarep
+    subroutine PMPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversion_fn, &
+      dtype_file_extent_fn, extra_state, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+      EXTERNAL :: read_conversion_fn
+      EXTERNAL :: write_conversion_fn
+      EXTERNAL :: dtype_file_extent_fn
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Register_datarep_f08
+  end interface PMPI_Register_datarep
   interface MPI_Remove_error_class
-    subroutine PMPI_Remove_error_class(errorclass, ierror)
+    subroutine MPI_Remove_error_class_f08(errorclass, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: errorclass
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Remove_error_class
+    end subroutine MPI_Remove_error_class_f08
   end interface MPI_Remove_error_class
+  interface PMPI_Remove_error_class
+    subroutine PMPI_Remove_error_class_f08(errorclass, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: errorclass
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Remove_error_class_f08
+  end interface PMPI_Remove_error_class
   interface MPI_Remove_error_code
-    subroutine PMPI_Remove_error_code(errorcode, ierror)
+    subroutine MPI_Remove_error_code_f08(errorcode, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: errorcode
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Remove_error_code
+    end subroutine MPI_Remove_error_code_f08
   end interface MPI_Remove_error_code
-  interface MPI_Remove_error_string
-    subroutine PMPI_Remove_error_string(errorcode, ierror)
+  interface PMPI_Remove_error_code
+    subroutine PMPI_Remove_error_code_f08(errorcode, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: errorcode
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Remove_error_string
+    end subroutine PMPI_Remove_error_code_f08
+  end interface PMPI_Remove_error_code
+  interface MPI_Remove_error_string
+    subroutine MPI_Remove_error_string_f08(errorcode, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Remove_error_string_f08
   end interface MPI_Remove_error_string
+  interface PMPI_Remove_error_string
+    subroutine PMPI_Remove_error_string_f08(errorcode, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Remove_error_string_f08
+  end interface PMPI_Remove_error_string
   interface MPI_Request_free
-    subroutine PMPI_Request_free(request, ierror)
+    subroutine MPI_Request_free_f08(request, ierror)
       import
       implicit none
       TYPE(MPI_Request), INTENT(INOUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Request_free
+    end subroutine MPI_Request_free_f08
   end interface MPI_Request_free
+  interface PMPI_Request_free
+    subroutine PMPI_Request_free_f08(request, ierror)
+      import
+      implicit none
+      TYPE(MPI_Request), INTENT(INOUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Request_free_f08
+  end interface PMPI_Request_free
   interface MPI_Request_get_status
-    subroutine PMPI_Request_get_status(request, flag, status, ierror)
+    subroutine MPI_Request_get_status_f08(request, flag, status, ierror)
       import
       implicit none
       TYPE(MPI_Request), INTENT(IN) :: request
       LOGICAL, INTENT(OUT) :: flag
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Request_get_status
+    end subroutine MPI_Request_get_status_f08
   end interface MPI_Request_get_status
+  interface PMPI_Request_get_status
+    subroutine PMPI_Request_get_status_f08(request, flag, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_Request), INTENT(IN) :: request
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Request_get_status_f08
+  end interface PMPI_Request_get_status
   interface MPI_Request_get_status_all
-    subroutine PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses, &
+    subroutine MPI_Request_get_status_all_f08(count, array_of_requests, flag, array_of_statuses, &
       ierror)
       import
       implicit none
@@ -5711,10 +11155,22 @@ module mpi_f08
       LOGICAL, INTENT(OUT) :: flag
       TYPE(MPI_Status) :: array_of_statuses(*)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Request_get_status_all
+    end subroutine MPI_Request_get_status_all_f08
   end interface MPI_Request_get_status_all
+  interface PMPI_Request_get_status_all
+    subroutine PMPI_Request_get_status_all_f08(count, array_of_requests, flag, array_of_statuses, &
+      ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(count)
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Request_get_status_all_f08
+  end interface PMPI_Request_get_status_all
   interface MPI_Request_get_status_any
-    subroutine PMPI_Request_get_status_any(count, array_of_requests, index, flag, status, ierror)
+    subroutine MPI_Request_get_status_any_f08(count, array_of_requests, index, flag, status, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: count
@@ -5723,10 +11179,23 @@ module mpi_f08
       LOGICAL, INTENT(OUT) :: flag
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Request_get_status_any
+    end subroutine MPI_Request_get_status_any_f08
   end interface MPI_Request_get_status_any
+  interface PMPI_Request_get_status_any
+    subroutine PMPI_Request_get_status_any_f08(count, array_of_requests, index, flag, status, &
+      ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(count)
+      INTEGER, INTENT(OUT) :: index
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Request_get_status_any_f08
+  end interface PMPI_Request_get_status_any
   interface MPI_Request_get_status_some
-    subroutine PMPI_Request_get_status_some(incount, array_of_requests, outcount, &
+    subroutine MPI_Request_get_status_some_f08(incount, array_of_requests, outcount, &
       array_of_indices, array_of_statuses, ierror)
       import
       implicit none
@@ -5736,10 +11205,23 @@ module mpi_f08
       INTEGER, INTENT(OUT) :: array_of_indices(*)
       TYPE(MPI_Status) :: array_of_statuses(*)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Request_get_status_some
+    end subroutine MPI_Request_get_status_some_f08
   end interface MPI_Request_get_status_some
+  interface PMPI_Request_get_status_some
+    subroutine PMPI_Request_get_status_some_f08(incount, array_of_requests, outcount, &
+      array_of_indices, array_of_statuses, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Request), INTENT(IN) :: array_of_requests(incount)
+      INTEGER, INTENT(OUT) :: outcount
+      INTEGER, INTENT(OUT) :: array_of_indices(*)
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Request_get_status_some_f08
+  end interface PMPI_Request_get_status_some
   interface MPI_Rget
-    subroutine PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    subroutine MPI_Rget_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
       target_count, target_datatype, win, request, ierror)
       import
       implicit none
@@ -5754,9 +11236,9 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rget
-    subroutine PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-      target_count, target_datatype, win, request, ierror)
+    end subroutine MPI_Rget_f08
+    subroutine MPI_Rget_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, win, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
@@ -5770,10 +11252,44 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rget_c
+    end subroutine MPI_Rget_c_f08
   end interface MPI_Rget
+  interface PMPI_Rget
+    subroutine PMPI_Rget_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, win, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Rget_f08
+    subroutine PMPI_Rget_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, win, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Rget_c_f08
+  end interface PMPI_Rget
   interface MPI_Rget_accumulate
-    subroutine PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
+    subroutine MPI_Rget_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
       result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
       win, request, ierror)
       import
@@ -5794,8 +11310,8 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rget_accumulate
-    subroutine PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, &
+    end subroutine MPI_Rget_accumulate_f08
+    subroutine MPI_Rget_accumulate_c_f08(origin_addr, origin_count, origin_datatype, result_addr, &
       result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
       win, request, ierror)
       import
@@ -5816,10 +11332,56 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rget_accumulate_c
+    end subroutine MPI_Rget_accumulate_c_f08
   end interface MPI_Rget_accumulate
+  interface PMPI_Rget_accumulate
+    subroutine PMPI_Rget_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
+      result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
+      win, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+      INTEGER, INTENT(IN) :: result_count
+      TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Rget_accumulate_f08
+    subroutine PMPI_Rget_accumulate_c_f08(origin_addr, origin_count, origin_datatype, &
+      result_addr, result_count, result_datatype, target_rank, target_disp, target_count, &
+      target_datatype, op, win, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: result_count
+      TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Rget_accumulate_c_f08
+  end interface PMPI_Rget_accumulate
   interface MPI_Rput
-    subroutine PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
+    subroutine MPI_Rput_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
       target_count, target_datatype, win, request, ierror)
       import
       implicit none
@@ -5834,9 +11396,9 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rput
-    subroutine PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-      target_count, target_datatype, win, request, ierror)
+    end subroutine MPI_Rput_f08
+    subroutine MPI_Rput_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, win, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
@@ -5850,10 +11412,44 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rput_c
+    end subroutine MPI_Rput_c_f08
   end interface MPI_Rput
+  interface PMPI_Rput
+    subroutine PMPI_Rput_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, win, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Rput_f08
+    subroutine PMPI_Rput_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, win, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Rput_c_f08
+  end interface PMPI_Rput
   interface MPI_Rsend
-    subroutine PMPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
+    subroutine MPI_Rsend_f08(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -5864,8 +11460,8 @@ module mpi_f08
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rsend
-    subroutine PMPI_Rsend_c(buf, count, datatype, dest, tag, comm, ierror)
+    end subroutine MPI_Rsend_f08
+    subroutine MPI_Rsend_c_f08(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -5876,10 +11472,36 @@ module mpi_f08
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rsend_c
+    end subroutine MPI_Rsend_c_f08
   end interface MPI_Rsend
+  interface PMPI_Rsend
+    subroutine PMPI_Rsend_f08(buf, count, datatype, dest, tag, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Rsend_f08
+    subroutine PMPI_Rsend_c_f08(buf, count, datatype, dest, tag, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Rsend_c_f08
+  end interface PMPI_Rsend
   interface MPI_Rsend_init
-    subroutine PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine MPI_Rsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -5891,8 +11513,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rsend_init
-    subroutine PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine MPI_Rsend_init_f08
+    subroutine MPI_Rsend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -5904,10 +11526,38 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rsend_init_c
+    end subroutine MPI_Rsend_init_c_f08
   end interface MPI_Rsend_init
+  interface PMPI_Rsend_init
+    subroutine PMPI_Rsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Rsend_init_f08
+    subroutine PMPI_Rsend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Rsend_init_c_f08
+  end interface PMPI_Rsend_init
   interface MPI_Scan
-    subroutine PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    subroutine MPI_Scan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5919,8 +11569,8 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scan
-    subroutine PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    end subroutine MPI_Scan_f08
+    subroutine MPI_Scan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5932,10 +11582,38 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scan_c
+    end subroutine MPI_Scan_c_f08
   end interface MPI_Scan
+  interface PMPI_Scan
+    subroutine PMPI_Scan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Scan_f08
+    subroutine PMPI_Scan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Scan_c_f08
+  end interface PMPI_Scan
   interface MPI_Scan_init
-    subroutine PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    subroutine MPI_Scan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5949,8 +11627,9 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scan_init
-    subroutine PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    end subroutine MPI_Scan_init_f08
+    subroutine MPI_Scan_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+      ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -5964,10 +11643,44 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scan_init_c
+    end subroutine MPI_Scan_init_c_f08
   end interface MPI_Scan_init
+  interface PMPI_Scan_init
+    subroutine PMPI_Scan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+      ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Scan_init_f08
+    subroutine PMPI_Scan_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+      ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Scan_init_c_f08
+  end interface PMPI_Scan_init
   interface MPI_Scatter
-    subroutine PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    subroutine MPI_Scatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
       comm, ierror)
       import
       implicit none
@@ -5982,65 +11695,137 @@ module mpi_f08
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scatter
-    subroutine PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-      comm, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scatter_c
-  end interface MPI_Scatter
-  interface MPI_Scatter_init
-    subroutine PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-      root, comm, info, request, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scatter_init
-    subroutine PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-      root, comm, info, request, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scatter_init_c
-  end interface MPI_Scatter_init
-  interface MPI_Scatterv
-    subroutine PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, &
+    end subroutine MPI_Scatter_f08
+    subroutine MPI_Scatter_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Scatter_c_f08
+  end interface MPI_Scatter
+  interface PMPI_Scatter
+    subroutine PMPI_Scatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+      comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Scatter_f08
+    subroutine PMPI_Scatter_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Scatter_c_f08
+  end interface PMPI_Scatter
+  interface MPI_Scatter_init
+    subroutine MPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Scatter_init_f08
+    subroutine MPI_Scatter_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Scatter_init_c_f08
+  end interface MPI_Scatter_init
+  interface PMPI_Scatter_init
+    subroutine PMPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Scatter_init_f08
+    subroutine PMPI_Scatter_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Scatter_init_c_f08
+  end interface PMPI_Scatter_init
+  interface MPI_Scatterv
+    subroutine MPI_Scatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -6055,8 +11840,8 @@ module mpi_f08
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scatterv
-    subroutine PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    end subroutine MPI_Scatterv_f08
+    subroutine MPI_Scatterv_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, ierror)
       import
       implicit none
@@ -6072,10 +11857,46 @@ module mpi_f08
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scatterv_c
+    end subroutine MPI_Scatterv_c_f08
   end interface MPI_Scatterv
+  interface PMPI_Scatterv
+    subroutine PMPI_Scatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcounts(*)
+      INTEGER, INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Scatterv_f08
+    subroutine PMPI_Scatterv_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Scatterv_c_f08
+  end interface PMPI_Scatterv
   interface MPI_Scatterv_init
-    subroutine PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    subroutine MPI_Scatterv_init_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, info, request, ierror)
       import
       implicit none
@@ -6093,8 +11914,8 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scatterv_init
-    subroutine PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    end subroutine MPI_Scatterv_init_f08
+    subroutine MPI_Scatterv_init_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, info, request, ierror)
       import
       implicit none
@@ -6112,10 +11933,50 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scatterv_init_c
+    end subroutine MPI_Scatterv_init_c_f08
   end interface MPI_Scatterv_init
+  interface PMPI_Scatterv_init
+    subroutine PMPI_Scatterv_init_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Scatterv_init_f08
+    subroutine PMPI_Scatterv_init_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, &
+      recvcount, recvtype, root, comm, info, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Scatterv_init_c_f08
+  end interface PMPI_Scatterv_init
   interface MPI_Send
-    subroutine PMPI_Send(buf, count, datatype, dest, tag, comm, ierror)
+    subroutine MPI_Send_f08(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -6126,8 +11987,8 @@ module mpi_f08
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Send
-    subroutine PMPI_Send_c(buf, count, datatype, dest, tag, comm, ierror)
+    end subroutine MPI_Send_f08
+    subroutine MPI_Send_c_f08(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -6138,10 +11999,36 @@ module mpi_f08
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Send_c
+    end subroutine MPI_Send_c_f08
   end interface MPI_Send
+  interface PMPI_Send
+    subroutine PMPI_Send_f08(buf, count, datatype, dest, tag, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Send_f08
+    subroutine PMPI_Send_c_f08(buf, count, datatype, dest, tag, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Send_c_f08
+  end interface PMPI_Send
   interface MPI_Send_init
-    subroutine PMPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine MPI_Send_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -6153,8 +12040,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Send_init
-    subroutine PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine MPI_Send_init_f08
+    subroutine MPI_Send_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -6166,10 +12053,38 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Send_init_c
+    end subroutine MPI_Send_init_c_f08
   end interface MPI_Send_init
+  interface PMPI_Send_init
+    subroutine PMPI_Send_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Send_init_f08
+    subroutine PMPI_Send_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Send_init_c_f08
+  end interface PMPI_Send_init
   interface MPI_Sendrecv
-    subroutine PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+    subroutine MPI_Sendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
       recvtype, source, recvtag, comm, status, ierror)
       import
       implicit none
@@ -6188,9 +12103,9 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Sendrecv
-    subroutine PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-      recvtype, source, recvtag, comm, status, ierror)
+    end subroutine MPI_Sendrecv_f08
+    subroutine MPI_Sendrecv_c_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+      recvcount, recvtype, source, recvtag, comm, status, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -6208,11 +12123,53 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Sendrecv_c
+    end subroutine MPI_Sendrecv_c_f08
   end interface MPI_Sendrecv
+  interface PMPI_Sendrecv
+    subroutine PMPI_Sendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+      recvtype, source, recvtag, comm, status, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: sendtag
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Sendrecv_f08
+    subroutine PMPI_Sendrecv_c_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+      recvcount, recvtype, source, recvtag, comm, status, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: sendtag
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      TYPE(*), DIMENSION(*) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Sendrecv_c_f08
+  end interface PMPI_Sendrecv
   interface MPI_Sendrecv_replace
-    subroutine PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
-      status, ierror)
+    subroutine MPI_Sendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
+      comm, status, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -6226,8 +12183,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Sendrecv_replace
-    subroutine PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, &
+    end subroutine MPI_Sendrecv_replace_f08
+    subroutine MPI_Sendrecv_replace_c_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
       comm, status, ierror)
       import
       implicit none
@@ -6242,10 +12199,44 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Sendrecv_replace_c
+    end subroutine MPI_Sendrecv_replace_c_f08
   end interface MPI_Sendrecv_replace
+  interface PMPI_Sendrecv_replace
+    subroutine PMPI_Sendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
+      comm, status, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: sendtag
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Sendrecv_replace_f08
+    subroutine PMPI_Sendrecv_replace_c_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
+      comm, status, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: sendtag
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(IN) :: recvtag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Sendrecv_replace_c_f08
+  end interface PMPI_Sendrecv_replace
   interface MPI_Session_attach_buffer
-    subroutine PMPI_Session_attach_buffer(session, buffer, size, ierror)
+    subroutine MPI_Session_attach_buffer_f08(session, buffer, size, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
@@ -6253,8 +12244,8 @@ module mpi_f08
       TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
       INTEGER, INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_attach_buffer
-    subroutine PMPI_Session_attach_buffer_c(session, buffer, size, ierror)
+    end subroutine MPI_Session_attach_buffer_f08
+    subroutine MPI_Session_attach_buffer_c_f08(session, buffer, size, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
@@ -6262,80 +12253,170 @@ module mpi_f08
       TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_attach_buffer_c
+    end subroutine MPI_Session_attach_buffer_c_f08
   end interface MPI_Session_attach_buffer
+  interface PMPI_Session_attach_buffer
+    subroutine PMPI_Session_attach_buffer_f08(session, buffer, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      INTEGER, INTENT(IN) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Session_attach_buffer_f08
+    subroutine PMPI_Session_attach_buffer_c_f08(session, buffer, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Session_attach_buffer_c_f08
+  end interface PMPI_Session_attach_buffer
   interface MPI_Session_call_errhandler
-    subroutine PMPI_Session_call_errhandler(session, errorcode, ierror)
+    subroutine MPI_Session_call_errhandler_f08(session, errorcode, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
       INTEGER, INTENT(IN) :: errorcode
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_call_errhandler
+    end subroutine MPI_Session_call_errhandler_f08
   end interface MPI_Session_call_errhandler
+  interface PMPI_Session_call_errhandler
+    subroutine PMPI_Session_call_errhandler_f08(session, errorcode, ierror)
+      import
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Session_call_errhandler_f08
+  end interface PMPI_Session_call_errhandler
   interface MPI_Session_create_errhandler
-    subroutine PMPI_Session_create_errhandler(session_errhandler_fn, errhandler, ierror)
+    subroutine MPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, ierror)
       import
       implicit none
       EXTERNAL :: session_errhandler_fn
       TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_create_errhandler
+    end subroutine MPI_Session_create_errhandler_f08
   end interface MPI_Session_create_errhandler
+  interface PMPI_Session_create_errhandler
+    subroutine PMPI_Session_create_errhandler_f08(session_errhandler_fn, errhandler, ierror)
+      import
+      implicit none
+      EXTERNAL :: session_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Session_create_errhandler_f08
+  end interface PMPI_Session_create_errhandler
   interface MPI_Session_detach_buffer
-    subroutine PMPI_Session_detach_buffer(session, buffer_addr, size, ierror)
+    subroutine MPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
       TYPE(C_PTR), INTENT(OUT) :: buffer_addr
       INTEGER, INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_detach_buffer
-    subroutine PMPI_Session_detach_buffer_c(session, buffer_addr, size, ierror)
+    end subroutine MPI_Session_detach_buffer_f08
+    subroutine MPI_Session_detach_buffer_c_f08(session, buffer_addr, size, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
       TYPE(C_PTR), INTENT(OUT) :: buffer_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_detach_buffer_c
+    end subroutine MPI_Session_detach_buffer_c_f08
   end interface MPI_Session_detach_buffer
+  interface PMPI_Session_detach_buffer
+    subroutine PMPI_Session_detach_buffer_f08(session, buffer_addr, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Session_detach_buffer_f08
+    subroutine PMPI_Session_detach_buffer_c_f08(session, buffer_addr, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(C_PTR), INTENT(OUT) :: buffer_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Session_detach_buffer_c_f08
+  end interface PMPI_Session_detach_buffer
   interface MPI_Session_finalize
-    subroutine PMPI_Session_finalize(session, ierror)
+    subroutine MPI_Session_finalize_f08(session, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(INOUT) :: session
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_finalize
+    end subroutine MPI_Session_finalize_f08
   end interface MPI_Session_finalize
+  interface PMPI_Session_finalize
+    subroutine PMPI_Session_finalize_f08(session, ierror)
+      import
+      implicit none
+      TYPE(MPI_Session), INTENT(INOUT) :: session
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Session_finalize_f08
+  end interface PMPI_Session_finalize
   interface MPI_Session_flush_buffer
-    subroutine PMPI_Session_flush_buffer(session, ierror)
+    subroutine MPI_Session_flush_buffer_f08(session, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_flush_buffer
+    end subroutine MPI_Session_flush_buffer_f08
   end interface MPI_Session_flush_buffer
+  interface PMPI_Session_flush_buffer
+    subroutine PMPI_Session_flush_buffer_f08(session, ierror)
+      import
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Session_flush_buffer_f08
+  end interface PMPI_Session_flush_buffer
   interface MPI_Session_get_errhandler
-    subroutine PMPI_Session_get_errhandler(session, errhandler, ierror)
+    subroutine MPI_Session_get_errhandler_f08(session, errhandler, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
       TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_get_errhandler
+    end subroutine MPI_Session_get_errhandler_f08
   end interface MPI_Session_get_errhandler
+  interface PMPI_Session_get_errhandler
+    subroutine PMPI_Session_get_errhandler_f08(session, errhandler, ierror)
+      import
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Session_get_errhandler_f08
+  end interface PMPI_Session_get_errhandler
   interface MPI_Session_get_info
-    subroutine PMPI_Session_get_info(session, info_used, ierror)
+    subroutine MPI_Session_get_info_f08(session, info_used, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
       TYPE(MPI_Info), INTENT(OUT) :: info_used
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_get_info
+    end subroutine MPI_Session_get_info_f08
   end interface MPI_Session_get_info
+  interface PMPI_Session_get_info
+    subroutine PMPI_Session_get_info_f08(session, info_used, ierror)
+      import
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Info), INTENT(OUT) :: info_used
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Session_get_info_f08
+  end interface PMPI_Session_get_info
   interface MPI_Session_get_nth_pset
-    subroutine PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name, ierror)
+    subroutine MPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
@@ -6344,58 +12425,118 @@ module mpi_f08
       INTEGER, INTENT(INOUT) :: pset_len
       CHARACTER(LEN=*), INTENT(OUT) :: pset_name
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_get_nth_pset
+    end subroutine MPI_Session_get_nth_pset_f08
   end interface MPI_Session_get_nth_pset
+  interface PMPI_Session_get_nth_pset
+    subroutine PMPI_Session_get_nth_pset_f08(session, info, n, pset_len, pset_name, ierror)
+      import
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(IN) :: n
+      INTEGER, INTENT(INOUT) :: pset_len
+      CHARACTER(LEN=*), INTENT(OUT) :: pset_name
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Session_get_nth_pset_f08
+  end interface PMPI_Session_get_nth_pset
   interface MPI_Session_get_num_psets
-    subroutine PMPI_Session_get_num_psets(session, info, npset_names, ierror)
+    subroutine MPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
       TYPE(MPI_Info), INTENT(IN) :: info
       INTEGER, INTENT(OUT) :: npset_names
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_get_num_psets
+    end subroutine MPI_Session_get_num_psets_f08
   end interface MPI_Session_get_num_psets
+  interface PMPI_Session_get_num_psets
+    subroutine PMPI_Session_get_num_psets_f08(session, info, npset_names, ierror)
+      import
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(OUT) :: npset_names
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Session_get_num_psets_f08
+  end interface PMPI_Session_get_num_psets
   interface MPI_Session_get_pset_info
-    subroutine PMPI_Session_get_pset_info(session, pset_name, info, ierror)
+    subroutine MPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
       CHARACTER(LEN=*), INTENT(IN) :: pset_name
       TYPE(MPI_Info), INTENT(OUT) :: info
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_get_pset_info
+    end subroutine MPI_Session_get_pset_info_f08
   end interface MPI_Session_get_pset_info
+  interface PMPI_Session_get_pset_info
+    subroutine PMPI_Session_get_pset_info_f08(session, pset_name, info, ierror)
+      import
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      CHARACTER(LEN=*), INTENT(IN) :: pset_name
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Session_get_pset_info_f08
+  end interface PMPI_Session_get_pset_info
   interface MPI_Session_iflush_buffer
-    subroutine PMPI_Session_iflush_buffer(session, request, ierror)
+    subroutine MPI_Session_iflush_buffer_f08(session, request, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_iflush_buffer
+    end subroutine MPI_Session_iflush_buffer_f08
   end interface MPI_Session_iflush_buffer
+  interface PMPI_Session_iflush_buffer
+    subroutine PMPI_Session_iflush_buffer_f08(session, request, ierror)
+      import
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Session_iflush_buffer_f08
+  end interface PMPI_Session_iflush_buffer
   interface MPI_Session_init
-    subroutine PMPI_Session_init(info, errhandler, session, ierror)
+    subroutine MPI_Session_init_f08(info, errhandler, session, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
       TYPE(MPI_Session), INTENT(OUT) :: session
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_init
+    end subroutine MPI_Session_init_f08
   end interface MPI_Session_init
+  interface PMPI_Session_init
+    subroutine PMPI_Session_init_f08(info, errhandler, session, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      TYPE(MPI_Session), INTENT(OUT) :: session
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Session_init_f08
+  end interface PMPI_Session_init
   interface MPI_Session_set_errhandler
-    subroutine PMPI_Session_set_errhandler(session, errhandler, ierror)
+    subroutine MPI_Session_set_errhandler_f08(session, errhandler, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
       TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_set_errhandler
+    end subroutine MPI_Session_set_errhandler_f08
   end interface MPI_Session_set_errhandler
+  interface PMPI_Session_set_errhandler
+    subroutine PMPI_Session_set_errhandler_f08(session, errhandler, ierror)
+      import
+      implicit none
+      TYPE(MPI_Session), INTENT(IN) :: session
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Session_set_errhandler_f08
+  end interface PMPI_Session_set_errhandler
   interface MPI_Ssend
-    subroutine PMPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
+    subroutine MPI_Ssend_f08(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -6406,8 +12547,8 @@ module mpi_f08
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ssend
-    subroutine PMPI_Ssend_c(buf, count, datatype, dest, tag, comm, ierror)
+    end subroutine MPI_Ssend_f08
+    subroutine MPI_Ssend_c_f08(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -6418,10 +12559,36 @@ module mpi_f08
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ssend_c
+    end subroutine MPI_Ssend_c_f08
   end interface MPI_Ssend
+  interface PMPI_Ssend
+    subroutine PMPI_Ssend_f08(buf, count, datatype, dest, tag, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ssend_f08
+    subroutine PMPI_Ssend_c_f08(buf, count, datatype, dest, tag, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ssend_c_f08
+  end interface PMPI_Ssend
   interface MPI_Ssend_init
-    subroutine PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine MPI_Ssend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -6433,8 +12600,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ssend_init
-    subroutine PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine MPI_Ssend_init_f08
+    subroutine MPI_Ssend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -6446,155 +12613,328 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ssend_init_c
+    end subroutine MPI_Ssend_init_c_f08
   end interface MPI_Ssend_init
+  interface PMPI_Ssend_init
+    subroutine PMPI_Ssend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ssend_init_f08
+    subroutine PMPI_Ssend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: dest
+      INTEGER, INTENT(IN) :: tag
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ssend_init_c_f08
+  end interface PMPI_Ssend_init
   interface MPI_Start
-    subroutine PMPI_Start(request, ierror)
+    subroutine MPI_Start_f08(request, ierror)
       import
       implicit none
       TYPE(MPI_Request), INTENT(INOUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Start
+    end subroutine MPI_Start_f08
   end interface MPI_Start
+  interface PMPI_Start
+    subroutine PMPI_Start_f08(request, ierror)
+      import
+      implicit none
+      TYPE(MPI_Request), INTENT(INOUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Start_f08
+  end interface PMPI_Start
   interface MPI_Startall
-    subroutine PMPI_Startall(count, array_of_requests, ierror)
+    subroutine MPI_Startall_f08(count, array_of_requests, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Startall
+    end subroutine MPI_Startall_f08
   end interface MPI_Startall
+  interface PMPI_Startall
+    subroutine PMPI_Startall_f08(count, array_of_requests, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Startall_f08
+  end interface PMPI_Startall
   interface MPI_Status_f082f
-    subroutine PMPI_Status_f082f(f08_status, f_status, ierror)
+    subroutine MPI_Status_f082f_f08(f08_status, f_status, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(IN) :: f08_status
       INTEGER, INTENT(OUT) :: f_status(MPI_STATUS_SIZE)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Status_f082f
+    end subroutine MPI_Status_f082f_f08
   end interface MPI_Status_f082f
+  interface PMPI_Status_f082f
+    subroutine PMPI_Status_f082f_f08(f08_status, f_status, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: f08_status
+      INTEGER, INTENT(OUT) :: f_status(MPI_STATUS_SIZE)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Status_f082f_f08
+  end interface PMPI_Status_f082f
   interface MPI_Status_f2f08
-    subroutine PMPI_Status_f2f08(f_status, f08_status, ierror)
+    subroutine MPI_Status_f2f08_f08(f_status, f08_status, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: f_status(MPI_STATUS_SIZE)
       TYPE(MPI_Status), INTENT(OUT) :: f08_status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Status_f2f08
+    end subroutine MPI_Status_f2f08_f08
   end interface MPI_Status_f2f08
+  interface PMPI_Status_f2f08
+    subroutine PMPI_Status_f2f08_f08(f_status, f08_status, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: f_status(MPI_STATUS_SIZE)
+      TYPE(MPI_Status), INTENT(OUT) :: f08_status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Status_f2f08_f08
+  end interface PMPI_Status_f2f08
   interface MPI_Status_get_error
-    subroutine PMPI_Status_get_error(status, err, ierror)
+    subroutine MPI_Status_get_error_f08(status, err, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(IN) :: status
       INTEGER, INTENT(OUT) :: err
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Status_get_error
+    end subroutine MPI_Status_get_error_f08
   end interface MPI_Status_get_error
+  interface PMPI_Status_get_error
+    subroutine PMPI_Status_get_error_f08(status, err, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      INTEGER, INTENT(OUT) :: err
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Status_get_error_f08
+  end interface PMPI_Status_get_error
   interface MPI_Status_get_source
-    subroutine PMPI_Status_get_source(status, source, ierror)
+    subroutine MPI_Status_get_source_f08(status, source, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(IN) :: status
       INTEGER, INTENT(OUT) :: source
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Status_get_source
+    end subroutine MPI_Status_get_source_f08
   end interface MPI_Status_get_source
+  interface PMPI_Status_get_source
+    subroutine PMPI_Status_get_source_f08(status, source, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      INTEGER, INTENT(OUT) :: source
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Status_get_source_f08
+  end interface PMPI_Status_get_source
   interface MPI_Status_get_tag
-    subroutine PMPI_Status_get_tag(status, tag, ierror)
+    subroutine MPI_Status_get_tag_f08(status, tag, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(IN) :: status
       INTEGER, INTENT(OUT) :: tag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Status_get_tag
+    end subroutine MPI_Status_get_tag_f08
   end interface MPI_Status_get_tag
+  interface PMPI_Status_get_tag
+    subroutine PMPI_Status_get_tag_f08(status, tag, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      INTEGER, INTENT(OUT) :: tag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Status_get_tag_f08
+  end interface PMPI_Status_get_tag
   interface MPI_Status_set_cancelled
-    subroutine PMPI_Status_set_cancelled(status, flag, ierror)
+    subroutine MPI_Status_set_cancelled_f08(status, flag, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(INOUT) :: status
       LOGICAL, INTENT(IN) :: flag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Status_set_cancelled
+    end subroutine MPI_Status_set_cancelled_f08
   end interface MPI_Status_set_cancelled
+  interface PMPI_Status_set_cancelled
+    subroutine PMPI_Status_set_cancelled_f08(status, flag, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(INOUT) :: status
+      LOGICAL, INTENT(IN) :: flag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Status_set_cancelled_f08
+  end interface PMPI_Status_set_cancelled
   interface MPI_Status_set_elements
-    subroutine PMPI_Status_set_elements(status, datatype, count, ierror)
+    subroutine MPI_Status_set_elements_f08(status, datatype, count, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(INOUT) :: status
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: count
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Status_set_elements
-    subroutine PMPI_Status_set_elements_c(status, datatype, count, ierror)
+    end subroutine MPI_Status_set_elements_f08
+    subroutine MPI_Status_set_elements_c_f08(status, datatype, count, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(INOUT) :: status
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Status_set_elements_c
+    end subroutine MPI_Status_set_elements_c_f08
   end interface MPI_Status_set_elements
-  interface MPI_Status_set_elements_x
-    subroutine PMPI_Status_set_elements_x(status, datatype, count, ierror)
+  interface PMPI_Status_set_elements
+    subroutine PMPI_Status_set_elements_f08(status, datatype, count, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(INOUT) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: count
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Status_set_elements_f08
+    subroutine PMPI_Status_set_elements_c_f08(status, datatype, count, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(INOUT) :: status
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Status_set_elements_x
+    end subroutine PMPI_Status_set_elements_c_f08
+  end interface PMPI_Status_set_elements
+  interface MPI_Status_set_elements_x
+    subroutine MPI_Status_set_elements_x_f08(status, datatype, count, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(INOUT) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Status_set_elements_x_f08
   end interface MPI_Status_set_elements_x
+  interface PMPI_Status_set_elements_x
+    subroutine PMPI_Status_set_elements_x_f08(status, datatype, count, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(INOUT) :: status
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Status_set_elements_x_f08
+  end interface PMPI_Status_set_elements_x
   interface MPI_Status_set_error
-    subroutine PMPI_Status_set_error(status, err, ierror)
+    subroutine MPI_Status_set_error_f08(status, err, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(INOUT) :: status
       INTEGER, INTENT(IN) :: err
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Status_set_error
+    end subroutine MPI_Status_set_error_f08
   end interface MPI_Status_set_error
+  interface PMPI_Status_set_error
+    subroutine PMPI_Status_set_error_f08(status, err, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(INOUT) :: status
+      INTEGER, INTENT(IN) :: err
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Status_set_error_f08
+  end interface PMPI_Status_set_error
   interface MPI_Status_set_source
-    subroutine PMPI_Status_set_source(status, source, ierror)
+    subroutine MPI_Status_set_source_f08(status, source, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(INOUT) :: status
       INTEGER, INTENT(IN) :: source
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Status_set_source
+    end subroutine MPI_Status_set_source_f08
   end interface MPI_Status_set_source
+  interface PMPI_Status_set_source
+    subroutine PMPI_Status_set_source_f08(status, source, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(INOUT) :: status
+      INTEGER, INTENT(IN) :: source
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Status_set_source_f08
+  end interface PMPI_Status_set_source
   interface MPI_Status_set_tag
-    subroutine PMPI_Status_set_tag(status, tag, ierror)
+    subroutine MPI_Status_set_tag_f08(status, tag, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(INOUT) :: status
       INTEGER, INTENT(IN) :: tag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Status_set_tag
+    end subroutine MPI_Status_set_tag_f08
   end interface MPI_Status_set_tag
+  interface PMPI_Status_set_tag
+    subroutine PMPI_Status_set_tag_f08(status, tag, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(INOUT) :: status
+      INTEGER, INTENT(IN) :: tag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Status_set_tag_f08
+  end interface PMPI_Status_set_tag
   interface MPI_Test
-    subroutine PMPI_Test(request, flag, status, ierror)
+    subroutine MPI_Test_f08(request, flag, status, ierror)
       import
       implicit none
       TYPE(MPI_Request), INTENT(INOUT) :: request
       LOGICAL, INTENT(OUT) :: flag
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Test
+    end subroutine MPI_Test_f08
   end interface MPI_Test
+  interface PMPI_Test
+    subroutine PMPI_Test_f08(request, flag, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_Request), INTENT(INOUT) :: request
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Test_f08
+  end interface PMPI_Test
   interface MPI_Test_cancelled
-    subroutine PMPI_Test_cancelled(status, flag, ierror)
+    subroutine MPI_Test_cancelled_f08(status, flag, ierror)
       import
       implicit none
       TYPE(MPI_Status), INTENT(IN) :: status
       LOGICAL, INTENT(OUT) :: flag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Test_cancelled
+    end subroutine MPI_Test_cancelled_f08
   end interface MPI_Test_cancelled
+  interface PMPI_Test_cancelled
+    subroutine PMPI_Test_cancelled_f08(status, flag, ierror)
+      import
+      implicit none
+      TYPE(MPI_Status), INTENT(IN) :: status
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Test_cancelled_f08
+  end interface PMPI_Test_cancelled
   interface MPI_Testall
-    subroutine PMPI_Testall(count, array_of_requests, flag, array_of_statuses, ierror)
+    subroutine MPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: count
@@ -6602,10 +12942,21 @@ module mpi_f08
       LOGICAL, INTENT(OUT) :: flag
       TYPE(MPI_Status) :: array_of_statuses(*)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Testall
+    end subroutine MPI_Testall_f08
   end interface MPI_Testall
+  interface PMPI_Testall
+    subroutine PMPI_Testall_f08(count, array_of_requests, flag, array_of_statuses, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Testall_f08
+  end interface PMPI_Testall
   interface MPI_Testany
-    subroutine PMPI_Testany(count, array_of_requests, index, flag, status, ierror)
+    subroutine MPI_Testany_f08(count, array_of_requests, index, flag, status, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: count
@@ -6614,10 +12965,22 @@ module mpi_f08
       LOGICAL, INTENT(OUT) :: flag
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Testany
+    end subroutine MPI_Testany_f08
   end interface MPI_Testany
+  interface PMPI_Testany
+    subroutine PMPI_Testany_f08(count, array_of_requests, index, flag, status, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
+      INTEGER, INTENT(OUT) :: index
+      LOGICAL, INTENT(OUT) :: flag
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Testany_f08
+  end interface PMPI_Testany
   interface MPI_Testsome
-    subroutine PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, &
+    subroutine MPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indices, &
       array_of_statuses, ierror)
       import
       implicit none
@@ -6627,45 +12990,93 @@ module mpi_f08
       INTEGER, INTENT(OUT) :: array_of_indices(*)
       TYPE(MPI_Status) :: array_of_statuses(*)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Testsome
+    end subroutine MPI_Testsome_f08
   end interface MPI_Testsome
+  interface PMPI_Testsome
+    subroutine PMPI_Testsome_f08(incount, array_of_requests, outcount, array_of_indices, &
+      array_of_statuses, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(incount)
+      INTEGER, INTENT(OUT) :: outcount
+      INTEGER, INTENT(OUT) :: array_of_indices(*)
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Testsome_f08
+  end interface PMPI_Testsome
   interface MPI_Topo_test
-    subroutine PMPI_Topo_test(comm, status, ierror)
+    subroutine MPI_Topo_test_f08(comm, status, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Topo_test
+    end subroutine MPI_Topo_test_f08
   end interface MPI_Topo_test
+  interface PMPI_Topo_test
+    subroutine PMPI_Topo_test_f08(comm, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Topo_test_f08
+  end interface PMPI_Topo_test
   interface MPI_Type_commit
-    subroutine PMPI_Type_commit(datatype, ierror)
+    subroutine MPI_Type_commit_f08(datatype, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(INOUT) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_commit
+    end subroutine MPI_Type_commit_f08
   end interface MPI_Type_commit
+  interface PMPI_Type_commit
+    subroutine PMPI_Type_commit_f08(datatype, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(INOUT) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_commit_f08
+  end interface PMPI_Type_commit
   interface MPI_Type_contiguous
-    subroutine PMPI_Type_contiguous(count, oldtype, newtype, ierror)
+    subroutine MPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_contiguous
-    subroutine PMPI_Type_contiguous_c(count, oldtype, newtype, ierror)
+    end subroutine MPI_Type_contiguous_f08
+    subroutine MPI_Type_contiguous_c_f08(count, oldtype, newtype, ierror)
       import
       implicit none
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_contiguous_c
+    end subroutine MPI_Type_contiguous_c_f08
   end interface MPI_Type_contiguous
+  interface PMPI_Type_contiguous
+    subroutine PMPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_contiguous_f08
+    subroutine PMPI_Type_contiguous_c_f08(count, oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_contiguous_c_f08
+  end interface PMPI_Type_contiguous
   interface MPI_Type_create_darray
-    subroutine PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+    subroutine MPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_of_distribs, &
       array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
       import
       implicit none
@@ -6680,9 +13091,9 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_darray
-    subroutine PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, &
-      array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+    end subroutine MPI_Type_create_darray_f08
+    subroutine MPI_Type_create_darray_c_f08(size, rank, ndims, array_of_gsizes, &
+      array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: size
@@ -6696,39 +13107,102 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_darray_c
+    end subroutine MPI_Type_create_darray_c_f08
   end interface MPI_Type_create_darray
+  interface PMPI_Type_create_darray
+    subroutine PMPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+      array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: size
+      INTEGER, INTENT(IN) :: rank
+      INTEGER, INTENT(IN) :: ndims
+      INTEGER, INTENT(IN) :: array_of_gsizes(ndims)
+      INTEGER, INTENT(IN) :: array_of_distribs(ndims)
+      INTEGER, INTENT(IN) :: array_of_dargs(ndims)
+      INTEGER, INTENT(IN) :: array_of_psizes(ndims)
+      INTEGER, INTENT(IN) :: order
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_darray_f08
+    subroutine PMPI_Type_create_darray_c_f08(size, rank, ndims, array_of_gsizes, &
+      array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: size
+      INTEGER, INTENT(IN) :: rank
+      INTEGER, INTENT(IN) :: ndims
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_gsizes(ndims)
+      INTEGER, INTENT(IN) :: array_of_distribs(ndims)
+      INTEGER, INTENT(IN) :: array_of_dargs(ndims)
+      INTEGER, INTENT(IN) :: array_of_psizes(ndims)
+      INTEGER, INTENT(IN) :: order
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_darray_c_f08
+  end interface PMPI_Type_create_darray
   interface MPI_Type_create_f90_complex
-    subroutine PMPI_Type_create_f90_complex(p, r, newtype, ierror)
+    subroutine MPI_Type_create_f90_complex_f08(p, r, newtype, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: p
       INTEGER, INTENT(IN) :: r
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_f90_complex
+    end subroutine MPI_Type_create_f90_complex_f08
   end interface MPI_Type_create_f90_complex
-  interface MPI_Type_create_f90_integer
-    subroutine PMPI_Type_create_f90_integer(r, newtype, ierror)
-      import
-      implicit none
-      INTEGER, INTENT(IN) :: r
-      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_f90_integer
-  end interface MPI_Type_create_f90_integer
-  interface MPI_Type_create_f90_real
-    subroutine PMPI_Type_create_f90_real(p, r, newtype, ierror)
+  interface PMPI_Type_create_f90_complex
+    subroutine PMPI_Type_create_f90_complex_f08(p, r, newtype, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: p
       INTEGER, INTENT(IN) :: r
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_f90_real
+    end subroutine PMPI_Type_create_f90_complex_f08
+  end interface PMPI_Type_create_f90_complex
+  interface MPI_Type_create_f90_integer
+    subroutine MPI_Type_create_f90_integer_f08(r, newtype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: r
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Type_create_f90_integer_f08
+  end interface MPI_Type_create_f90_integer
+  interface PMPI_Type_create_f90_integer
+    subroutine PMPI_Type_create_f90_integer_f08(r, newtype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: r
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_f90_integer_f08
+  end interface PMPI_Type_create_f90_integer
+  interface MPI_Type_create_f90_real
+    subroutine MPI_Type_create_f90_real_f08(p, r, newtype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: p
+      INTEGER, INTENT(IN) :: r
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Type_create_f90_real_f08
   end interface MPI_Type_create_f90_real
+  interface PMPI_Type_create_f90_real
+    subroutine PMPI_Type_create_f90_real_f08(p, r, newtype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: p
+      INTEGER, INTENT(IN) :: r
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_f90_real_f08
+  end interface PMPI_Type_create_f90_real
   interface MPI_Type_create_hindexed
-    subroutine PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, &
+    subroutine MPI_Type_create_hindexed_f08(count, array_of_blocklengths, array_of_displacements, &
       oldtype, newtype, ierror)
       import
       implicit none
@@ -6738,9 +13212,9 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_hindexed
-    subroutine PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, &
-      oldtype, newtype, ierror)
+    end subroutine MPI_Type_create_hindexed_f08
+    subroutine MPI_Type_create_hindexed_c_f08(count, array_of_blocklengths, &
+      array_of_displacements, oldtype, newtype, ierror)
       import
       implicit none
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -6749,10 +13223,34 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_hindexed_c
+    end subroutine MPI_Type_create_hindexed_c_f08
   end interface MPI_Type_create_hindexed
+  interface PMPI_Type_create_hindexed
+    subroutine PMPI_Type_create_hindexed_f08(count, array_of_blocklengths, &
+      array_of_displacements, oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      INTEGER, INTENT(IN) :: array_of_blocklengths(count)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_hindexed_f08
+    subroutine PMPI_Type_create_hindexed_c_f08(count, array_of_blocklengths, &
+      array_of_displacements, oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_blocklengths(count)
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_hindexed_c_f08
+  end interface PMPI_Type_create_hindexed
   interface MPI_Type_create_hindexed_block
-    subroutine PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, &
+    subroutine MPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displacements, &
       oldtype, newtype, ierror)
       import
       implicit none
@@ -6762,8 +13260,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_hindexed_block
-    subroutine PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, &
+    end subroutine MPI_Type_create_hindexed_block_f08
+    subroutine MPI_Type_create_hindexed_block_c_f08(count, blocklength, array_of_displacements, &
       oldtype, newtype, ierror)
       import
       implicit none
@@ -6773,10 +13271,34 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_hindexed_block_c
+    end subroutine MPI_Type_create_hindexed_block_c_f08
   end interface MPI_Type_create_hindexed_block
+  interface PMPI_Type_create_hindexed_block
+    subroutine PMPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displacements, &
+      oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      INTEGER, INTENT(IN) :: blocklength
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_hindexed_block_f08
+    subroutine PMPI_Type_create_hindexed_block_c_f08(count, blocklength, array_of_displacements, &
+      oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: blocklength
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_hindexed_block_c_f08
+  end interface PMPI_Type_create_hindexed_block
   interface MPI_Type_create_hvector
-    subroutine PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype, ierror)
+    subroutine MPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newtype, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: count
@@ -6785,8 +13307,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_hvector
-    subroutine PMPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype, ierror)
+    end subroutine MPI_Type_create_hvector_f08
+    subroutine MPI_Type_create_hvector_c_f08(count, blocklength, stride, oldtype, newtype, ierror)
       import
       implicit none
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -6795,10 +13317,32 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_hvector_c
+    end subroutine MPI_Type_create_hvector_c_f08
   end interface MPI_Type_create_hvector
+  interface PMPI_Type_create_hvector
+    subroutine PMPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      INTEGER, INTENT(IN) :: blocklength
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: stride
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_hvector_f08
+    subroutine PMPI_Type_create_hvector_c_f08(count, blocklength, stride, oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: blocklength
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: stride
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_hvector_c_f08
+  end interface PMPI_Type_create_hvector
   interface MPI_Type_create_indexed_block
-    subroutine PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, &
+    subroutine MPI_Type_create_indexed_block_f08(count, blocklength, array_of_displacements, &
       oldtype, newtype, ierror)
       import
       implicit none
@@ -6808,8 +13352,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_indexed_block
-    subroutine PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, &
+    end subroutine MPI_Type_create_indexed_block_f08
+    subroutine MPI_Type_create_indexed_block_c_f08(count, blocklength, array_of_displacements, &
       oldtype, newtype, ierror)
       import
       implicit none
@@ -6819,10 +13363,34 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_indexed_block_c
+    end subroutine MPI_Type_create_indexed_block_c_f08
   end interface MPI_Type_create_indexed_block
+  interface PMPI_Type_create_indexed_block
+    subroutine PMPI_Type_create_indexed_block_f08(count, blocklength, array_of_displacements, &
+      oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      INTEGER, INTENT(IN) :: blocklength
+      INTEGER, INTENT(IN) :: array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_indexed_block_f08
+    subroutine PMPI_Type_create_indexed_block_c_f08(count, blocklength, array_of_displacements, &
+      oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: blocklength
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_indexed_block_c_f08
+  end interface PMPI_Type_create_indexed_block
   interface MPI_Type_create_keyval
-    subroutine PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
+    subroutine MPI_Type_create_keyval_f08(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
       extra_state, ierror)
       import
       implicit none
@@ -6831,10 +13399,22 @@ module mpi_f08
       INTEGER, INTENT(OUT) :: type_keyval
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_keyval
+    end subroutine MPI_Type_create_keyval_f08
   end interface MPI_Type_create_keyval
+  interface PMPI_Type_create_keyval
+    subroutine PMPI_Type_create_keyval_f08(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
+      extra_state, ierror)
+      import
+      implicit none
+      EXTERNAL :: type_copy_attr_fn
+      EXTERNAL :: type_delete_attr_fn
+      INTEGER, INTENT(OUT) :: type_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_keyval_f08
+  end interface PMPI_Type_create_keyval
   interface MPI_Type_create_resized
-    subroutine PMPI_Type_create_resized(oldtype, lb, extent, newtype, ierror)
+    subroutine MPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
@@ -6842,10 +13422,10 @@ module mpi_f08
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extent
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_resized
+    end subroutine MPI_Type_create_resized_f08
   end interface MPI_Type_create_resized
   interface MPI_Type_create_resized_c
-    subroutine PMPI_Type_create_resized_c(oldtype, lb, extent, newtype, ierror)
+    subroutine MPI_Type_create_resized_c_f08(oldtype, lb, extent, newtype, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
@@ -6853,10 +13433,32 @@ module mpi_f08
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: extent
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_resized_c
+    end subroutine MPI_Type_create_resized_c_f08
   end interface MPI_Type_create_resized_c
+  interface PMPI_Type_create_resized
+    subroutine PMPI_Type_create_resized_f08(oldtype, lb, extent, newtype, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: lb
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extent
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_resized_f08
+  end interface PMPI_Type_create_resized
+  interface PMPI_Type_create_resized_c
+    subroutine PMPI_Type_create_resized_c_f08(oldtype, lb, extent, newtype, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: lb
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: extent
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_resized_c_f08
+  end interface PMPI_Type_create_resized_c
   interface MPI_Type_create_struct
-    subroutine PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, &
+    subroutine MPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_displacements, &
       array_of_types, newtype, ierror)
       import
       implicit none
@@ -6866,8 +13468,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: array_of_types(count)
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_struct
-    subroutine PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, &
+    end subroutine MPI_Type_create_struct_f08
+    subroutine MPI_Type_create_struct_c_f08(count, array_of_blocklengths, array_of_displacements, &
       array_of_types, newtype, ierror)
       import
       implicit none
@@ -6877,10 +13479,34 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: array_of_types(count)
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_struct_c
+    end subroutine MPI_Type_create_struct_c_f08
   end interface MPI_Type_create_struct
+  interface PMPI_Type_create_struct
+    subroutine PMPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_displacements, &
+      array_of_types, newtype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      INTEGER, INTENT(IN) :: array_of_blocklengths(count)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: array_of_types(count)
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_struct_f08
+    subroutine PMPI_Type_create_struct_c_f08(count, array_of_blocklengths, &
+      array_of_displacements, array_of_types, newtype, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_blocklengths(count)
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: array_of_types(count)
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_struct_c_f08
+  end interface PMPI_Type_create_struct
   interface MPI_Type_create_subarray
-    subroutine PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, &
+    subroutine MPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes, &
       array_of_starts, order, oldtype, newtype, ierror)
       import
       implicit none
@@ -6892,8 +13518,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_subarray
-    subroutine PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, &
+    end subroutine MPI_Type_create_subarray_f08
+    subroutine MPI_Type_create_subarray_c_f08(ndims, array_of_sizes, array_of_subsizes, &
       array_of_starts, order, oldtype, newtype, ierror)
       import
       implicit none
@@ -6905,44 +13531,106 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_create_subarray_c
+    end subroutine MPI_Type_create_subarray_c_f08
   end interface MPI_Type_create_subarray
+  interface PMPI_Type_create_subarray
+    subroutine PMPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes, &
+      array_of_starts, order, oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: ndims
+      INTEGER, INTENT(IN) :: array_of_sizes(ndims)
+      INTEGER, INTENT(IN) :: array_of_subsizes(ndims)
+      INTEGER, INTENT(IN) :: array_of_starts(ndims)
+      INTEGER, INTENT(IN) :: order
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_subarray_f08
+    subroutine PMPI_Type_create_subarray_c_f08(ndims, array_of_sizes, array_of_subsizes, &
+      array_of_starts, order, oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: ndims
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_sizes(ndims)
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_subsizes(ndims)
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_starts(ndims)
+      INTEGER, INTENT(IN) :: order
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_create_subarray_c_f08
+  end interface PMPI_Type_create_subarray
   interface MPI_Type_delete_attr
-    subroutine PMPI_Type_delete_attr(datatype, type_keyval, ierror)
+    subroutine MPI_Type_delete_attr_f08(datatype, type_keyval, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: type_keyval
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_delete_attr
+    end subroutine MPI_Type_delete_attr_f08
   end interface MPI_Type_delete_attr
+  interface PMPI_Type_delete_attr
+    subroutine PMPI_Type_delete_attr_f08(datatype, type_keyval, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: type_keyval
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_delete_attr_f08
+  end interface PMPI_Type_delete_attr
   interface MPI_Type_dup
-    subroutine PMPI_Type_dup(oldtype, newtype, ierror)
+    subroutine MPI_Type_dup_f08(oldtype, newtype, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_dup
+    end subroutine MPI_Type_dup_f08
   end interface MPI_Type_dup
+  interface PMPI_Type_dup
+    subroutine PMPI_Type_dup_f08(oldtype, newtype, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_dup_f08
+  end interface PMPI_Type_dup
   interface MPI_Type_free
-    subroutine PMPI_Type_free(datatype, ierror)
+    subroutine MPI_Type_free_f08(datatype, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(INOUT) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_free
+    end subroutine MPI_Type_free_f08
   end interface MPI_Type_free
+  interface PMPI_Type_free
+    subroutine PMPI_Type_free_f08(datatype, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(INOUT) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_free_f08
+  end interface PMPI_Type_free
   interface MPI_Type_free_keyval
-    subroutine PMPI_Type_free_keyval(type_keyval, ierror)
+    subroutine MPI_Type_free_keyval_f08(type_keyval, ierror)
       import
       implicit none
       INTEGER, INTENT(INOUT) :: type_keyval
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_free_keyval
+    end subroutine MPI_Type_free_keyval_f08
   end interface MPI_Type_free_keyval
+  interface PMPI_Type_free_keyval
+    subroutine PMPI_Type_free_keyval_f08(type_keyval, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(INOUT) :: type_keyval
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_free_keyval_f08
+  end interface PMPI_Type_free_keyval
   interface MPI_Type_get_attr
-    subroutine PMPI_Type_get_attr(datatype, type_keyval, attribute_val, flag, ierror)
+    subroutine MPI_Type_get_attr_f08(datatype, type_keyval, attribute_val, flag, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
@@ -6950,10 +13638,21 @@ module mpi_f08
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
       LOGICAL, INTENT(OUT) :: flag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_get_attr
+    end subroutine MPI_Type_get_attr_f08
   end interface MPI_Type_get_attr
+  interface PMPI_Type_get_attr
+    subroutine PMPI_Type_get_attr_f08(datatype, type_keyval, attribute_val, flag, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: type_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_get_attr_f08
+  end interface PMPI_Type_get_attr
   interface MPI_Type_get_contents
-    subroutine PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, &
+    subroutine MPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_datatypes, &
       array_of_integers, array_of_addresses, array_of_datatypes, ierror)
       import
       implicit none
@@ -6965,10 +13664,10 @@ module mpi_f08
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: array_of_addresses(max_addresses)
       TYPE(MPI_Datatype), INTENT(OUT) :: array_of_datatypes(max_datatypes)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_get_contents
-    subroutine PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, &
-      max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, &
-      array_of_datatypes, ierror)
+    end subroutine MPI_Type_get_contents_f08
+    subroutine MPI_Type_get_contents_c_f08(datatype, max_integers, max_addresses, &
+      max_large_counts, max_datatypes, array_of_integers, array_of_addresses, &
+      array_of_large_counts, array_of_datatypes, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
@@ -6981,10 +13680,41 @@ module mpi_f08
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: array_of_large_counts(max_large_counts)
       TYPE(MPI_Datatype), INTENT(OUT) :: array_of_datatypes(max_datatypes)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_get_contents_c
+    end subroutine MPI_Type_get_contents_c_f08
   end interface MPI_Type_get_contents
+  interface PMPI_Type_get_contents
+    subroutine PMPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_datatypes, &
+      array_of_integers, array_of_addresses, array_of_datatypes, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: max_integers
+      INTEGER, INTENT(IN) :: max_addresses
+      INTEGER, INTENT(IN) :: max_datatypes
+      INTEGER, INTENT(OUT) :: array_of_integers(max_integers)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: array_of_addresses(max_addresses)
+      TYPE(MPI_Datatype), INTENT(OUT) :: array_of_datatypes(max_datatypes)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_get_contents_f08
+    subroutine PMPI_Type_get_contents_c_f08(datatype, max_integers, max_addresses, &
+      max_large_counts, max_datatypes, array_of_integers, array_of_addresses, &
+      array_of_large_counts, array_of_datatypes, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_integers
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_addresses
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_large_counts
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: max_datatypes
+      INTEGER, INTENT(OUT) :: array_of_integers(max_integers)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: array_of_addresses(max_addresses)
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: array_of_large_counts(max_large_counts)
+      TYPE(MPI_Datatype), INTENT(OUT) :: array_of_datatypes(max_datatypes)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_get_contents_c_f08
+  end interface PMPI_Type_get_contents
   interface MPI_Type_get_envelope
-    subroutine PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, &
+    subroutine MPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_datatypes, &
       combiner, ierror)
       import
       implicit none
@@ -6994,9 +13724,9 @@ module mpi_f08
       INTEGER, INTENT(OUT) :: num_datatypes
       INTEGER, INTENT(OUT) :: combiner
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_get_envelope
-    subroutine PMPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, &
-      num_datatypes, combiner, ierror)
+    end subroutine MPI_Type_get_envelope_f08
+    subroutine MPI_Type_get_envelope_c_f08(datatype, num_integers, num_addresses, &
+      num_large_counts, num_datatypes, combiner, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
@@ -7006,91 +13736,196 @@ module mpi_f08
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_datatypes
       INTEGER, INTENT(OUT) :: combiner
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_get_envelope_c
+    end subroutine MPI_Type_get_envelope_c_f08
   end interface MPI_Type_get_envelope
+  interface PMPI_Type_get_envelope
+    subroutine PMPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_datatypes, &
+      combiner, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT) :: num_integers
+      INTEGER, INTENT(OUT) :: num_addresses
+      INTEGER, INTENT(OUT) :: num_datatypes
+      INTEGER, INTENT(OUT) :: combiner
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_get_envelope_f08
+    subroutine PMPI_Type_get_envelope_c_f08(datatype, num_integers, num_addresses, &
+      num_large_counts, num_datatypes, combiner, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_integers
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_addresses
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_large_counts
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: num_datatypes
+      INTEGER, INTENT(OUT) :: combiner
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_get_envelope_c_f08
+  end interface PMPI_Type_get_envelope
   interface MPI_Type_get_extent
-    subroutine PMPI_Type_get_extent(datatype, lb, extent, ierror)
+    subroutine MPI_Type_get_extent_f08(datatype, lb, extent, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: lb
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: extent
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_get_extent
+    end subroutine MPI_Type_get_extent_f08
   end interface MPI_Type_get_extent
   interface MPI_Type_get_extent_c
-    subroutine PMPI_Type_get_extent_c(datatype, lb, extent, ierror)
+    subroutine MPI_Type_get_extent_c_f08(datatype, lb, extent, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: lb
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: extent
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_get_extent_c
+    end subroutine MPI_Type_get_extent_c_f08
   end interface MPI_Type_get_extent_c
-  interface MPI_Type_get_extent_x
-    subroutine PMPI_Type_get_extent_x(datatype, lb, extent, ierror)
+  interface PMPI_Type_get_extent
+    subroutine PMPI_Type_get_extent_f08(datatype, lb, extent, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: lb
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: extent
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_get_extent_f08
+  end interface PMPI_Type_get_extent
+  interface PMPI_Type_get_extent_c
+    subroutine PMPI_Type_get_extent_c_f08(datatype, lb, extent, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: lb
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: extent
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_get_extent_x
+    end subroutine PMPI_Type_get_extent_c_f08
+  end interface PMPI_Type_get_extent_c
+  interface MPI_Type_get_extent_x
+    subroutine MPI_Type_get_extent_x_f08(datatype, lb, extent, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: lb
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: extent
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Type_get_extent_x_f08
   end interface MPI_Type_get_extent_x
+  interface PMPI_Type_get_extent_x
+    subroutine PMPI_Type_get_extent_x_f08(datatype, lb, extent, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: lb
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: extent
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_get_extent_x_f08
+  end interface PMPI_Type_get_extent_x
   interface MPI_Type_get_name
-    subroutine PMPI_Type_get_name(datatype, type_name, resultlen, ierror)
+    subroutine MPI_Type_get_name_f08(datatype, type_name, resultlen, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       CHARACTER(LEN=*), INTENT(OUT) :: type_name
       INTEGER, INTENT(OUT) :: resultlen
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_get_name
+    end subroutine MPI_Type_get_name_f08
   end interface MPI_Type_get_name
+  interface PMPI_Type_get_name
+    subroutine PMPI_Type_get_name_f08(datatype, type_name, resultlen, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      CHARACTER(LEN=*), INTENT(OUT) :: type_name
+      INTEGER, INTENT(OUT) :: resultlen
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_get_name_f08
+  end interface PMPI_Type_get_name
   interface MPI_Type_get_true_extent
-    subroutine PMPI_Type_get_true_extent(datatype, true_lb, true_extent, ierror)
+    subroutine MPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: true_lb
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: true_extent
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_get_true_extent
+    end subroutine MPI_Type_get_true_extent_f08
   end interface MPI_Type_get_true_extent
   interface MPI_Type_get_true_extent_c
-    subroutine PMPI_Type_get_true_extent_c(datatype, true_lb, true_extent, ierror)
+    subroutine MPI_Type_get_true_extent_c_f08(datatype, true_lb, true_extent, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: true_lb
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: true_extent
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_get_true_extent_c
+    end subroutine MPI_Type_get_true_extent_c_f08
   end interface MPI_Type_get_true_extent_c
-  interface MPI_Type_get_true_extent_x
-    subroutine PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent, ierror)
+  interface PMPI_Type_get_true_extent
+    subroutine PMPI_Type_get_true_extent_f08(datatype, true_lb, true_extent, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: true_lb
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: true_extent
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_get_true_extent_f08
+  end interface PMPI_Type_get_true_extent
+  interface PMPI_Type_get_true_extent_c
+    subroutine PMPI_Type_get_true_extent_c_f08(datatype, true_lb, true_extent, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: true_lb
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: true_extent
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_get_true_extent_x
+    end subroutine PMPI_Type_get_true_extent_c_f08
+  end interface PMPI_Type_get_true_extent_c
+  interface MPI_Type_get_true_extent_x
+    subroutine MPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: true_lb
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: true_extent
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Type_get_true_extent_x_f08
   end interface MPI_Type_get_true_extent_x
+  interface PMPI_Type_get_true_extent_x
+    subroutine PMPI_Type_get_true_extent_x_f08(datatype, true_lb, true_extent, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: true_lb
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: true_extent
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_get_true_extent_x_f08
+  end interface PMPI_Type_get_true_extent_x
   interface MPI_Type_get_value_index
-    subroutine PMPI_Type_get_value_index(value_type, index_type, pair_type, ierror)
+    subroutine MPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: value_type
       TYPE(MPI_Datatype), INTENT(IN) :: index_type
       TYPE(MPI_Datatype), INTENT(OUT) :: pair_type
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_get_value_index
+    end subroutine MPI_Type_get_value_index_f08
   end interface MPI_Type_get_value_index
+  interface PMPI_Type_get_value_index
+    subroutine PMPI_Type_get_value_index_f08(value_type, index_type, pair_type, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: value_type
+      TYPE(MPI_Datatype), INTENT(IN) :: index_type
+      TYPE(MPI_Datatype), INTENT(OUT) :: pair_type
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_get_value_index_f08
+  end interface PMPI_Type_get_value_index
   interface MPI_Type_indexed
-    subroutine PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, &
-      newtype, ierror)
+    subroutine MPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacements, &
+      oldtype, newtype, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: count
@@ -7099,9 +13934,9 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_indexed
-    subroutine PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, &
-      newtype, ierror)
+    end subroutine MPI_Type_indexed_f08
+    subroutine MPI_Type_indexed_c_f08(count, array_of_blocklengths, array_of_displacements, &
+      oldtype, newtype, ierror)
       import
       implicit none
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -7110,64 +13945,142 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_indexed_c
+    end subroutine MPI_Type_indexed_c_f08
   end interface MPI_Type_indexed
+  interface PMPI_Type_indexed
+    subroutine PMPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacements, &
+      oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      INTEGER, INTENT(IN) :: array_of_blocklengths(count)
+      INTEGER, INTENT(IN) :: array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_indexed_f08
+    subroutine PMPI_Type_indexed_c_f08(count, array_of_blocklengths, array_of_displacements, &
+      oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_blocklengths(count)
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: array_of_displacements(count)
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_indexed_c_f08
+  end interface PMPI_Type_indexed
   interface MPI_Type_match_size
-    subroutine PMPI_Type_match_size(typeclass, size, datatype, ierror)
+    subroutine MPI_Type_match_size_f08(typeclass, size, datatype, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: typeclass
       INTEGER, INTENT(IN) :: size
       TYPE(MPI_Datatype), INTENT(OUT) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_match_size
+    end subroutine MPI_Type_match_size_f08
   end interface MPI_Type_match_size
+  interface PMPI_Type_match_size
+    subroutine PMPI_Type_match_size_f08(typeclass, size, datatype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: typeclass
+      INTEGER, INTENT(IN) :: size
+      TYPE(MPI_Datatype), INTENT(OUT) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_match_size_f08
+  end interface PMPI_Type_match_size
   interface MPI_Type_set_attr
-    subroutine PMPI_Type_set_attr(datatype, type_keyval, attribute_val, ierror)
+    subroutine MPI_Type_set_attr_f08(datatype, type_keyval, attribute_val, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: type_keyval
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_set_attr
+    end subroutine MPI_Type_set_attr_f08
   end interface MPI_Type_set_attr
+  interface PMPI_Type_set_attr
+    subroutine PMPI_Type_set_attr_f08(datatype, type_keyval, attribute_val, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: type_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_set_attr_f08
+  end interface PMPI_Type_set_attr
   interface MPI_Type_set_name
-    subroutine PMPI_Type_set_name(datatype, type_name, ierror)
+    subroutine MPI_Type_set_name_f08(datatype, type_name, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       CHARACTER(LEN=*), INTENT(IN) :: type_name
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_set_name
+    end subroutine MPI_Type_set_name_f08
   end interface MPI_Type_set_name
+  interface PMPI_Type_set_name
+    subroutine PMPI_Type_set_name_f08(datatype, type_name, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      CHARACTER(LEN=*), INTENT(IN) :: type_name
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_set_name_f08
+  end interface PMPI_Type_set_name
   interface MPI_Type_size
-    subroutine PMPI_Type_size(datatype, size, ierror)
+    subroutine MPI_Type_size_f08(datatype, size, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_size
-    subroutine PMPI_Type_size_c(datatype, size, ierror)
+    end subroutine MPI_Type_size_f08
+    subroutine MPI_Type_size_c_f08(datatype, size, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_size_c
+    end subroutine MPI_Type_size_c_f08
   end interface MPI_Type_size
-  interface MPI_Type_size_x
-    subroutine PMPI_Type_size_x(datatype, size, ierror)
+  interface PMPI_Type_size
+    subroutine PMPI_Type_size_f08(datatype, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_size_f08
+    subroutine PMPI_Type_size_c_f08(datatype, size, ierror)
       import
       implicit none
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_size_x
+    end subroutine PMPI_Type_size_c_f08
+  end interface PMPI_Type_size
+  interface MPI_Type_size_x
+    subroutine MPI_Type_size_x_f08(datatype, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Type_size_x_f08
   end interface MPI_Type_size_x
+  interface PMPI_Type_size_x
+    subroutine PMPI_Type_size_x_f08(datatype, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(OUT) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_size_x_f08
+  end interface PMPI_Type_size_x
   interface MPI_Type_vector
-    subroutine PMPI_Type_vector(count, blocklength, stride, oldtype, newtype, ierror)
+    subroutine MPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: count
@@ -7176,8 +14089,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_vector
-    subroutine PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype, ierror)
+    end subroutine MPI_Type_vector_f08
+    subroutine MPI_Type_vector_c_f08(count, blocklength, stride, oldtype, newtype, ierror)
       import
       implicit none
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
@@ -7186,10 +14099,32 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: oldtype
       TYPE(MPI_Datatype), INTENT(OUT) :: newtype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Type_vector_c
+    end subroutine MPI_Type_vector_c_f08
   end interface MPI_Type_vector
+  interface PMPI_Type_vector
+    subroutine PMPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      INTEGER, INTENT(IN) :: blocklength
+      INTEGER, INTENT(IN) :: stride
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_vector_f08
+    subroutine PMPI_Type_vector_c_f08(count, blocklength, stride, oldtype, newtype, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: blocklength
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: stride
+      TYPE(MPI_Datatype), INTENT(IN) :: oldtype
+      TYPE(MPI_Datatype), INTENT(OUT) :: newtype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Type_vector_c_f08
+  end interface PMPI_Type_vector
   interface MPI_Unpack
-    subroutine PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+    subroutine MPI_Unpack_f08(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
@@ -7202,8 +14137,8 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Unpack
-    subroutine PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+    end subroutine MPI_Unpack_f08
+    subroutine MPI_Unpack_c_f08(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
@@ -7216,11 +14151,41 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Unpack_c
+    end subroutine MPI_Unpack_c_f08
   end interface MPI_Unpack
+  interface PMPI_Unpack
+    subroutine PMPI_Unpack_f08(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      INTEGER, INTENT(IN) :: insize
+      INTEGER, INTENT(INOUT) :: position
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      TYPE(*), DIMENSION(*) :: outbuf
+      INTEGER, INTENT(IN) :: outcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Unpack_f08
+    subroutine PMPI_Unpack_c_f08(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      TYPE(*), DIMENSION(*) :: outbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Unpack_c_f08
+  end interface PMPI_Unpack
   interface MPI_Unpack_external
-    subroutine PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, &
-      ierror)
+    subroutine MPI_Unpack_external_f08(datarep, inbuf, insize, position, outbuf, outcount, &
+      datatype, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: datarep
@@ -7233,8 +14198,8 @@ module mpi_f08
       INTEGER, INTENT(IN) :: outcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Unpack_external
-    subroutine PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, &
+    end subroutine MPI_Unpack_external_f08
+    subroutine MPI_Unpack_external_c_f08(datarep, inbuf, insize, position, outbuf, outcount, &
       datatype, ierror)
       import
       implicit none
@@ -7248,39 +14213,100 @@ module mpi_f08
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Unpack_external_c
+    end subroutine MPI_Unpack_external_c_f08
   end interface MPI_Unpack_external
+  interface PMPI_Unpack_external
+    subroutine PMPI_Unpack_external_f08(datarep, inbuf, insize, position, outbuf, outcount, &
+      datatype, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: insize
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      TYPE(*), DIMENSION(*) :: outbuf
+      INTEGER, INTENT(IN) :: outcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Unpack_external_f08
+    subroutine PMPI_Unpack_external_c_f08(datarep, inbuf, insize, position, outbuf, outcount, &
+      datatype, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: datarep
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      TYPE(*), DIMENSION(*) :: outbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outcount
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Unpack_external_c_f08
+  end interface PMPI_Unpack_external
   interface MPI_Unpublish_name
-    subroutine PMPI_Unpublish_name(service_name, info, port_name, ierror)
+    subroutine MPI_Unpublish_name_f08(service_name, info, port_name, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: service_name
       TYPE(MPI_Info), INTENT(IN) :: info
       CHARACTER(LEN=*), INTENT(IN) :: port_name
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Unpublish_name
+    end subroutine MPI_Unpublish_name_f08
   end interface MPI_Unpublish_name
+  interface PMPI_Unpublish_name
+    subroutine PMPI_Unpublish_name_f08(service_name, info, port_name, ierror)
+      import
+      implicit none
+      CHARACTER(LEN=*), INTENT(IN) :: service_name
+      TYPE(MPI_Info), INTENT(IN) :: info
+      CHARACTER(LEN=*), INTENT(IN) :: port_name
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Unpublish_name_f08
+  end interface PMPI_Unpublish_name
   interface MPI_Wait
-    subroutine PMPI_Wait(request, status, ierror)
+    subroutine MPI_Wait_f08(request, status, ierror)
       import
       implicit none
       TYPE(MPI_Request), INTENT(INOUT) :: request
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Wait
+    end subroutine MPI_Wait_f08
   end interface MPI_Wait
+  interface PMPI_Wait
+    subroutine PMPI_Wait_f08(request, status, ierror)
+      import
+      implicit none
+      TYPE(MPI_Request), INTENT(INOUT) :: request
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Wait_f08
+  end interface PMPI_Wait
   interface MPI_Waitall
-    subroutine PMPI_Waitall(count, array_of_requests, array_of_statuses, ierror)
+    subroutine MPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
       TYPE(MPI_Status) :: array_of_statuses(*)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Waitall
+    end subroutine MPI_Waitall_f08
   end interface MPI_Waitall
+  interface PMPI_Waitall
+    subroutine PMPI_Waitall_f08(count, array_of_requests, array_of_statuses, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Waitall_f08
+  end interface PMPI_Waitall
   interface MPI_Waitany
-    subroutine PMPI_Waitany(count, array_of_requests, index, status, ierror)
+    subroutine MPI_Waitany_f08(count, array_of_requests, index, status, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: count
@@ -7288,10 +14314,21 @@ module mpi_f08
       INTEGER, INTENT(OUT) :: index
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Waitany
+    end subroutine MPI_Waitany_f08
   end interface MPI_Waitany
+  interface PMPI_Waitany
+    subroutine PMPI_Waitany_f08(count, array_of_requests, index, status, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: count
+      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(count)
+      INTEGER, INTENT(OUT) :: index
+      TYPE(MPI_Status) :: status
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Waitany_f08
+  end interface PMPI_Waitany
   interface MPI_Waitsome
-    subroutine PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, &
+    subroutine MPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indices, &
       array_of_statuses, ierror)
       import
       implicit none
@@ -7301,10 +14338,23 @@ module mpi_f08
       INTEGER, INTENT(OUT) :: array_of_indices(*)
       TYPE(MPI_Status) :: array_of_statuses(*)
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Waitsome
+    end subroutine MPI_Waitsome_f08
   end interface MPI_Waitsome
+  interface PMPI_Waitsome
+    subroutine PMPI_Waitsome_f08(incount, array_of_requests, outcount, array_of_indices, &
+      array_of_statuses, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: incount
+      TYPE(MPI_Request), INTENT(INOUT) :: array_of_requests(incount)
+      INTEGER, INTENT(OUT) :: outcount
+      INTEGER, INTENT(OUT) :: array_of_indices(*)
+      TYPE(MPI_Status) :: array_of_statuses(*)
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Waitsome_f08
+  end interface PMPI_Waitsome
   interface MPI_Win_allocate
-    subroutine PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
+    subroutine MPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierror)
       import
       implicit none
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
@@ -7314,8 +14364,8 @@ module mpi_f08
       TYPE(C_PTR), INTENT(OUT) :: baseptr
       TYPE(MPI_Win), INTENT(OUT) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_allocate
-    subroutine PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win, ierror)
+    end subroutine MPI_Win_allocate_f08
+    subroutine MPI_Win_allocate_c_f08(size, disp_unit, info, comm, baseptr, win, ierror)
       import
       implicit none
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
@@ -7325,10 +14375,10 @@ module mpi_f08
       TYPE(C_PTR), INTENT(OUT) :: baseptr
       TYPE(MPI_Win), INTENT(OUT) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_allocate_c
+    end subroutine MPI_Win_allocate_c_f08
   end interface MPI_Win_allocate
-  interface MPI_Win_allocate_shared
-    subroutine PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
+  interface PMPI_Win_allocate
+    subroutine PMPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierror)
       import
       implicit none
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
@@ -7338,8 +14388,8 @@ module mpi_f08
       TYPE(C_PTR), INTENT(OUT) :: baseptr
       TYPE(MPI_Win), INTENT(OUT) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_allocate_shared
-    subroutine PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win, ierror)
+    end subroutine PMPI_Win_allocate_f08
+    subroutine PMPI_Win_allocate_c_f08(size, disp_unit, info, comm, baseptr, win, ierror)
       import
       implicit none
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
@@ -7349,10 +14399,58 @@ module mpi_f08
       TYPE(C_PTR), INTENT(OUT) :: baseptr
       TYPE(MPI_Win), INTENT(OUT) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_allocate_shared_c
+    end subroutine PMPI_Win_allocate_c_f08
+  end interface PMPI_Win_allocate
+  interface MPI_Win_allocate_shared
+    subroutine MPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(C_PTR), INTENT(OUT) :: baseptr
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Win_allocate_shared_f08
+    subroutine MPI_Win_allocate_shared_c_f08(size, disp_unit, info, comm, baseptr, win, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(C_PTR), INTENT(OUT) :: baseptr
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Win_allocate_shared_c_f08
   end interface MPI_Win_allocate_shared
+  interface PMPI_Win_allocate_shared
+    subroutine PMPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(C_PTR), INTENT(OUT) :: baseptr
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_allocate_shared_f08
+    subroutine PMPI_Win_allocate_shared_c_f08(size, disp_unit, info, comm, baseptr, win, ierror)
+      import
+      implicit none
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(C_PTR), INTENT(OUT) :: baseptr
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_allocate_shared_c_f08
+  end interface PMPI_Win_allocate_shared
   interface MPI_Win_attach
-    subroutine PMPI_Win_attach(win, base, size, ierror)
+    subroutine MPI_Win_attach_f08(win, base, size, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
@@ -7360,27 +14458,55 @@ module mpi_f08
       TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_attach
+    end subroutine MPI_Win_attach_f08
   end interface MPI_Win_attach
+  interface PMPI_Win_attach
+    subroutine PMPI_Win_attach_f08(win, base, size, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_attach_f08
+  end interface PMPI_Win_attach
   interface MPI_Win_call_errhandler
-    subroutine PMPI_Win_call_errhandler(win, errorcode, ierror)
+    subroutine MPI_Win_call_errhandler_f08(win, errorcode, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(IN) :: errorcode
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_call_errhandler
+    end subroutine MPI_Win_call_errhandler_f08
   end interface MPI_Win_call_errhandler
+  interface PMPI_Win_call_errhandler
+    subroutine PMPI_Win_call_errhandler_f08(win, errorcode, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: errorcode
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_call_errhandler_f08
+  end interface PMPI_Win_call_errhandler
   interface MPI_Win_complete
-    subroutine PMPI_Win_complete(win, ierror)
+    subroutine MPI_Win_complete_f08(win, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_complete
+    end subroutine MPI_Win_complete_f08
   end interface MPI_Win_complete
+  interface PMPI_Win_complete
+    subroutine PMPI_Win_complete_f08(win, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_complete_f08
+  end interface PMPI_Win_complete
   interface MPI_Win_create
-    subroutine PMPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
+    subroutine MPI_Win_create_f08(base, size, disp_unit, info, comm, win, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
@@ -7391,8 +14517,8 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Win), INTENT(OUT) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_create
-    subroutine PMPI_Win_create_c(base, size, disp_unit, info, comm, win, ierror)
+    end subroutine MPI_Win_create_f08
+    subroutine MPI_Win_create_c_f08(base, size, disp_unit, info, comm, win, ierror)
       import
       implicit none
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
@@ -7403,29 +14529,74 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Win), INTENT(OUT) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_create_c
+    end subroutine MPI_Win_create_c_f08
   end interface MPI_Win_create
+  interface PMPI_Win_create
+    subroutine PMPI_Win_create_f08(base, size, disp_unit, info, comm, win, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER, INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_create_f08
+    subroutine PMPI_Win_create_c_f08(base, size, disp_unit, info, comm, win, ierror)
+      import
+      implicit none
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_create_c_f08
+  end interface PMPI_Win_create
   interface MPI_Win_create_dynamic
-    subroutine PMPI_Win_create_dynamic(info, comm, win, ierror)
+    subroutine MPI_Win_create_dynamic_f08(info, comm, win, ierror)
       import
       implicit none
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Win), INTENT(OUT) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_create_dynamic
+    end subroutine MPI_Win_create_dynamic_f08
   end interface MPI_Win_create_dynamic
+  interface PMPI_Win_create_dynamic
+    subroutine PMPI_Win_create_dynamic_f08(info, comm, win, ierror)
+      import
+      implicit none
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Win), INTENT(OUT) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_create_dynamic_f08
+  end interface PMPI_Win_create_dynamic
   interface MPI_Win_create_errhandler
-    subroutine PMPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+    subroutine MPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
       import
       implicit none
       EXTERNAL :: win_errhandler_fn
       TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_create_errhandler
+    end subroutine MPI_Win_create_errhandler_f08
   end interface MPI_Win_create_errhandler
+  interface PMPI_Win_create_errhandler
+    subroutine PMPI_Win_create_errhandler_f08(win_errhandler_fn, errhandler, ierror)
+      import
+      implicit none
+      EXTERNAL :: win_errhandler_fn
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_create_errhandler_f08
+  end interface PMPI_Win_create_errhandler
   interface MPI_Win_create_keyval
-    subroutine PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
+    subroutine MPI_Win_create_keyval_f08(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
       extra_state, ierror)
       import
       implicit none
@@ -7434,88 +14605,178 @@ module mpi_f08
       INTEGER, INTENT(OUT) :: win_keyval
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_create_keyval
+    end subroutine MPI_Win_create_keyval_f08
   end interface MPI_Win_create_keyval
+  interface PMPI_Win_create_keyval
+    subroutine PMPI_Win_create_keyval_f08(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
+      extra_state, ierror)
+      import
+      implicit none
+      EXTERNAL :: win_copy_attr_fn
+      EXTERNAL :: win_delete_attr_fn
+      INTEGER, INTENT(OUT) :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_create_keyval_f08
+  end interface PMPI_Win_create_keyval
   interface MPI_Win_delete_attr
-    subroutine PMPI_Win_delete_attr(win, win_keyval, ierror)
+    subroutine MPI_Win_delete_attr_f08(win, win_keyval, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(IN) :: win_keyval
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_delete_attr
+    end subroutine MPI_Win_delete_attr_f08
   end interface MPI_Win_delete_attr
+  interface PMPI_Win_delete_attr
+    subroutine PMPI_Win_delete_attr_f08(win, win_keyval, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: win_keyval
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_delete_attr_f08
+  end interface PMPI_Win_delete_attr
   interface MPI_Win_detach
-    subroutine PMPI_Win_detach(win, base, ierror)
+    subroutine MPI_Win_detach_f08(win, base, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
 !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
       TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_detach
+    end subroutine MPI_Win_detach_f08
   end interface MPI_Win_detach
+  interface PMPI_Win_detach
+    subroutine PMPI_Win_detach_f08(win, base, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_detach_f08
+  end interface PMPI_Win_detach
   interface MPI_Win_fence
-    subroutine PMPI_Win_fence(assert, win, ierror)
+    subroutine MPI_Win_fence_f08(assert, win, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: assert
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_fence
+    end subroutine MPI_Win_fence_f08
   end interface MPI_Win_fence
+  interface PMPI_Win_fence
+    subroutine PMPI_Win_fence_f08(assert, win, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_fence_f08
+  end interface PMPI_Win_fence
   interface MPI_Win_flush
-    subroutine PMPI_Win_flush(rank, win, ierror)
+    subroutine MPI_Win_flush_f08(rank, win, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: rank
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_flush
+    end subroutine MPI_Win_flush_f08
   end interface MPI_Win_flush
-  interface MPI_Win_flush_all
-    subroutine PMPI_Win_flush_all(win, ierror)
-      import
-      implicit none
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_flush_all
-  end interface MPI_Win_flush_all
-  interface MPI_Win_flush_local
-    subroutine PMPI_Win_flush_local(rank, win, ierror)
+  interface PMPI_Win_flush
+    subroutine PMPI_Win_flush_f08(rank, win, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: rank
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_flush_local
-  end interface MPI_Win_flush_local
-  interface MPI_Win_flush_local_all
-    subroutine PMPI_Win_flush_local_all(win, ierror)
+    end subroutine PMPI_Win_flush_f08
+  end interface PMPI_Win_flush
+  interface MPI_Win_flush_all
+    subroutine MPI_Win_flush_all_f08(win, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_flush_local_all
+    end subroutine MPI_Win_flush_all_f08
+  end interface MPI_Win_flush_all
+  interface PMPI_Win_flush_all
+    subroutine PMPI_Win_flush_all_f08(win, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_flush_all_f08
+  end interface PMPI_Win_flush_all
+  interface MPI_Win_flush_local
+    subroutine MPI_Win_flush_local_f08(rank, win, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: rank
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Win_flush_local_f08
+  end interface MPI_Win_flush_local
+  interface PMPI_Win_flush_local
+    subroutine PMPI_Win_flush_local_f08(rank, win, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: rank
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_flush_local_f08
+  end interface PMPI_Win_flush_local
+  interface MPI_Win_flush_local_all
+    subroutine MPI_Win_flush_local_all_f08(win, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Win_flush_local_all_f08
   end interface MPI_Win_flush_local_all
+  interface PMPI_Win_flush_local_all
+    subroutine PMPI_Win_flush_local_all_f08(win, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_flush_local_all_f08
+  end interface PMPI_Win_flush_local_all
   interface MPI_Win_free
-    subroutine PMPI_Win_free(win, ierror)
+    subroutine MPI_Win_free_f08(win, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(INOUT) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_free
+    end subroutine MPI_Win_free_f08
   end interface MPI_Win_free
+  interface PMPI_Win_free
+    subroutine PMPI_Win_free_f08(win, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(INOUT) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_free_f08
+  end interface PMPI_Win_free
   interface MPI_Win_free_keyval
-    subroutine PMPI_Win_free_keyval(win_keyval, ierror)
+    subroutine MPI_Win_free_keyval_f08(win_keyval, ierror)
       import
       implicit none
       INTEGER, INTENT(INOUT) :: win_keyval
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_free_keyval
+    end subroutine MPI_Win_free_keyval_f08
   end interface MPI_Win_free_keyval
+  interface PMPI_Win_free_keyval
+    subroutine PMPI_Win_free_keyval_f08(win_keyval, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(INOUT) :: win_keyval
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_free_keyval_f08
+  end interface PMPI_Win_free_keyval
   interface MPI_Win_get_attr
-    subroutine PMPI_Win_get_attr(win, win_keyval, attribute_val, flag, ierror)
+    subroutine MPI_Win_get_attr_f08(win, win_keyval, attribute_val, flag, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
@@ -7523,47 +14784,95 @@ module mpi_f08
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
       LOGICAL, INTENT(OUT) :: flag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_get_attr
+    end subroutine MPI_Win_get_attr_f08
   end interface MPI_Win_get_attr
+  interface PMPI_Win_get_attr
+    subroutine PMPI_Win_get_attr_f08(win, win_keyval, attribute_val, flag, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_get_attr_f08
+  end interface PMPI_Win_get_attr
   interface MPI_Win_get_errhandler
-    subroutine PMPI_Win_get_errhandler(win, errhandler, ierror)
+    subroutine MPI_Win_get_errhandler_f08(win, errhandler, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_get_errhandler
+    end subroutine MPI_Win_get_errhandler_f08
   end interface MPI_Win_get_errhandler
+  interface PMPI_Win_get_errhandler
+    subroutine PMPI_Win_get_errhandler_f08(win, errhandler, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_get_errhandler_f08
+  end interface PMPI_Win_get_errhandler
   interface MPI_Win_get_group
-    subroutine PMPI_Win_get_group(win, group, ierror)
+    subroutine MPI_Win_get_group_f08(win, group, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Group), INTENT(OUT) :: group
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_get_group
+    end subroutine MPI_Win_get_group_f08
   end interface MPI_Win_get_group
+  interface PMPI_Win_get_group
+    subroutine PMPI_Win_get_group_f08(win, group, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Group), INTENT(OUT) :: group
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_get_group_f08
+  end interface PMPI_Win_get_group
   interface MPI_Win_get_info
-    subroutine PMPI_Win_get_info(win, info_used, ierror)
+    subroutine MPI_Win_get_info_f08(win, info_used, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Info), INTENT(OUT) :: info_used
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_get_info
+    end subroutine MPI_Win_get_info_f08
   end interface MPI_Win_get_info
+  interface PMPI_Win_get_info
+    subroutine PMPI_Win_get_info_f08(win, info_used, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Info), INTENT(OUT) :: info_used
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_get_info_f08
+  end interface PMPI_Win_get_info
   interface MPI_Win_get_name
-    subroutine PMPI_Win_get_name(win, win_name, resultlen, ierror)
+    subroutine MPI_Win_get_name_f08(win, win_name, resultlen, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
       CHARACTER(LEN=*), INTENT(OUT) :: win_name
       INTEGER, INTENT(OUT) :: resultlen
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_get_name
+    end subroutine MPI_Win_get_name_f08
   end interface MPI_Win_get_name
+  interface PMPI_Win_get_name
+    subroutine PMPI_Win_get_name_f08(win, win_name, resultlen, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      CHARACTER(LEN=*), INTENT(OUT) :: win_name
+      INTEGER, INTENT(OUT) :: resultlen
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_get_name_f08
+  end interface PMPI_Win_get_name
   interface MPI_Win_lock
-    subroutine PMPI_Win_lock(lock_type, rank, assert, win, ierror)
+    subroutine MPI_Win_lock_f08(lock_type, rank, assert, win, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: lock_type
@@ -7571,66 +14880,133 @@ module mpi_f08
       INTEGER, INTENT(IN) :: assert
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_lock
+    end subroutine MPI_Win_lock_f08
   end interface MPI_Win_lock
+  interface PMPI_Win_lock
+    subroutine PMPI_Win_lock_f08(lock_type, rank, assert, win, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: lock_type
+      INTEGER, INTENT(IN) :: rank
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_lock_f08
+  end interface PMPI_Win_lock
   interface MPI_Win_lock_all
-    subroutine PMPI_Win_lock_all(assert, win, ierror)
+    subroutine MPI_Win_lock_all_f08(assert, win, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: assert
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_lock_all
+    end subroutine MPI_Win_lock_all_f08
   end interface MPI_Win_lock_all
+  interface PMPI_Win_lock_all
+    subroutine PMPI_Win_lock_all_f08(assert, win, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_lock_all_f08
+  end interface PMPI_Win_lock_all
   interface MPI_Win_post
-    subroutine PMPI_Win_post(group, assert, win, ierror)
+    subroutine MPI_Win_post_f08(group, assert, win, ierror)
       import
       implicit none
       TYPE(MPI_Group), INTENT(IN) :: group
       INTEGER, INTENT(IN) :: assert
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_post
+    end subroutine MPI_Win_post_f08
   end interface MPI_Win_post
+  interface PMPI_Win_post
+    subroutine PMPI_Win_post_f08(group, assert, win, ierror)
+      import
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_post_f08
+  end interface PMPI_Win_post
   interface MPI_Win_set_attr
-    subroutine PMPI_Win_set_attr(win, win_keyval, attribute_val, ierror)
+    subroutine MPI_Win_set_attr_f08(win, win_keyval, attribute_val, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(IN) :: win_keyval
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_set_attr
+    end subroutine MPI_Win_set_attr_f08
   end interface MPI_Win_set_attr
+  interface PMPI_Win_set_attr
+    subroutine PMPI_Win_set_attr_f08(win, win_keyval, attribute_val, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: win_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_set_attr_f08
+  end interface PMPI_Win_set_attr
   interface MPI_Win_set_errhandler
-    subroutine PMPI_Win_set_errhandler(win, errhandler, ierror)
+    subroutine MPI_Win_set_errhandler_f08(win, errhandler, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_set_errhandler
+    end subroutine MPI_Win_set_errhandler_f08
   end interface MPI_Win_set_errhandler
+  interface PMPI_Win_set_errhandler
+    subroutine PMPI_Win_set_errhandler_f08(win, errhandler, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Errhandler), INTENT(IN) :: errhandler
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_set_errhandler_f08
+  end interface PMPI_Win_set_errhandler
   interface MPI_Win_set_info
-    subroutine PMPI_Win_set_info(win, info, ierror)
+    subroutine MPI_Win_set_info_f08(win, info, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Info), INTENT(IN) :: info
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_set_info
+    end subroutine MPI_Win_set_info_f08
   end interface MPI_Win_set_info
+  interface PMPI_Win_set_info
+    subroutine PMPI_Win_set_info_f08(win, info, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Info), INTENT(IN) :: info
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_set_info_f08
+  end interface PMPI_Win_set_info
   interface MPI_Win_set_name
-    subroutine PMPI_Win_set_name(win, win_name, ierror)
+    subroutine MPI_Win_set_name_f08(win, win_name, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
       CHARACTER(LEN=*), INTENT(IN) :: win_name
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_set_name
+    end subroutine MPI_Win_set_name_f08
   end interface MPI_Win_set_name
+  interface PMPI_Win_set_name
+    subroutine PMPI_Win_set_name_f08(win, win_name, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      CHARACTER(LEN=*), INTENT(IN) :: win_name
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_set_name_f08
+  end interface PMPI_Win_set_name
   interface MPI_Win_shared_query
-    subroutine PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
+    subroutine MPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
@@ -7639,8 +15015,8 @@ module mpi_f08
       INTEGER, INTENT(OUT) :: disp_unit
       TYPE(C_PTR), INTENT(OUT) :: baseptr
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_shared_query
-    subroutine PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr, ierror)
+    end subroutine MPI_Win_shared_query_f08
+    subroutine MPI_Win_shared_query_c_f08(win, rank, size, disp_unit, baseptr, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
@@ -7649,74 +15025,162 @@ module mpi_f08
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: disp_unit
       TYPE(C_PTR), INTENT(OUT) :: baseptr
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_shared_query_c
+    end subroutine MPI_Win_shared_query_c_f08
   end interface MPI_Win_shared_query
+  interface PMPI_Win_shared_query
+    subroutine PMPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
+      INTEGER, INTENT(OUT) :: disp_unit
+      TYPE(C_PTR), INTENT(OUT) :: baseptr
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_shared_query_f08
+    subroutine PMPI_Win_shared_query_c_f08(win, rank, size, disp_unit, baseptr, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(IN) :: rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: size
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: disp_unit
+      TYPE(C_PTR), INTENT(OUT) :: baseptr
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_shared_query_c_f08
+  end interface PMPI_Win_shared_query
   interface MPI_Win_start
-    subroutine PMPI_Win_start(group, assert, win, ierror)
+    subroutine MPI_Win_start_f08(group, assert, win, ierror)
       import
       implicit none
       TYPE(MPI_Group), INTENT(IN) :: group
       INTEGER, INTENT(IN) :: assert
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_start
+    end subroutine MPI_Win_start_f08
   end interface MPI_Win_start
+  interface PMPI_Win_start
+    subroutine PMPI_Win_start_f08(group, assert, win, ierror)
+      import
+      implicit none
+      TYPE(MPI_Group), INTENT(IN) :: group
+      INTEGER, INTENT(IN) :: assert
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_start_f08
+  end interface PMPI_Win_start
   interface MPI_Win_sync
-    subroutine PMPI_Win_sync(win, ierror)
+    subroutine MPI_Win_sync_f08(win, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_sync
+    end subroutine MPI_Win_sync_f08
   end interface MPI_Win_sync
+  interface PMPI_Win_sync
+    subroutine PMPI_Win_sync_f08(win, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_sync_f08
+  end interface PMPI_Win_sync
   interface MPI_Win_test
-    subroutine PMPI_Win_test(win, flag, ierror)
+    subroutine MPI_Win_test_f08(win, flag, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
       LOGICAL, INTENT(OUT) :: flag
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_test
+    end subroutine MPI_Win_test_f08
   end interface MPI_Win_test
+  interface PMPI_Win_test
+    subroutine PMPI_Win_test_f08(win, flag, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_test_f08
+  end interface PMPI_Win_test
   interface MPI_Win_unlock
-    subroutine PMPI_Win_unlock(rank, win, ierror)
+    subroutine MPI_Win_unlock_f08(rank, win, ierror)
       import
       implicit none
       INTEGER, INTENT(IN) :: rank
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_unlock
+    end subroutine MPI_Win_unlock_f08
   end interface MPI_Win_unlock
+  interface PMPI_Win_unlock
+    subroutine PMPI_Win_unlock_f08(rank, win, ierror)
+      import
+      implicit none
+      INTEGER, INTENT(IN) :: rank
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_unlock_f08
+  end interface PMPI_Win_unlock
   interface MPI_Win_unlock_all
-    subroutine PMPI_Win_unlock_all(win, ierror)
+    subroutine MPI_Win_unlock_all_f08(win, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_unlock_all
+    end subroutine MPI_Win_unlock_all_f08
   end interface MPI_Win_unlock_all
-  interface MPI_Win_wait
-    subroutine PMPI_Win_wait(win, ierror)
+  interface PMPI_Win_unlock_all
+    subroutine PMPI_Win_unlock_all_f08(win, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_wait
+    end subroutine PMPI_Win_unlock_all_f08
+  end interface PMPI_Win_unlock_all
+  interface MPI_Win_wait
+    subroutine MPI_Win_wait_f08(win, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine MPI_Win_wait_f08
   end interface MPI_Win_wait
+  interface PMPI_Win_wait
+    subroutine PMPI_Win_wait_f08(win, ierror)
+      import
+      implicit none
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Win_wait_f08
+  end interface PMPI_Win_wait
   interface MPI_Wtick
-    function PMPI_Wtick()
+    function MPI_Wtick_f08()
       import
       implicit none
-      DOUBLE PRECISION :: PMPI_Wtick
-    end function PMPI_Wtick
+      DOUBLE PRECISION :: MPI_Wtick_f08
+    end function MPI_Wtick_f08
   end interface MPI_Wtick
-  interface MPI_Wtime
-    function PMPI_Wtime()
+  interface PMPI_Wtick
+    function PMPI_Wtick_f08()
       import
       implicit none
-      DOUBLE PRECISION :: PMPI_Wtime
-    end function PMPI_Wtime
+      DOUBLE PRECISION :: PMPI_Wtick_f08
+    end function PMPI_Wtick_f08
+  end interface PMPI_Wtick
+  interface MPI_Wtime
+    function MPI_Wtime_f08()
+      import
+      implicit none
+      DOUBLE PRECISION :: MPI_Wtime_f08
+    end function MPI_Wtime_f08
   end interface MPI_Wtime
+  interface PMPI_Wtime
+    function PMPI_Wtime_f08()
+      import
+      implicit none
+      DOUBLE PRECISION :: PMPI_Wtime_f08
+    end function PMPI_Wtime_f08
+  end interface PMPI_Wtime
   interface MPI_Sizeof
     subroutine halo_sizeof_i1(x, size, ierror)
       INTEGER(KIND=1), DIMENSION(..) :: x

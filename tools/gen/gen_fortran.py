@@ -192,9 +192,10 @@ class Gen:
             return
         raise ValueError(f"{cname}: no rule for parameter {n} of type {t} ({p.kind})")
 
-    def emit(self, cname, ccall=None):
+    def emit(self, cname, ccall=None, f08=True):
         """The wrapper of Fortran name cname (lower-cased, with a trailing
-        underscore) calling C's ccall (cname by default)."""
+        underscore) calling C's ccall (cname by default); with f08, also
+        under the names of the mpi_f08 module's specifics (mpi_x_f08_)."""
         ccall = ccall or cname
         cparams = {p.name: p for p in self.cf.params}
         self.cptr = any(ps["kind"] == "C_BUFFER" for _, ps in self.fparams)
@@ -216,11 +217,16 @@ class Gen:
         lines.append("        *ierror = rc;")
         lines.append("}")
         lines.append(f"HALO_F_EXPORT void {lower}_({sig}) __attribute__((weak, alias(\"p{lower}_\")));")
+        suffixes = []
         if self.cptr:
             # The TYPE(C_PTR) specific of the module's generic: the same
             # argument (the address of a pointer-sized variable).
+            suffixes.append("_cptr")
+        if f08:
+            suffixes.append("_f08")
+        for suffix in suffixes:
             for pre in ("p", ""):
-                lines.append(f"HALO_F_EXPORT void {pre}{lower}_cptr_({sig}) "
+                lines.append(f"HALO_F_EXPORT void {pre}{lower}{suffix}_({sig}) "
                              f"__attribute__((weak, alias(\"p{lower}_\")));")
         return "\n".join(lines) + "\n"
 
@@ -267,9 +273,9 @@ def gen_c(procs, bigs):
             continue
         out.append(Gen(cf, fparams).emit(cname))
         out.append("\n")
-    out.append("/* The large-count forms, for the mpi_f08 module (pmpi_x_c_). */\n\n")
+    out.append("/* The large-count forms, for the mpi_f08 module (pmpi_x_c_f08_). */\n\n")
     for cname, cf, fparams in bigs:
-        out.append(Gen(cf, fparams).emit(cname[:-2] + "_c", cname))
+        out.append(Gen(cf, fparams).emit(cname[:-2] + "_c_f08", cname, f08=False))
         out.append("\n")
     return "".join(out).rstrip("\n") + "\n"
 
@@ -534,9 +540,9 @@ F08_TOP = """\
 ! optional. Choice buffers are
 ! assumed-size TYPE(*) without argument checks (MPI_SUBARRAYS_SUPPORTED is
 ! .FALSE.: a non-contiguous section passes through a contiguous copy);
-! procedure arguments are EXTERNAL. Each generic MPI_X names the specific
-! PMPI_X (and PMPI_X_c, the large-count form), which the library's Fortran
-! wrappers implement.
+! procedure arguments are EXTERNAL. Each generic MPI_X (and PMPI_X) names
+! the specific MPI_X_f08 (and MPI_X_c_f08, the large-count form), which the
+! library's Fortran wrappers implement.
 module mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr, c_char, c_int
   implicit none
@@ -556,6 +562,39 @@ def f08_decl(p):
         t = "CHARACTER(LEN=*)"
     dims = p.name_length.replace(" ", "")
     return ["      " + ", ".join([t] + attrs) + f" :: {p.name}{dims}"]
+
+
+def f08_abstract_interfaces():
+    """The standard's abstract interfaces of callbacks (MPI_User_function,
+    ...), from the database's text of each."""
+    out = []
+    for name, cb in sorted(std.CALLBACKS.items()):
+        forms = []
+        try:
+            if cb.express.f08 is not None:
+                forms.append(str(cb.express.f08))
+            if cb.has_embiggenment():
+                forms.append(str(cb.express.embiggen.f08))
+        except Exception:
+            continue
+        for text in forms:
+            lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
+            assert lines[0] == "ABSTRACT INTERFACE", lines
+            head = lines[1]
+            sub = head.split("(")[0]
+            out.append("  abstract interface")
+            out.extend(wrap_free(f"    subroutine {head}", "    "))
+            uses = [ln for ln in lines[2:] if ln.startswith("USE")]
+            for ln in uses:
+                out.append("      " + ln)
+            out.append("      import")
+            out.append("      implicit none")
+            for ln in lines[2:]:
+                if not ln.startswith("USE"):
+                    out.extend(wrap_free("      " + ln, "      "))
+            out.append(f"    end subroutine {sub}")
+            out.append("  end interface")
+    return out
 
 
 def f08_signature(f08):
@@ -593,7 +632,10 @@ def gen_f08(consts, procs, bigs):
     out = [F08_TOP]
     out.append("  ! Kinds and sizes")
     for n, v in (("MPI_ADDRESS_KIND", 8), ("MPI_OFFSET_KIND", 8), ("MPI_COUNT_KIND", 8),
-                 ("MPI_INTEGER_KIND", 4), ("MPI_STATUS_SIZE", by_name["MPI_F_STATUS_SIZE"][1])):
+                 ("MPI_INTEGER_KIND", 4), ("MPI_STATUS_SIZE", by_name["MPI_F_STATUS_SIZE"][1]),
+                 ("MPI_SOURCE", int(by_name["MPI_F_SOURCE"][1]) + 1),
+                 ("MPI_TAG", int(by_name["MPI_F_TAG"][1]) + 1),
+                 ("MPI_ERROR", int(by_name["MPI_F_ERROR"][1]) + 1)):
         out.append(f"  integer, parameter :: {n} = {v}")
     out.append("  ! Handles and statuses")
     for h in F08_HANDLES:
@@ -617,6 +659,9 @@ def gen_f08(consts, procs, bigs):
             out.append(f"  integer(kind=MPI_OFFSET_KIND), parameter :: {n} = {fortran_int(vv)}")
         else:
             out.append(f"  integer, parameter :: {n} = {fortran_int(vv)}")
+    out.append("  ! Removed by MPI-3.0, for old programs (as in mpif.h)")
+    for n in ("MPI_LB", "MPI_UB"):
+        out.append(f"  type(MPI_Datatype), parameter :: {n} = MPI_Datatype({fortran_int(by_name_removed(n))})")
     out.append("  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.")
     out.append("  logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.")
     out.append("  ! Special addresses: the variables of mpif.h's common blocks")
@@ -628,11 +673,16 @@ def gen_f08(consts, procs, bigs):
         if name in ("MPI_STATUS_IGNORE", "MPI_STATUSES_IGNORE"):
             ft, dims = "type(MPI_Status)", "" if name == "MPI_STATUS_IGNORE" else "(1)"
         out.append(f"  {ft}, bind(C, name=\"{block.lower()}_\") :: {name}{dims}")
+    out.append("  ! The interfaces of user procedures")
+    out.extend(f08_abstract_interfaces())
     out.append("  ! Predefined callbacks")
     for n in CALLBACK_NAMES:
         if n in ("MPI_NULL_COPY_FN", "MPI_NULL_DELETE_FN", "MPI_DUP_FN"):
             continue
-        out.append(f"  external :: {n}")
+        obj = n[4:].split("_")[0].capitalize()
+        iface = ("MPI_Datarep_conversion_function" if "CONVERSION" in n
+                 else f"MPI_{obj}_{'delete' if 'DELETE' in n else 'copy'}_attr_function")
+        out.append(f"  procedure({iface}) :: {n}")
     out.append("  ! Handles compare by value")
     for op, tag in (("==", "eq"), ("/=", "ne")):
         out.append(f"  interface operator({op})")
@@ -650,20 +700,21 @@ def gen_f08(consts, procs, bigs):
             f08 = None
         if f08 is None or proc.name == "mpi_sizeof":
             continue
-        generic = f08.name
         big = proc.express.embiggen.f08 if proc.name in big_names else None
-        out.append(f"  interface {generic}")
-        out.extend(f08_body("P" + generic, f08))
-        if big is not None and f08_signature(big) != f08_signature(f08):
-            out.extend(f08_body("P" + generic + "_c", big))
-            big = None
-        out.append(f"  end interface {generic}")
-        if big is not None:
-            # Not told apart from the small form (its wide integers are all
-            # of one kind here): only by its own name.
-            out.append(f"  interface {generic}_c")
-            out.extend(f08_body("P" + generic + "_c", big))
-            out.append(f"  end interface {generic}_c")
+        for pre in ("", "P"):
+            generic = pre + f08.name
+            apart = big is not None and f08_signature(big) != f08_signature(f08)
+            out.append(f"  interface {generic}")
+            out.extend(f08_body(generic + "_f08", f08))
+            if apart:
+                out.extend(f08_body(generic + "_c_f08", big))
+            out.append(f"  end interface {generic}")
+            if big is not None and not apart:
+                # Not told apart from the small form (its wide integers are
+                # all of one kind here): only by its own name.
+                out.append(f"  interface {generic}_c")
+                out.extend(f08_body(generic + "_c_f08", big))
+                out.append(f"  end interface {generic}_c")
     out.append("  interface MPI_Sizeof")
     for t, k in SIZEOF_KINDS:
         sp = sizeof_specific(t, k)
@@ -682,6 +733,34 @@ def gen_f08(consts, procs, bigs):
     return "\n".join(out) + "\n"
 
 
+# Written by hand for mpi_f08 too (leading blanks of arguments kept).
+F08_OWN = {"MPI_Comm_spawn", "MPI_Comm_spawn_multiple"}
+
+
+def gen_alias_header(procs):
+    """The mpi_f08 names of the hand-written wrappers (fortran.c includes
+    this at its end)."""
+    out = ["/* The mpi_f08 module's names (mpi_x_f08_, pmpi_x_f08_) of the wrappers",
+           " * of fortran.c, which includes this at its end.",
+           " *",
+           " * Generated by tools/gen/gen_fortran.py. Do not edit: change the generator. */"]
+    for cname, cf, fparams in procs:
+        if cname not in HAND or cname in F08_OWN:
+            continue
+        proc = std.PROCEDURES[cname.lower()]
+        try:
+            has = proc.express.f08 is not None
+        except Exception:
+            has = False
+        if not has:
+            continue
+        lower = cname.lower()
+        for pre in ("p", ""):
+            out.append(f"extern __typeof__(p{lower}_) {pre}{lower}_f08_ HALO_F_EXPORT "
+                       f"__attribute__((weak, alias(\"p{lower}_\")));")
+    return "\n".join(out) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="fail if committed output is stale")
@@ -694,6 +773,7 @@ def main():
     bigs = big_procs()
     gb.write_or_check("src/fortran/fortran_gen.c", gen_c(procs, bigs), args.check, stale)
     gb.write_or_check("src/fortran/mpi_f08.f90", gen_f08(consts, procs, bigs), args.check, stale)
+    gb.write_or_check("src/fortran/fortran_alias_gen.h", gen_alias_header(procs), args.check, stale)
     if stale:
         print("generated files are stale (run tools/gen/gen_fortran.py):", ", ".join(stale))
         return 1
