@@ -152,12 +152,29 @@ static int same_bytes(MPI_Count sc, MPI_Datatype st, MPI_Count rc, MPI_Datatype 
     return MPI_SUCCESS;
 }
 
+/* Set when the arguments' error is buffers that alias. Such an error is
+ * this rank's alone and costs no communication: the call returns it
+ * without telling the others or using up a collective sequence number,
+ * so a program that repeats the call correctly (the root of a Reduce, say,
+ * whose other ranks did their part) still matches the others' messages,
+ * as in MPICH. Other argument errors are told to the others (coll_do). */
+static HALO_TLS bool alias_error;
+
+static int alias_err(const void *sbuf, const void *rbuf, bool overlap)
+{
+    alias_error = true;
+    if (overlap)
+        return halo_err(MPI_ERR_BUFFER, "(sendbuf=%p, recvbuf=%p): the send and receive buffers overlap; "
+                        "use MPI_IN_PLACE", sbuf, rbuf);
+    return halo_err(MPI_ERR_BUFFER, "(sendbuf=recvbuf=%p): buffers must differ; use MPI_IN_PLACE", rbuf);
+}
+
 /* A send buffer that is the receive buffer (rather than MPI_IN_PLACE) is
  * an aliasing error when the block carries data. */
 static int no_alias(const void *sbuf, MPI_Count sc, MPI_Datatype st, const void *rbuf)
 {
     if (sbuf == rbuf && sbuf != MPI_BOTTOM && sbuf != MPI_IN_PLACE && sc * halo_dtype_ptr(st)->size > 0)
-        return halo_err(MPI_ERR_BUFFER, "(sendbuf=recvbuf=%p): buffers must differ; use MPI_IN_PLACE", rbuf);
+        return alias_err(sbuf, rbuf, false);
     return MPI_SUCCESS;
 }
 
@@ -171,7 +188,7 @@ static int check_reduction(const void *sbuf, const void *rbuf, MPI_Count count, 
     if ((rc = halo_op_check(op, halo_dtype_ptr(type), "op")))
         return rc;
     if (rbuf_used && sbuf == rbuf && count > 0 && sbuf != MPI_BOTTOM)
-        return halo_err(MPI_ERR_BUFFER, "(sendbuf=recvbuf=%p): buffers must differ; use MPI_IN_PLACE", rbuf);
+        return alias_err(sbuf, rbuf, false);
     return MPI_SUCCESS;
 }
 
@@ -572,8 +589,7 @@ static int no_overlap(const coll_args_t *a, halo_comm_t *c)
     if (s != stack)
         free(s);
     if (meet)
-        return halo_err(MPI_ERR_BUFFER, "(sendbuf=%p, recvbuf=%p): the send and receive buffers overlap; "
-                        "use MPI_IN_PLACE", a->sbuf, a->rbuf);
+        return alias_err(a->sbuf, a->rbuf, true);
     return MPI_SUCCESS;
 }
 
@@ -1010,9 +1026,11 @@ static __attribute__((noinline)) int coll_build_run(int how, const coll_args_t *
     if (rc != MPI_SUCCESS) {
         /* The other ranks may be in this collective already: they learn
          * that it failed here instead of waiting for us (a persistent
-         * collective only fails when started). */
-        if (how != RUN_PERSISTENT)
+         * collective only fails when started). Not for aliased buffers
+         * (alias_error). */
+        if (how != RUN_PERSISTENT && !(alias_error && !s))
             halo_sched_fail_call(tc, s, lane, rc);
+        alias_error = false;
         halo_sched_free(s);
         return rc;
     }

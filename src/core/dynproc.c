@@ -30,6 +30,7 @@
 #include "binding/binding.h"
 #include "coll/coll.h"
 #include "core/comm.h"
+#include "core/config.h"
 #include "core/errors.h"
 #include "core/info.h"
 #include "progress/progress.h"
@@ -149,7 +150,14 @@ typedef struct fd_wait {
     pid_t watch;      /* a launcher whose end fails the wait, or 0 */
     int status;       /* its wait status once it ended */
     bool ended;
+    double deadline;  /* halo_now() past which the wait fails, or 0 */
+    double timeout;   /* the seconds it came from (for the message) */
+    bool timed_out;
 } fd_wait_t;
+
+HALO_CFG_INT(cfg_connect_timeout, "HALO_CONNECT_TIMEOUT", 60,
+             "seconds MPI_Comm_connect waits for an MPI_Comm_accept on an open port before it fails "
+             "with MPI_ERR_PORT (the info key \"timeout\" sets it per call); 0 waits for ever");
 
 static bool launcher_ended(fd_wait_t *w)
 {
@@ -166,11 +174,15 @@ static bool fd_ready(void *arg)
     struct pollfd p = {.fd = w->fd, .events = w->events};
     if (poll(&p, 1, 0) > 0)
         return true;
+    if (w->deadline > 0 && halo_now() > w->deadline) {
+        w->timed_out = true;
+        return true;
+    }
     return launcher_ended(w);
 }
 
-/* Waits, progressing, until fd is ready or the watched launcher ended:
- * 0, or -1 when the launcher ended first. */
+/* Waits, progressing, until fd is ready, the watched launcher ended or
+ * the deadline passed: 0, or -1 when it is not ready. */
 static int wait_fd(fd_wait_t *w, short events)
 {
     w->events = events;
@@ -271,9 +283,13 @@ static int meet(halo_comm_t *comm, int root, fd_wait_t *w, int root_rc, const ch
         if (res.status == MPI_SUCCESS) {
             if (xfer(w, &h, sizeof h, true) || xfer(w, all, (size_t)p * sizeof *all, true) ||
                 xfer(w, &th, sizeof th, false) || th.magic != HS_MAGIC || th.n == 0 || th.n > HALO_FAR_MAX) {
-                res.status = halo_err(w->watch > 0 ? MPI_ERR_SPAWN : MPI_ERR_PORT,
-                                      ": %s: the other side %s", what,
-                                      w->ended ? "ended before it connected" : "broke off the handshake");
+                if (w->timed_out)
+                    res.status = halo_err(MPI_ERR_PORT, ": %s: nobody accepted on the port within %g s "
+                                          "(info key \"timeout\", HALO_CONNECT_TIMEOUT)", what, w->timeout);
+                else
+                    res.status = halo_err(w->watch > 0 ? MPI_ERR_SPAWN : MPI_ERR_PORT,
+                                          ": %s: the other side %s", what,
+                                          w->ended ? "ended before it connected" : "broke off the handshake");
             } else {
                 remote = halo_malloc(th.n * sizeof *remote);
                 if (xfer(w, remote, th.n * sizeof *remote, false))
@@ -400,9 +416,10 @@ int halo_api_comm_accept(const char *port_name, MPI_Info info, int root, MPI_Com
     return rc;
 }
 
-static int connect_common(const char *port_name, int root, halo_comm_t *c, const char *what, halo_comm_t **out)
+static int connect_common(const char *port_name, int root, halo_comm_t *c, double timeout, const char *what,
+                          halo_comm_t **out)
 {
-    fd_wait_t w = {.fd = -1};
+    fd_wait_t w = {.fd = -1, .timeout = timeout, .deadline = timeout > 0 ? halo_now() + timeout : 0};
     int root_rc = MPI_SUCCESS;
     if (c->rank == root) {
         uint64_t id;
@@ -420,15 +437,26 @@ static int connect_common(const char *port_name, int root, halo_comm_t *c, const
     return meet_close(c, root, &w, root_rc, what, out, NULL);
 }
 
+static const char *info_get(MPI_Info info, const char *key);
+
 int halo_api_comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
-    (void)info;
     halo_comm_t *c = halo_comm_ptr(comm);
     int rc = root_check(c, root);
     if (rc)
         return rc;
+    /* How long the root waits for the accept: info "timeout" (seconds, as
+     * MPICH takes it), else HALO_CONNECT_TIMEOUT. */
+    double timeout = (double)halo_cfg_get(&cfg_connect_timeout);
+    const char *t = c->rank == root ? info_get(info, "timeout") : NULL;
+    if (t) {
+        char *end;
+        double v = strtod(t, &end);
+        if (end != t && v > 0)
+            timeout = v;
+    }
     halo_comm_t *nc = NULL;
-    rc = connect_common(port_name, root, c, "MPI_Comm_connect", &nc);
+    rc = connect_common(port_name, root, c, timeout, "MPI_Comm_connect", &nc);
     if (rc == MPI_SUCCESS)
         *newcomm = (MPI_Comm)nc;
     return rc;
@@ -769,7 +797,7 @@ void halo_dynproc_world_init(void)
     char *copy = halo_strdup(port);
     unsetenv("HALO_PARENT_PORT");
     halo_comm_t *nc = NULL;
-    int rc = connect_common(copy, 0, halo_comm_ptr(MPI_COMM_WORLD), "connecting to the parent job", &nc);
+    int rc = connect_common(copy, 0, halo_comm_ptr(MPI_COMM_WORLD), 0, "connecting to the parent job", &nc);
     if (rc)
         halo_fatal("cannot connect to the job that spawned this one (port %s)", copy);
     free(copy);

@@ -14,6 +14,14 @@
 #include "rma/win.h"
 
 static halo_errhandler_t eh_fatal, eh_abort, eh_return;
+/* The handler of objects nobody gave one: MPI_COMM_WORLD and MPI_COMM_SELF
+ * at start, windows, and what inherits from them. It acts as
+ * MPI_COMM_WORLD's current handler, and as MPI_ERRORS_ARE_FATAL while that
+ * is this one too; it reads back as MPI_ERRORS_ARE_FATAL. So a program
+ * that sets MPI_ERRORS_RETURN on MPI_COMM_WORLD gets errors returned on
+ * communicators it had made before and on its windows (as in MPICH; a
+ * handler set explicitly stays what it was set to). */
+static halo_errhandler_t eh_default;
 static HALO_TLS MPI_Comm redirect_comm;
 static HALO_TLS bool redirect_file;
 
@@ -32,11 +40,17 @@ void halo_errhandler_init(void)
     halo_obj_predef(HALO_KIND_ERRHANDLER, (uintptr_t)MPI_ERRORS_ARE_FATAL, &eh_fatal.hdr);
     halo_obj_predef(HALO_KIND_ERRHANDLER, (uintptr_t)MPI_ERRORS_ABORT, &eh_abort.hdr);
     halo_obj_predef(HALO_KIND_ERRHANDLER, (uintptr_t)MPI_ERRORS_RETURN, &eh_return.hdr);
+    /* Not in the handle table: its handle is MPI_ERRORS_ARE_FATAL's. */
+    eh_default.builtin = HALO_EH_FATAL;
+    eh_default.hdr.kind = HALO_KIND_ERRHANDLER;
+    eh_default.hdr.flags = HALO_OBJ_LIVE | HALO_OBJ_PREDEFINED;
+    eh_default.hdr.id = (int32_t)(uintptr_t)MPI_ERRORS_ARE_FATAL;
+    atomic_store_explicit(&eh_default.hdr.ref, 1, memory_order_relaxed);
 }
 
 halo_errhandler_t *halo_errhandler_fatal(void)
 {
-    return &eh_fatal;
+    return &eh_default;
 }
 
 void halo_errhandler_release(halo_errhandler_t *e)
@@ -69,6 +83,14 @@ _Noreturn static void die(int code, const char *what)
 
 int halo_errhandler_invoke(halo_errhandler_t *e, int objkind, void *handle, int code)
 {
+    if (e == &eh_default && halo_comm_world.errh != &eh_default) {
+        /* A function made for communicators gets MPI_COMM_WORLD when the
+         * error is on another kind of object. */
+        halo_errhandler_t *w = halo_comm_world.errh;
+        if (w->builtin == HALO_EH_USER && objkind != HALO_EOBJ_COMM)
+            return halo_errhandler_invoke(w, HALO_EOBJ_COMM, (void *)MPI_COMM_WORLD, code);
+        return halo_errhandler_invoke(w, objkind, handle, code);
+    }
     switch (e->builtin) {
     case HALO_EH_RETURN:
         return code;
@@ -79,8 +101,10 @@ int halo_errhandler_invoke(halo_errhandler_t *e, int objkind, void *handle, int 
     default:
         break;
     }
-    /* A user handler gets the handle by address and may change the code it
-     * sees; the call still returns the original code. */
+    /* A user handler gets the handle by address and the code "to be
+     * returned by the MPI routine that raised the error" (MPI 5.0, 9.3.1):
+     * the routine returns it as the handler leaves it (as in MPICH; a
+     * handler may turn an error into MPI_SUCCESS). */
     int c = code;
     if (e->fortran) {
         typedef void fortran_fn_t(MPI_Fint *, MPI_Fint *);
@@ -92,7 +116,7 @@ int halo_errhandler_invoke(halo_errhandler_t *e, int objkind, void *handle, int 
         case HALO_EOBJ_SESSION: fh = halo_api_session_c2f((MPI_Session)handle); break;
         }
         ((fortran_fn_t *)e->fn.any)(&fh, &fc);
-        return code;
+        return fc;
     }
     switch (objkind) {
     case HALO_EOBJ_COMM: {
@@ -116,7 +140,7 @@ int halo_errhandler_invoke(halo_errhandler_t *e, int objkind, void *handle, int 
         break;
     }
     }
-    return code;
+    return c;
 }
 
 /* Whether the user has set MPI_COMM_SELF's error handler (halo_err_dispatch,

@@ -22,6 +22,8 @@ typedef struct halo_errhandler {
 } halo_errhandler_t;
 
 void halo_errhandler_init(void);
+/* The initial handler of MPI_COMM_WORLD, MPI_COMM_SELF and windows:
+ * MPI_COMM_WORLD's current one, MPI_ERRORS_ARE_FATAL while nobody set that. */
 halo_errhandler_t *halo_errhandler_fatal(void);
 void halo_errhandler_release(halo_errhandler_t *e);
 /* The handler behind an MPI_Errhandler argument when an object of kind

@@ -37,6 +37,7 @@
 #include "binding/api_gen.h"
 #include "binding/binding.h"
 #include "coll/op.h"
+#include "coll/op_predef.h"
 #include "core/attr.h"
 #include "core/comm.h"
 #include "core/errhandler.h"
@@ -1499,6 +1500,14 @@ int halo_api_compare_and_swap(const void *origin_addr, const void *compare_addr,
     halo_dtype_t *dt = halo_dtype_ptr(datatype);
     if (!(dt->hdr.flags & HALO_OBJ_PREDEFINED) || dt->basic != datatype)
         return halo_err(MPI_ERR_TYPE, "(datatype): compare-and-swap takes one predefined type");
+    /* An integer, logical, byte, multi-language or character type (MPI 5.0,
+     * 12.3.4): what MPI_BAND or MPI_LAND is defined for, and the characters;
+     * not floating point. */
+    if (halo_op_predef_valid(MPI_BAND, datatype) != MPI_SUCCESS &&
+        halo_op_predef_valid(MPI_LAND, datatype) != MPI_SUCCESS && datatype != MPI_CHAR &&
+        datatype != MPI_CHARACTER && datatype != MPI_WCHAR)
+        return halo_err(MPI_ERR_TYPE, "(datatype=%s): compare-and-swap takes an integer, logical, byte, "
+                        "multi-language or character type", dt->name);
     if (target_rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
     target_t t;

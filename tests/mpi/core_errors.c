@@ -4,7 +4,10 @@
  * - user classes, codes and strings (add and remove), and MPI_LASTUSEDCODE;
  * - MPI_ERRORS_ARE_FATAL is the default; under MPI_ERRORS_RETURN calls give
  *   back codes of the right class whose string names the call and argument;
- * - user handlers get the communicator and the code, and the call returns;
+ * - user handlers get the communicator and the code, and the call returns
+ *   the code as the handler leaves it;
+ * - objects without a handler of their own follow MPI_COMM_WORLD's current
+ *   one; aliased buffers at a root fail there alone (inherit);
  * - errors with no communicator go to MPI_COMM_WORLD's handler until
  *   MPI_COMM_SELF's is set, then to MPI_COMM_SELF's;
  * - MPI_Comm_call_errhandler, MPI_Comm_get_errhandler, MPI_Errhandler_free
@@ -166,6 +169,136 @@ static void expect_class(int rc, int cls, const char *what)
     CHECK(rc != MPI_SUCCESS, "%s succeeded, want class %d", what, cls);
     MPI_OK(MPI_Error_class(rc, &got));
     CHECK(got == cls, "%s: class %d, want %d", what, got, cls);
+}
+
+static void zero_handler(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    eh_calls++;
+    *code = MPI_SUCCESS;
+}
+
+static void other_handler(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    eh_calls++;
+    *code = MPI_ERR_OTHER;
+}
+
+static void win_record_handler(MPI_Win *win, int *code, ...)
+{
+    (void)win;
+    eh_calls++;
+    eh_code = *code;
+}
+
+/* Objects nobody gave a handler (a communicator made from MPI_COMM_WORLD
+ * before its handler was set, a window) follow MPI_COMM_WORLD's current
+ * handler (as MPICH; they read back MPI_ERRORS_ARE_FATAL); one set
+ * explicitly keeps it. A handler's change of the code is what the call
+ * returns. Buffers aliased at the root of a rooted collective fail there
+ * without costing the others: the root's correct call afterwards matches
+ * what they did. Runs first (world's handler untouched); leaves world's
+ * handler MPI_ERRORS_ARE_FATAL, set explicitly. */
+static void test_inherit(void)
+{
+    MPI_Comm old, older, set;
+    MPI_Win win;
+    int wbuf[4], buf[64], rc;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &old));
+    MPI_OK(MPI_Win_create(wbuf, sizeof wbuf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &set));
+    MPI_OK(MPI_Comm_set_errhandler(set, MPI_ERRORS_RETURN));
+    MPI_Errhandler got;
+    MPI_OK(MPI_Comm_get_errhandler(old, &got));
+    CHECK(got == MPI_ERRORS_ARE_FATAL, "a communicator's first handler reads %p", (void *)got);
+    MPI_OK(MPI_Errhandler_free(&got));
+
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Comm_dup(old, &older));
+    rc = MPI_Send(buf, 1, MPI_INT, size, 0, old);
+    expect_class(rc, MPI_ERR_RANK, "MPI_Send(dest=size) on a communicator made before");
+    rc = MPI_Send(buf, 1, MPI_INT, size, 0, older);
+    expect_class(rc, MPI_ERR_RANK, "MPI_Send(dest=size) on its duplicate");
+    rc = MPI_Put(buf, 1, MPI_INT, size, 0, 1, MPI_INT, win);
+    expect_class(rc, MPI_ERR_RANK, "MPI_Put(target=size) on a window");
+
+    MPI_Errhandler rec, zero, other, wrec;
+    MPI_OK(MPI_Comm_create_errhandler(record_handler, &rec));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, rec));
+    eh_calls = 0;
+    rc = MPI_Send(buf, 1, MPI_INT, size, 0, old);
+    expect_class(rc, MPI_ERR_RANK, "MPI_Send on old under a user handler");
+    CHECK(eh_calls == 1 && eh_comm == old, "world's user handler: %d calls, comm %p (want the "
+          "communicator in error)", eh_calls, (void *)eh_comm);
+    rc = MPI_Put(buf, 1, MPI_INT, size, 0, 1, MPI_INT, win);
+    CHECK(eh_calls == 2 && eh_comm == MPI_COMM_WORLD, "a window's error under world's user "
+          "handler: %d calls, comm %p", eh_calls, (void *)eh_comm);
+    rc = MPI_Send(buf, 1, MPI_INT, size, 0, set);
+    expect_class(rc, MPI_ERR_RANK, "MPI_Send on a communicator with its own handler");
+    CHECK(eh_calls == 2, "world's handler ran for a communicator with its own");
+    MPI_OK(MPI_Win_create_errhandler(win_record_handler, &wrec));
+    MPI_OK(MPI_Win_set_errhandler(win, wrec));
+    rc = MPI_Put(buf, 1, MPI_INT, size, 0, 1, MPI_INT, win);
+    CHECK(eh_calls == 3 && rc != MPI_SUCCESS, "the window's own handler: %d calls", eh_calls);
+
+    /* What the handler leaves in the code is what the call returns. */
+    MPI_OK(MPI_Comm_create_errhandler(zero_handler, &zero));
+    MPI_OK(MPI_Comm_create_errhandler(other_handler, &other));
+    MPI_OK(MPI_Comm_set_errhandler(set, zero));
+    rc = MPI_Send(buf, 1, MPI_INT, size, 0, set);
+    CHECK(rc == MPI_SUCCESS && eh_calls == 4, "a handler that clears the code: call returned %d", rc);
+    MPI_OK(MPI_Comm_set_errhandler(set, other));
+    rc = MPI_Send(buf, 1, MPI_INT, size, 0, set);
+    expect_class(rc, MPI_ERR_OTHER, "a handler that changes the code");
+
+    /* Aliased buffers at the root only; the root then calls again. */
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    for (int round = 0; round < 2; round++) {
+        int one = rank + 1, sum = -1;
+        int *rb = rank == 0 ? &one : NULL;
+        rc = MPI_Reduce(&one, rb, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (rank == 0) {
+            expect_class(rc, MPI_ERR_BUFFER, "MPI_Reduce(sendbuf=recvbuf) at the root");
+            MPI_OK(MPI_Reduce(&one, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
+            CHECK(sum == size * (size + 1) / 2, "the root's second MPI_Reduce: %d", sum);
+        } else {
+            MPI_OK(rc);
+        }
+        for (int i = 0; i < size; i++)
+            buf[i] = 100 + i;
+        int mine = -1;
+        rc = MPI_Scatter(buf, 1, MPI_INT, rank == 0 ? buf : &mine, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (rank == 0) {
+            expect_class(rc, MPI_ERR_BUFFER, "MPI_Scatter(sendbuf=recvbuf) at the root");
+            MPI_OK(MPI_Scatter(buf, 1, MPI_INT, &mine, 1, MPI_INT, 0, MPI_COMM_WORLD));
+        } else {
+            MPI_OK(rc);
+        }
+        CHECK(mine == 100 + rank, "scatter after the root's second call: %d", mine);
+        buf[0] = 7 * rank;
+        rc = MPI_Gather(buf, 1, MPI_INT, rank == 0 ? buf : NULL, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (rank == 0) {
+            expect_class(rc, MPI_ERR_BUFFER, "MPI_Gather(sendbuf=recvbuf) at the root");
+            int all[64];
+            MPI_OK(MPI_Gather(buf, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD));
+            for (int i = 0; i < size; i++)
+                CHECK(all[i] == 7 * i, "gather after the root's second call: [%d] = %d", i, all[i]);
+        } else {
+            MPI_OK(rc);
+        }
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    MPI_OK(MPI_Win_free(&win));
+    MPI_OK(MPI_Comm_free(&old));
+    MPI_OK(MPI_Comm_free(&older));
+    MPI_OK(MPI_Comm_free(&set));
+    MPI_OK(MPI_Errhandler_free(&rec));
+    MPI_OK(MPI_Errhandler_free(&zero));
+    MPI_OK(MPI_Errhandler_free(&other));
+    MPI_OK(MPI_Errhandler_free(&wrec));
 }
 
 /* Before anyone sets MPI_COMM_SELF's handler, errors with no object and
@@ -494,15 +627,18 @@ static int parts_known(const char *only, const char *const *parts, int n)
 int main(int argc, char **argv)
 {
     const char *only = argc > 1 ? argv[1] : NULL;
-    static const char *const parts[] = {"world", "defaults", "classes", "codes", "handlers"};
+    static const char *const parts[] = {"inherit", "world", "defaults", "classes", "codes", "handlers"};
     if (!parts_known(only, parts, (int)(sizeof parts / sizeof parts[0]))) {
-        fprintf(stderr, "usage: core_errors [part,...] with parts world defaults classes codes handlers\n");
+        fprintf(stderr, "usage: core_errors [part,...] with parts inherit world defaults classes codes "
+                        "handlers\n");
         return 2;
     }
 #define RUN(part) run_part(only, part)
     MPI_OK(MPI_Init(&argc, &argv));
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    if (RUN("inherit"))
+        test_inherit();
     if (RUN("world"))
         test_world_fallback();
     if (RUN("defaults")) {

@@ -1,7 +1,8 @@
 /* Dynamic processes (MPI 5.0 chapter 11), every result checked in data:
  *
  * - ports and names: Open_port/Close_port, Publish/Lookup/Unpublish_name
- *   and their error classes (MPI_ERR_PORT, MPI_ERR_NAME, MPI_ERR_SERVICE);
+ *   and their error classes (MPI_ERR_PORT, MPI_ERR_NAME, MPI_ERR_SERVICE),
+ *   a connect that times out (info "timeout");
  * - accept/connect between the two halves of this job (a port name passed
  *   by a message, or looked up by name): point-to-point both ways, intercomm
  *   collectives, merge;
@@ -325,6 +326,18 @@ static void test_ports_and_names(void)
     MPI_FAILS(MPI_ERR_PORT, MPI_Comm_connect("no-such-port", MPI_INFO_NULL, 0, MPI_COMM_SELF, &c));
     MPI_FAILS(MPI_ERR_PORT, MPI_Comm_accept("no-such-port", MPI_INFO_NULL, 0, MPI_COMM_SELF, &c));
     MPI_FAILS(MPI_ERR_ROOT, MPI_Comm_accept(port, MPI_INFO_NULL, 5, MPI_COMM_SELF, &c));
+    /* An open port that nobody accepts on: the connect gives up after the
+     * info's "timeout" seconds with MPI_ERR_PORT. */
+    MPI_Info info;
+    MPI_OK(MPI_Open_port(MPI_INFO_NULL, port));
+    MPI_OK(MPI_Info_create(&info));
+    MPI_OK(MPI_Info_set(info, "timeout", "1"));
+    double t0 = MPI_Wtime();
+    MPI_FAILS(MPI_ERR_PORT, MPI_Comm_connect(port, info, 0, MPI_COMM_SELF, &c));
+    double waited = MPI_Wtime() - t0;
+    CHECK(waited >= 0.9 && waited < 20, "the connect gave up after %.2f s (timeout 1 s)", waited);
+    MPI_OK(MPI_Info_free(&info));
+    MPI_OK(MPI_Close_port(port));
 }
 
 /* The halves of this job meet through a port (needs 2 ranks or more). */

@@ -19,7 +19,8 @@
  *   a strided target;
  * - fetchop: MPI_Fetch_and_op as a shared counter under lock_all (int and
  *   int64 tickets gathered: exactly 0..size*N-1), MPI_REPLACE, MPI_NO_OP;
- * - cas: MPI_Compare_and_swap elections (exactly one winner) and a spin
+ * - cas: MPI_Compare_and_swap elections (exactly one winner), the types it
+ *   takes and refuses (MPI_ERR_TYPE), and a spin
  *   lock guarding a get-increment-put counter;
  * - passive: MPI_Win_lock exclusive/shared, reads by the target after a
  *   barrier (lock + MPI_Win_sync), an exclusive-lock counter, flush,
@@ -646,6 +647,25 @@ static void t_cas(int f)
         MPI_OK(MPI_Compare_and_swap(&zero, &one, &r, MPI_INT, owner, LOCK, w.win));
         MPI_OK(MPI_Win_flush(owner, w.win));
         CHECKF(r == 1, "releasing the lock found %d, expected 1", r);
+    }
+    /* Types compare-and-swap takes (integers, characters, byte, logical,
+     * multi-language) and refuses (floating point, derived), on a window
+     * that returns errors. */
+    MPI_OK(MPI_Win_set_errhandler(w.win, MPI_ERRORS_RETURN));
+    {
+        char cv = 0, cc = 0, cr;
+        float fv = 0, fc = 0, fr;
+        MPI_Aint av = 0, ac = 0, ar;
+        MPI_Datatype four;
+        MPI_OK(MPI_Type_contiguous(4, MPI_BYTE, &four));
+        MPI_OK(MPI_Type_commit(&four));
+        MPI_OK(MPI_Compare_and_swap(&cv, &cc, &cr, MPI_CHAR, rank, W - 1, w.win));
+        MPI_OK(MPI_Compare_and_swap(&cv, &cc, &cr, MPI_BYTE, rank, W - 1, w.win));
+        MPI_OK(MPI_Compare_and_swap(&cv, &cc, &cr, MPI_C_BOOL, rank, W - 1, w.win));
+        MPI_OK(MPI_Compare_and_swap(&av, &ac, &ar, MPI_AINT, rank, W - 4, w.win));
+        MPI_FAILS(MPI_ERR_TYPE, MPI_Compare_and_swap(&fv, &fc, &fr, MPI_FLOAT, rank, W - 1, w.win));
+        MPI_FAILS(MPI_ERR_TYPE, MPI_Compare_and_swap(&fv, &fc, &fr, four, rank, W - 1, w.win));
+        MPI_OK(MPI_Type_free(&four));
     }
     MPI_OK(MPI_Win_unlock_all(w.win));
 
