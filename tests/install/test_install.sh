@@ -4,7 +4,8 @@
 # a program builds with the installed wrapper (without warnings where it
 # passes the standard's sentinels, -Wall -Wextra -Werror), with pkg-config, with
 # find_package(Halo), and with CMake's own find_package(MPI) pointed at the
-# wrapper; Fortran programs build with mpifort (mpif.h and the mpi module);
+# wrapper; Fortran programs build with mpifort (mpif.h, the mpi and mpi_f08
+# modules);
 # and it runs on 2 ranks.
 set -euo pipefail
 build=$(cd "${1:?usage: test_install.sh BUILD_DIR}" && pwd)
@@ -39,7 +40,7 @@ run "$tmp/a_sentinels"
 # Fortran, when the build had a compiler: mpif.h in fixed form and the mpi
 # module (installed beside mpi.h) in free form.
 if [ -e "$build/bin/mpifort" ]; then
-    for f in bin/mpifort bin/mpif90 bin/mpif77 include/mpif.h include/mpi.mod; do
+    for f in bin/mpifort bin/mpif90 bin/mpif77 include/mpif.h include/mpi.mod include/mpi_f08.mod; do
         [ -e "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }
     done
     cat >"$tmp/hello_f77.f" <<'F77'
@@ -69,6 +70,21 @@ program hello
   call MPI_FINALIZE(ierr)
 end program hello
 F90
+    cat >"$tmp/hello_f08.f90" <<'F08'
+program hello
+  use mpi_f08
+  implicit none
+  integer :: rank, nproc, total
+  call MPI_Init()
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call MPI_Comm_size(MPI_COMM_WORLD, nproc)
+  call MPI_Allreduce(1, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+  if (total == nproc) print '(a,i0,a)', 'rank ', rank, ' ok'
+  call MPI_Finalize()
+end program hello
+F08
+    "$prefix/bin/mpifort" -Wall -Werror "$tmp/hello_f08.f90" -o "$tmp/a_f08"
+    run "$tmp/a_f08"
     "$prefix/bin/mpif77" "$tmp/hello_f77.f" -o "$tmp/a_f77"
     run "$tmp/a_f77"
     "$prefix/bin/mpifort" -Wall -Werror "$tmp/hello_mod.f90" -o "$tmp/a_mod"
