@@ -607,6 +607,36 @@ HALO_F_EXPORT void mpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buf
                                         MPI_Fint *ierror, size_t key_len, size_t value_len)
     __attribute__((weak, alias("pmpi_info_get_string_")));
 
+/* MPI_SESSION_GET_NTH_PSET: PSET_LEN counts characters, as
+ * MPI_INFO_GET_STRING's BUFLEN (0 asks for the length only). */
+HALO_F_EXPORT void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len,
+                                              char *pset_name, MPI_Fint *ierror, size_t pset_name_len)
+{
+    MPI_Session s = MPI_Session_f2c(*session);
+    MPI_Info i = MPI_Info_f2c(*info);
+    int in = *pset_len, cl = 0;
+    int rc = MPI_Session_get_nth_pset(s, i, *n, &cl, NULL);
+    if (rc == MPI_SUCCESS && in > 0) {
+        char *c = halo_f_str_buf((size_t)cl);
+        int l2 = cl;
+        rc = MPI_Session_get_nth_pset(s, i, *n, &l2, c);
+        if (rc == MPI_SUCCESS) {
+            size_t keep = (size_t)in < pset_name_len ? (size_t)in : pset_name_len;
+            if (strlen(c) > keep)
+                c[keep] = '\0';
+            halo_f_str_out(pset_name, pset_name_len, c);
+        } else {
+            free(c);
+        }
+    }
+    if (rc == MPI_SUCCESS)
+        *pset_len = cl - 1;
+    F_RETURN(ierror, rc);
+}
+HALO_F_EXPORT void mpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len,
+                                             char *pset_name, MPI_Fint *ierror, size_t pset_name_len)
+    __attribute__((weak, alias("pmpi_session_get_nth_pset_")));
+
 /* ---------------------------------------------------------------- data representations */
 
 typedef void f_conv_fn_t(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Offset *, MPI_Aint *, MPI_Fint *);

@@ -36,6 +36,8 @@ extern __typeof__(pmpi_register_datarep_) pmpi_register_datarep_f08_ HALO_F_EXPO
 extern __typeof__(pmpi_register_datarep_) mpi_register_datarep_f08_ HALO_F_EXPORT __attribute__((weak, alias("pmpi_register_datarep_")));
 extern __typeof__(pmpi_session_create_errhandler_) pmpi_session_create_errhandler_f08_ HALO_F_EXPORT __attribute__((weak, alias("pmpi_session_create_errhandler_")));
 extern __typeof__(pmpi_session_create_errhandler_) mpi_session_create_errhandler_f08_ HALO_F_EXPORT __attribute__((weak, alias("pmpi_session_create_errhandler_")));
+extern __typeof__(pmpi_session_get_nth_pset_) pmpi_session_get_nth_pset_f08_ HALO_F_EXPORT __attribute__((weak, alias("pmpi_session_get_nth_pset_")));
+extern __typeof__(pmpi_session_get_nth_pset_) mpi_session_get_nth_pset_f08_ HALO_F_EXPORT __attribute__((weak, alias("pmpi_session_get_nth_pset_")));
 extern __typeof__(pmpi_type_create_keyval_) pmpi_type_create_keyval_f08_ HALO_F_EXPORT __attribute__((weak, alias("pmpi_type_create_keyval_")));
 extern __typeof__(pmpi_type_create_keyval_) mpi_type_create_keyval_f08_ HALO_F_EXPORT __attribute__((weak, alias("pmpi_type_create_keyval_")));
 extern __typeof__(pmpi_type_get_attr_) pmpi_type_get_attr_f08_ HALO_F_EXPORT __attribute__((weak, alias("pmpi_type_get_attr_")));

@@ -3587,18 +3587,6 @@ HALO_F_EXPORT void mpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used,
 HALO_F_EXPORT void pmpi_session_get_info_f08_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_info_")));
 HALO_F_EXPORT void mpi_session_get_info_f08_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_info_")));
 
-HALO_F_EXPORT void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len)
-{
-    char *c_pset_name = halo_f_str_buf(pset_name_len);
-    int rc = MPI_Session_get_nth_pset(MPI_Session_f2c(*session), MPI_Info_f2c(*info), *n, pset_len, c_pset_name);
-    halo_f_str_out(pset_name, pset_name_len, c_pset_name);
-    if (ierror)
-        *ierror = rc;
-}
-HALO_F_EXPORT void mpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len) __attribute__((weak, alias("pmpi_session_get_nth_pset_")));
-HALO_F_EXPORT void pmpi_session_get_nth_pset_f08_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len) __attribute__((weak, alias("pmpi_session_get_nth_pset_")));
-HALO_F_EXPORT void mpi_session_get_nth_pset_f08_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *n, MPI_Fint *pset_len, char *pset_name, MPI_Fint *ierror, size_t pset_name_len) __attribute__((weak, alias("pmpi_session_get_nth_pset_")));
-
 HALO_F_EXPORT void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror)
 {
     int rc = MPI_Session_get_num_psets(MPI_Session_f2c(*session), MPI_Info_f2c(*info), npset_names);

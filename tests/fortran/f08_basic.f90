@@ -4,7 +4,8 @@
 ! count (INTEGER(KIND=MPI_COUNT_KIND)), nonblocking calls and Waitall,
 ! collectives with MPI_IN_PLACE, a user operation taking TYPE(C_PTR) by
 ! value, a keyval whose Fortran copy callback runs on MPI_Comm_dup,
-! MPI_Alloc_mem into a TYPE(C_PTR), names, info and MPI_Sizeof.
+! MPI_Alloc_mem into a TYPE(C_PTR), names, info, MPI_Sizeof and a
+! session's process set names.
 module f08_callbacks
   use mpi_f08
   use, intrinsic :: iso_c_binding
@@ -52,6 +53,7 @@ program f08basic
   type(MPI_Status) :: st, sts(2)
   type(MPI_Op) :: op
   type(MPI_Info) :: info
+  type(MPI_Session) :: session
   type(c_ptr) :: mem
   integer, pointer :: arr(:)
   character(len=MPI_MAX_OBJECT_NAME) :: name
@@ -145,6 +147,18 @@ program f08basic
   call MPI_Info_free(info)
   call MPI_Sizeof(d, sz)
   call chk(sz == 8, 'MPI_Sizeof')
+
+  ! Process sets of a session: lengths count characters.
+  call MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, session)
+  call MPI_Session_get_num_psets(session, MPI_INFO_NULL, i)
+  call chk(i >= 2, 'number of process sets')
+  rlen = 0
+  call MPI_Session_get_nth_pset(session, MPI_INFO_NULL, 0, rlen, val)
+  call chk(rlen == len('mpi://WORLD'), 'pset name length')
+  rlen = 32
+  call MPI_Session_get_nth_pset(session, MPI_INFO_NULL, 0, rlen, val)
+  call chk(val == 'mpi://WORLD', 'pset name')
+  call MPI_Session_finalize(session)
 
   call MPI_Comm_free(dup)
   call MPI_Finalize()

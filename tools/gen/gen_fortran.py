@@ -42,7 +42,7 @@ HAND = {
     "MPI_Op_create", "MPI_Comm_create_errhandler", "MPI_Win_create_errhandler",
     "MPI_File_create_errhandler", "MPI_Session_create_errhandler",
     "MPI_Grequest_start", "MPI_Register_datarep", "MPI_Comm_spawn", "MPI_Comm_spawn_multiple",
-    "MPI_Info_get_string",
+    "MPI_Info_get_string", "MPI_Session_get_nth_pset",
 }
 # Not bound: a generic interface of the module only.
 SKIP = {"MPI_Sizeof"}
