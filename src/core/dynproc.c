@@ -153,7 +153,12 @@ typedef struct fd_wait {
     double deadline;  /* halo_now() past which the wait fails, or 0 */
     double timeout;   /* the seconds it came from (for the message) */
     bool timed_out;
+    bool retry;       /* accept: a connection that breaks off before the handshake
+                       * is dropped and the next one on lfd taken */
+    int lfd;
 } fd_wait_t;
+
+static int accept_on(int lfd, fd_wait_t *w);
 
 HALO_CFG_INT(cfg_connect_timeout, "HALO_CONNECT_TIMEOUT", 60,
              "seconds MPI_Comm_connect waits for an MPI_Comm_accept on an open port before it fails "
@@ -280,9 +285,17 @@ static int meet(halo_comm_t *comm, int root, fd_wait_t *w, int root_rc, const ch
         if (root_rc)
             res.status = root_rc;
         hs_head_t h = {.magic = HS_MAGIC, .n = (uint32_t)p, .ctx = mine}, th;
-        if (res.status == MPI_SUCCESS) {
+        while (res.status == MPI_SUCCESS) {
             if (xfer(w, &h, sizeof h, true) || xfer(w, all, (size_t)p * sizeof *all, true) ||
                 xfer(w, &th, sizeof th, false) || th.magic != HS_MAGIC || th.n == 0 || th.n > HALO_FAR_MAX) {
+                if (w->retry && !w->ended && !w->timed_out) {
+                    /* Its other end gave up before we took it (a connect
+                     * that timed out): wait for the next one. */
+                    close(w->fd);
+                    w->fd = -1;
+                    if (accept_on(w->lfd, w) == 0)
+                        continue;
+                }
                 if (w->timed_out)
                     res.status = halo_err(MPI_ERR_PORT, ": %s: nobody accepted on the port within %g s "
                                           "(info key \"timeout\", HALO_CONNECT_TIMEOUT)", what, w->timeout);
@@ -297,6 +310,7 @@ static int meet(halo_comm_t *comm, int root, fd_wait_t *w, int root_rc, const ch
                 res.n = (int32_t)th.n;
                 res.ctx = mine > th.ctx ? mine : th.ctx;
             }
+            break;
         }
     }
     crc = halo_coll_bcast(&res, sizeof res, MPI_BYTE, root, comm);
@@ -382,7 +396,7 @@ static int meet_close(halo_comm_t *c, int root, fd_wait_t *w, int root_rc, const
 static int accept_common(port_t *p, int root, halo_comm_t *c, pid_t watch, int root_rc, const char *what,
                          halo_comm_t **out, int *asked)
 {
-    fd_wait_t w = {.fd = -1, .watch = watch};
+    fd_wait_t w = {.fd = -1, .watch = watch, .retry = watch <= 0 && p, .lfd = p ? p->fd : -1};
     if (c->rank == root && p && accept_on(p->fd, &w) != 0) {
         if (w.ended)
             root_rc = halo_err(MPI_ERR_SPAWN, ": %s: the launcher of the new processes ended (%s %d) before "

@@ -4,8 +4,8 @@
  *   and their error classes (MPI_ERR_PORT, MPI_ERR_NAME, MPI_ERR_SERVICE),
  *   a connect that times out (info "timeout");
  * - accept/connect between the two halves of this job (a port name passed
- *   by a message, or looked up by name): point-to-point both ways, intercomm
- *   collectives, merge;
+ *   by a message, or looked up by name; an accept that first meets a connect
+ *   which gave up): point-to-point both ways, intercomm collectives, merge;
  * - spawn: the parent spawns 2 (then 3) copies of this program, which check
  *   MPI_Comm_get_parent, exchange messages with the parent (eager, and 1 MiB
  *   pushed through the socket transport), run intercommunicator collectives,
@@ -354,13 +354,27 @@ static void test_accept_connect_halves(void)
         if (rank == 0) {
             MPI_OK(MPI_Open_port(MPI_INFO_NULL, port));
             MPI_OK(MPI_Send(port, MPI_MAX_PORT_NAME, MPI_CHAR, size / 2, 1, MPI_COMM_WORLD));
+            /* The other side first tries a connect that times out before
+             * this accept: the accept skips that connection. */
+            int gave_up;
+            MPI_OK(MPI_Recv(&gave_up, 1, MPI_INT, size / 2, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         }
         MPI_OK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, half, &ic));
         if (rank == 0)
             MPI_OK(MPI_Close_port(port));
     } else {
-        if (rank == size / 2)
+        if (rank == size / 2) {
             MPI_OK(MPI_Recv(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            MPI_Info info;
+            MPI_Comm none;
+            MPI_OK(MPI_Info_create(&info));
+            MPI_OK(MPI_Info_set(info, "timeout", "0.3"));
+            MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+            MPI_FAILS(MPI_ERR_PORT, MPI_Comm_connect(port, info, 0, MPI_COMM_SELF, &none));
+            MPI_OK(MPI_Info_free(&info));
+            int gave_up = 1;
+            MPI_OK(MPI_Send(&gave_up, 1, MPI_INT, 0, 2, MPI_COMM_WORLD));
+        }
         MPI_OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, half, &ic));
     }
     int rs;
