@@ -501,8 +501,14 @@ static int do_io(MPI_File fh, int where, bool wr, MPI_Offset offset, void *buf, 
     }
     MPI_Count moved;
     rc = view_io(f, wr, off, buf, count, dt, &moved);
+    /* The pointer moves past the etypes the call asks for, as the shared
+     * one did above: "after an individual file pointer operation is
+     * initiated", it points "to the next etype after the last one that will
+     * be accessed" (MPI 5.0, 14.4.3), which a read that meets the end of the
+     * file does not change (its status counts what it read). After an
+     * error, past what was moved. */
     if (where == AT_INDIVIDUAL)
-        f->ind = off + (dt->size ? moved / dt->size * fsz : 0) / esz;
+        f->ind = off + (rc == MPI_SUCCESS ? n : (dt->size ? moved / dt->size * fsz : 0) / esz);
     if (rc == MPI_SUCCESS)
         set_status(status, moved);
     return rc;

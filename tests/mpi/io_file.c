@@ -286,6 +286,17 @@ static void test_pointers(void)
     MPI_Offset sz = -1;
     MPI_OK(MPI_File_get_size(fh, &sz));
     CHECK_INT(sz, 16 + size * N * 4);
+    /* A read that meets the end of the file: the status counts what was
+     * read, the pointer moves past what was asked for. */
+    MPI_Offset end = pos;
+    MPI_OK(MPI_File_seek(fh, -2, MPI_SEEK_END));
+    MPI_Status st;
+    int got = -1;
+    MPI_OK(MPI_File_read(fh, in, 5, MPI_INT, &st));
+    MPI_OK(MPI_Get_count(&st, MPI_INT, &got));
+    CHECK_INT(got, 2);
+    MPI_OK(MPI_File_get_position(fh, &pos));
+    CHECK_INT(pos, end + 3);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     int all[4 + 4 * N];
     if (size <= 4) {
