@@ -179,7 +179,8 @@ int halo_attr_get(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyval,
         case MPI_APPNUM: v = &attr_appnum; break;
         case MPI_LASTUSEDCODE: attr_lastused = halo_err_last_used(); v = &attr_lastused; break;
         }
-        *(void **)value_p = v;
+        /* C gets a pointer to the value, Fortran the value. */
+        *(void **)value_p = halo_attr_fortran ? (void *)(intptr_t)*v : v;
         *flag_p = 1;
         return MPI_SUCCESS;
     }

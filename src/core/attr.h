@@ -17,8 +17,10 @@ typedef struct halo_attr {
 } halo_attr_t;
 
 /* Set by the Fortran binding around its calls of the attribute and keyval
- * functions: values come and go as Fortran integers, keyvals made then
- * call their callbacks with Fortran's view of the values. */
+ * functions: values come and go as Fortran integers (the predefined ones
+ * of communicators and windows too: the value, where C gets a pointer to
+ * it), keyvals made then call their callbacks with Fortran's view of the
+ * values. */
 extern _Thread_local int halo_attr_fortran;
 
 int halo_attr_set(halo_kind_t kind, void *obj, halo_attr_t **list_p, int keyval, void *value);

@@ -436,28 +436,7 @@ HALO_F_EXPORT void pmpi_keyval_create_(void (*copy)(void), void (*del)(void), MP
 HALO_F_EXPORT void mpi_keyval_create_(void (*copy)(void), void (*del)(void), MPI_Fint *keyval, MPI_Fint *extra,
                                       MPI_Fint *ierror) __attribute__((weak, alias("pmpi_keyval_create_")));
 
-/* An attribute as Fortran sees it: the value itself, or for the predefined
- * ones (whose C values point at the value) what they point at. */
-static MPI_Aint f_attr_value(int kind, int keyval, void *v)
-{
-    if (kind == HALO_KIND_COMM) {
-        switch (keyval) {
-        case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
-        case MPI_UNIVERSE_SIZE: case MPI_APPNUM: case MPI_LASTUSEDCODE:
-            return *(int *)v;
-        }
-    } else if (kind == HALO_KIND_WIN) {
-        switch (keyval) {
-        case MPI_WIN_SIZE:
-            return *(MPI_Aint *)v;
-        case MPI_WIN_DISP_UNIT: case MPI_WIN_CREATE_FLAVOR: case MPI_WIN_MODEL:
-            return *(int *)v;
-        }
-    }
-    return (MPI_Aint)(intptr_t)v;
-}
-
-#define F_ATTR(lname, Set, Get, Ftype, kind)                                                       \
+#define F_ATTR(lname, Set, Get, Ftype)                                                       \
     HALO_F_EXPORT void p##lname##_set_attr_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *ierror) \
     {                                                                                               \
         halo_attr_fortran = 1;                                                                      \
@@ -477,16 +456,16 @@ static MPI_Aint f_attr_value(int kind, int keyval, void *v)
         if (rc == MPI_SUCCESS) {                                                                    \
             *flag = fl;                                                                             \
             if (fl)                                                                                 \
-                *val = f_attr_value(kind, *keyval, v);                                              \
+                *val = (MPI_Aint)(intptr_t)v;                                                       \
         }                                                                                           \
         F_RETURN(ierror, rc);                                                                       \
     }                                                                                               \
     HALO_F_EXPORT void lname##_get_attr_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val, MPI_Fint *flag, \
                                          MPI_Fint *ierror) __attribute__((weak, alias("p" #lname "_get_attr_")));
 
-F_ATTR(mpi_comm, MPI_Comm_set_attr, MPI_Comm_get_attr, MPI_Comm, HALO_KIND_COMM)
-F_ATTR(mpi_type, MPI_Type_set_attr, MPI_Type_get_attr, MPI_Type, HALO_KIND_DTYPE)
-F_ATTR(mpi_win, MPI_Win_set_attr, MPI_Win_get_attr, MPI_Win, HALO_KIND_WIN)
+F_ATTR(mpi_comm, MPI_Comm_set_attr, MPI_Comm_get_attr, MPI_Comm)
+F_ATTR(mpi_type, MPI_Type_set_attr, MPI_Type_get_attr, MPI_Type)
+F_ATTR(mpi_win, MPI_Win_set_attr, MPI_Win_get_attr, MPI_Win)
 
 HALO_F_EXPORT void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val, MPI_Fint *ierror)
 {
@@ -507,7 +486,7 @@ HALO_F_EXPORT void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *va
     if (rc == MPI_SUCCESS) {
         *flag = fl;
         if (fl)
-            *val = (MPI_Fint)f_attr_value(HALO_KIND_COMM, *keyval, v);
+            *val = (MPI_Fint)(intptr_t)v;
     }
     F_RETURN(ierror, rc);
 }

@@ -574,22 +574,25 @@ int halo_api_win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int 
 {
     WIN_CHECK(win, w);
     void **out = attribute_val;
+    /* C gets the base and pointers to the others, Fortran (through the
+     * attribute code's flag) every value itself. */
+    bool f = halo_attr_fortran;
     *flag = 1;
     switch (win_keyval) {
     case MPI_WIN_BASE:
         *out = w->base;
         return MPI_SUCCESS;
     case MPI_WIN_SIZE:
-        *out = &w->size;
+        *out = f ? (void *)(intptr_t)w->size : &w->size;
         return MPI_SUCCESS;
     case MPI_WIN_DISP_UNIT:
-        *out = &w->disp_unit_int;
+        *out = f ? (void *)(intptr_t)w->disp_unit_int : &w->disp_unit_int;
         return MPI_SUCCESS;
     case MPI_WIN_CREATE_FLAVOR:
-        *out = &w->flavor;
+        *out = f ? (void *)(intptr_t)w->flavor : &w->flavor;
         return MPI_SUCCESS;
     case MPI_WIN_MODEL:
-        *out = &w->model;
+        *out = f ? (void *)(intptr_t)w->model : &w->model;
         return MPI_SUCCESS;
     default:
         *flag = 0;
