@@ -222,12 +222,6 @@ static int xfer(fd_wait_t *w, void *buf, size_t n, bool out)
 
 /* ---------------------------------------------------------------- meeting of two groups */
 
-typedef struct ident {
-    uint64_t gpid;
-    int32_t pid;
-    int32_t spare;
-} ident_t;
-
 typedef struct hs_head {
     uint64_t magic;
     uint32_t n;      /* identities that follow */
@@ -269,8 +263,8 @@ static int meet(halo_comm_t *comm, int root, fd_wait_t *w, int root_rc, const ch
     int rc = halo_sock_activate();
     halo_sock_set_lost(far_lost);
     int p = comm->size;
-    ident_t me = {.gpid = halo_proc_gpid(halo_world.rank), .pid = (int32_t)getpid()};
-    ident_t *all = halo_malloc((size_t)p * sizeof *all);
+    halo_proc_ident_t me = {.gpid = halo_proc_gpid(halo_world.rank), .pid = (int32_t)getpid()};
+    halo_proc_ident_t *all = halo_malloc((size_t)p * sizeof *all);
     int crc = halo_coll_allgather(&me, sizeof me, MPI_BYTE, all, sizeof me, MPI_BYTE, comm);
     uint32_t mine = 0;
     if (crc == MPI_SUCCESS)
@@ -280,7 +274,7 @@ static int meet(halo_comm_t *comm, int root, fd_wait_t *w, int root_rc, const ch
         return crc;
     }
     hs_result_t res = {.status = rc ? rc : MPI_SUCCESS, .asked = asked ? *asked : 0};
-    ident_t *remote = NULL;
+    halo_proc_ident_t *remote = NULL;
     if (comm->rank == root) {
         if (root_rc)
             res.status = root_rc;
@@ -492,7 +486,7 @@ int halo_api_comm_join(int fd, MPI_Comm *intercomm)
     if (rc)
         return rc;
     hs_head_t h = {.magic = HS_MAGIC, .n = 1, .ctx = mine}, th;
-    ident_t me = {.gpid = halo_proc_gpid(halo_world.rank), .pid = (int32_t)getpid()}, them;
+    halo_proc_ident_t me = {.gpid = halo_proc_gpid(halo_world.rank), .pid = (int32_t)getpid()}, them;
     fd_wait_t w = {.fd = fd};
     if (xfer(&w, &h, sizeof h, true) || xfer(&w, &me, sizeof me, true) || xfer(&w, &th, sizeof th, false) ||
         th.magic != HS_MAGIC || th.n != 1 || xfer(&w, &them, sizeof them, false))

@@ -201,14 +201,6 @@ static int agree_ctx_two_sides(halo_comm_t *local, int local_leader, halo_comm_t
     return MPI_SUCCESS;
 }
 
-/* A process as every job names it (its index in the process table differs
- * from job to job). */
-typedef struct ident {
-    uint64_t gpid;
-    int32_t pid;
-    int32_t spare;
-} ident_t;
-
 /* Exchanges a list of processes (`n` world ranks at the local leader)
  * between the leaders and gives every member of the local group the remote
  * list, as a group. The lists travel as identities, so the two groups may
@@ -230,11 +222,11 @@ static int exchange_worlds(halo_comm_t *local, int local_leader, halo_comm_t *le
         rc = halo_coll_bcast(&rn, 1, MPI_INT, local_leader, local);
     if (rc)
         return rc;
-    ident_t *remote = halo_malloc((size_t)(rn > 0 ? rn : 1) * sizeof *remote);
+    halo_proc_ident_t *remote = halo_malloc((size_t)(rn > 0 ? rn : 1) * sizeof *remote);
     if (leader) {
-        ident_t *mine = halo_malloc((size_t)(n > 0 ? n : 1) * sizeof *mine);
+        halo_proc_ident_t *mine = halo_malloc((size_t)(n > 0 ? n : 1) * sizeof *mine);
         for (int i = 0; i < n; i++)
-            mine[i] = (ident_t){.gpid = halo_proc_gpid(world[i]), .pid = halo_proc_pid_any(world[i])};
+            mine[i] = (halo_proc_ident_t){.gpid = halo_proc_gpid(world[i]), .pid = halo_proc_pid_any(world[i])};
         rc = leader_sendrecv(leader_comm, leader_ctx, peer, tag, mine, (MPI_Count)n * (MPI_Count)sizeof *mine,
                              remote, (MPI_Count)rn * (MPI_Count)sizeof *remote, MPI_BYTE);
         free(mine);

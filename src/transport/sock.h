@@ -23,6 +23,14 @@ static inline bool halo_sock_active(void)
 {
     return halo_sock_on;
 }
+/* A process as every job names it (its index in the process table differs
+ * from job to job), as two jobs exchange it. */
+typedef struct halo_proc_ident {
+    uint64_t gpid;
+    int32_t pid;
+    int32_t spare;
+} halo_proc_ident_t;
+
 /* The index (world rank) of the process with this identity, added to the
  * table if new: a rank of this job keeps its rank. */
 int halo_proc_add(uint64_t gpid, int32_t pid);
