@@ -21,13 +21,6 @@
 
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
-/* IERROR is optional in the mpi_f08 interfaces (absent: a null address). */
-#define F_RETURN(ierror, rc)                                                                      \
-    do {                                                                                          \
-        int f_rc_ = (rc);                                                                         \
-        if (ierror)                                                                               \
-            *(ierror) = f_rc_;                                                                    \
-    } while (0)
 
 /* ---------------------------------------------------------------- common blocks */
 
@@ -553,6 +546,14 @@ HALO_F_EXPORT void mpi_grequest_start_(void (*query)(void), void (*freef)(void),
 
 /* ---------------------------------------------------------------- info strings */
 
+/* halo_f_str_out of at most the first n characters of c (a BUFLEN). */
+static void f_str_out_first(char *f, size_t len, char *c, int n)
+{
+    if (strlen(c) > (size_t)n)
+        c[n] = '\0';
+    halo_f_str_out(f, len, c);
+}
+
 /* MPI_INFO_GET_STRING: BUFLEN counts characters (C counts the NUL too);
  * nothing is written when the key is absent or BUFLEN is 0, else the first
  * BUFLEN characters, padded with blanks. */
@@ -565,14 +566,10 @@ HALO_F_EXPORT void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *bu
     if (rc == MPI_SUCCESS && fl && in > 0) {
         char *c = halo_f_str_buf((size_t)cbl);
         rc = MPI_Info_get_string(MPI_Info_f2c(*info), ckey, &cbl, c, &fl);
-        if (rc == MPI_SUCCESS) {
-            size_t keep = (size_t)in < value_len ? (size_t)in : value_len;
-            if (strlen(c) > keep)
-                c[keep] = '\0';
-            halo_f_str_out(value, value_len, c);
-        } else {
+        if (rc == MPI_SUCCESS)
+            f_str_out_first(value, value_len, c, in);
+        else
             free(c);
-        }
     }
     if (rc == MPI_SUCCESS) {
         *flag = fl;
@@ -599,14 +596,10 @@ HALO_F_EXPORT void pmpi_session_get_nth_pset_(MPI_Fint *session, MPI_Fint *info,
         char *c = halo_f_str_buf((size_t)cl);
         int l2 = cl;
         rc = MPI_Session_get_nth_pset(s, i, *n, &l2, c);
-        if (rc == MPI_SUCCESS) {
-            size_t keep = (size_t)in < pset_name_len ? (size_t)in : pset_name_len;
-            if (strlen(c) > keep)
-                c[keep] = '\0';
-            halo_f_str_out(pset_name, pset_name_len, c);
-        } else {
+        if (rc == MPI_SUCCESS)
+            f_str_out_first(pset_name, pset_name_len, c, in);
+        else
             free(c);
-        }
     }
     if (rc == MPI_SUCCESS)
         *pset_len = cl - 1;

@@ -16,6 +16,15 @@
 
 #define HALO_F_EXPORT __attribute__((visibility("default")))
 
+/* Stores a wrapper's result; IERROR is optional in the mpi_f08 interfaces
+ * (absent: a null address). */
+#define F_RETURN(ierror, rc)                                                                      \
+    do {                                                                                          \
+        int f_rc_ = (rc);                                                                         \
+        if (ierror)                                                                               \
+            *(ierror) = f_rc_;                                                                    \
+    } while (0)
+
 /* The common blocks (one variable each; names as gfortran spells them). */
 extern MPI_Fint halof_bottom_, halof_in_place_, halof_buffer_automatic_;
 extern MPI_Fint halof_status_ignore_[MPI_F_STATUS_SIZE], halof_statuses_ignore_[MPI_F_STATUS_SIZE];

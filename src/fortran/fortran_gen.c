@@ -10,8 +10,7 @@
 HALO_F_EXPORT void pmpi_abi_get_fortran_booleans_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *is_set, MPI_Fint *ierror)
 {
     int rc = MPI_Abi_get_fortran_booleans(*logical_size, logical_true, logical_false, is_set);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_abi_get_fortran_booleans_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *is_set, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_fortran_booleans_")));
 HALO_F_EXPORT void pmpi_abi_get_fortran_booleans_f08_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *is_set, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_fortran_booleans_")));
@@ -23,8 +22,7 @@ HALO_F_EXPORT void pmpi_abi_get_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
     int rc = MPI_Abi_get_fortran_info(&c_info);
     if (rc == MPI_SUCCESS)
         *info = MPI_Info_c2f(c_info);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_abi_get_fortran_info_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_fortran_info_")));
 HALO_F_EXPORT void pmpi_abi_get_fortran_info_f08_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_fortran_info_")));
@@ -36,8 +34,7 @@ HALO_F_EXPORT void pmpi_abi_get_info_(MPI_Fint *info, MPI_Fint *ierror)
     int rc = MPI_Abi_get_info(&c_info);
     if (rc == MPI_SUCCESS)
         *info = MPI_Info_c2f(c_info);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_abi_get_info_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_info_")));
 HALO_F_EXPORT void pmpi_abi_get_info_f08_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_info_")));
@@ -46,8 +43,7 @@ HALO_F_EXPORT void mpi_abi_get_info_f08_(MPI_Fint *info, MPI_Fint *ierror) __att
 HALO_F_EXPORT void pmpi_abi_get_version_(MPI_Fint *abi_major, MPI_Fint *abi_minor, MPI_Fint *ierror)
 {
     int rc = MPI_Abi_get_version(abi_major, abi_minor);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_abi_get_version_(MPI_Fint *abi_major, MPI_Fint *abi_minor, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_version_")));
 HALO_F_EXPORT void pmpi_abi_get_version_f08_(MPI_Fint *abi_major, MPI_Fint *abi_minor, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_get_version_")));
@@ -56,8 +52,7 @@ HALO_F_EXPORT void mpi_abi_get_version_f08_(MPI_Fint *abi_major, MPI_Fint *abi_m
 HALO_F_EXPORT void pmpi_abi_set_fortran_booleans_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *ierror)
 {
     int rc = MPI_Abi_set_fortran_booleans(*logical_size, logical_true, logical_false);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_abi_set_fortran_booleans_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_set_fortran_booleans_")));
 HALO_F_EXPORT void pmpi_abi_set_fortran_booleans_f08_(MPI_Fint *logical_size, void *logical_true, void *logical_false, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_set_fortran_booleans_")));
@@ -66,8 +61,7 @@ HALO_F_EXPORT void mpi_abi_set_fortran_booleans_f08_(MPI_Fint *logical_size, voi
 HALO_F_EXPORT void pmpi_abi_set_fortran_info_(MPI_Fint *info, MPI_Fint *ierror)
 {
     int rc = MPI_Abi_set_fortran_info(MPI_Info_f2c(*info));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_abi_set_fortran_info_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_set_fortran_info_")));
 HALO_F_EXPORT void pmpi_abi_set_fortran_info_f08_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abi_set_fortran_info_")));
@@ -76,8 +70,7 @@ HALO_F_EXPORT void mpi_abi_set_fortran_info_f08_(MPI_Fint *info, MPI_Fint *ierro
 HALO_F_EXPORT void pmpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_Abort(MPI_Comm_f2c(*comm), *errorcode);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_abort_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abort_")));
 HALO_F_EXPORT void pmpi_abort_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_abort_")));
@@ -86,8 +79,7 @@ HALO_F_EXPORT void mpi_abort_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint 
 HALO_F_EXPORT void pmpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Accumulate(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Op_f2c(*op), MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_accumulate_")));
 HALO_F_EXPORT void pmpi_accumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_accumulate_")));
@@ -96,8 +88,7 @@ HALO_F_EXPORT void mpi_accumulate_f08_(void *origin_addr, MPI_Fint *origin_count
 HALO_F_EXPORT void pmpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
 {
     int rc = MPI_Add_error_class(errorclass);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_add_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_add_error_class_")));
 HALO_F_EXPORT void pmpi_add_error_class_f08_(MPI_Fint *errorclass, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_add_error_class_")));
@@ -106,8 +97,7 @@ HALO_F_EXPORT void mpi_add_error_class_f08_(MPI_Fint *errorclass, MPI_Fint *ierr
 HALO_F_EXPORT void pmpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_Add_error_code(*errorclass, errorcode);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_add_error_code_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_add_error_code_")));
 HALO_F_EXPORT void pmpi_add_error_code_f08_(MPI_Fint *errorclass, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_add_error_code_")));
@@ -118,8 +108,7 @@ HALO_F_EXPORT void pmpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI
     char *c_string = halo_f_str_in(string, string_len);
     int rc = MPI_Add_error_string(*errorcode, c_string);
     free(c_string);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_add_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *ierror, size_t string_len) __attribute__((weak, alias("pmpi_add_error_string_")));
 HALO_F_EXPORT void pmpi_add_error_string_f08_(MPI_Fint *errorcode, char *string, MPI_Fint *ierror, size_t string_len) __attribute__((weak, alias("pmpi_add_error_string_")));
@@ -128,8 +117,7 @@ HALO_F_EXPORT void mpi_add_error_string_f08_(MPI_Fint *errorcode, char *string, 
 HALO_F_EXPORT void pmpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Allgather(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgather_")));
 HALO_F_EXPORT void pmpi_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgather_")));
@@ -141,8 +129,7 @@ HALO_F_EXPORT void pmpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_
     int rc = MPI_Allgather_init(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgather_init_")));
 HALO_F_EXPORT void pmpi_allgather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgather_init_")));
@@ -151,8 +138,7 @@ HALO_F_EXPORT void mpi_allgather_init_f08_(void *sendbuf, MPI_Fint *sendcount, M
 HALO_F_EXPORT void pmpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Allgatherv(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgatherv_")));
 HALO_F_EXPORT void pmpi_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgatherv_")));
@@ -164,8 +150,7 @@ HALO_F_EXPORT void pmpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI
     int rc = MPI_Allgatherv_init(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgatherv_init_")));
 HALO_F_EXPORT void pmpi_allgatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgatherv_init_")));
@@ -174,8 +159,7 @@ HALO_F_EXPORT void mpi_allgatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, 
 HALO_F_EXPORT void pmpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierror)
 {
     int rc = MPI_Alloc_mem(*size, MPI_Info_f2c(*info), baseptr);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_alloc_mem_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alloc_mem_")));
 HALO_F_EXPORT void pmpi_alloc_mem_cptr_(MPI_Aint *size, MPI_Fint *info, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alloc_mem_")));
@@ -186,8 +170,7 @@ HALO_F_EXPORT void mpi_alloc_mem_f08_(MPI_Aint *size, MPI_Fint *info, void *base
 HALO_F_EXPORT void pmpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Allreduce(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_allreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allreduce_")));
 HALO_F_EXPORT void pmpi_allreduce_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allreduce_")));
@@ -199,8 +182,7 @@ HALO_F_EXPORT void pmpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *
     int rc = MPI_Allreduce_init(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_allreduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allreduce_init_")));
 HALO_F_EXPORT void pmpi_allreduce_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allreduce_init_")));
@@ -209,8 +191,7 @@ HALO_F_EXPORT void mpi_allreduce_init_f08_(void *sendbuf, void *recvbuf, MPI_Fin
 HALO_F_EXPORT void pmpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Alltoall(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoall_")));
 HALO_F_EXPORT void pmpi_alltoall_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoall_")));
@@ -222,8 +203,7 @@ HALO_F_EXPORT void pmpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_F
     int rc = MPI_Alltoall_init(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoall_init_")));
 HALO_F_EXPORT void pmpi_alltoall_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoall_init_")));
@@ -232,8 +212,7 @@ HALO_F_EXPORT void mpi_alltoall_init_f08_(void *sendbuf, MPI_Fint *sendcount, MP
 HALO_F_EXPORT void pmpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Alltoallv(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallv_")));
 HALO_F_EXPORT void pmpi_alltoallv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallv_")));
@@ -245,8 +224,7 @@ HALO_F_EXPORT void pmpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI
     int rc = MPI_Alltoallv_init(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallv_init_")));
 HALO_F_EXPORT void pmpi_alltoallv_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallv_init_")));
@@ -265,8 +243,7 @@ HALO_F_EXPORT void pmpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint
     int rc = MPI_Alltoallw(halo_f_buf(sendbuf), sendcounts, sdispls, c_sendtypes, halo_f_buf(recvbuf), recvcounts, rdispls, c_recvtypes, MPI_Comm_f2c(*comm));
     free(c_sendtypes);
     free(c_recvtypes);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallw_")));
 HALO_F_EXPORT void pmpi_alltoallw_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallw_")));
@@ -288,8 +265,7 @@ HALO_F_EXPORT void pmpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI
     free(c_recvtypes);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallw_init_")));
 HALO_F_EXPORT void pmpi_alltoallw_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallw_init_")));
@@ -298,8 +274,7 @@ HALO_F_EXPORT void mpi_alltoallw_init_f08_(void *sendbuf, MPI_Fint *sendcounts, 
 HALO_F_EXPORT void pmpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror)
 {
     int rc = MPI_Attr_delete(MPI_Comm_f2c(*comm), *keyval);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_attr_delete_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_attr_delete_")));
 HALO_F_EXPORT void pmpi_attr_delete_f08_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_attr_delete_")));
@@ -308,8 +283,7 @@ HALO_F_EXPORT void mpi_attr_delete_f08_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fi
 HALO_F_EXPORT void pmpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Barrier(MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_barrier_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_barrier_")));
 HALO_F_EXPORT void pmpi_barrier_f08_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_barrier_")));
@@ -321,8 +295,7 @@ HALO_F_EXPORT void pmpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *
     int rc = MPI_Barrier_init(MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_barrier_init_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_barrier_init_")));
 HALO_F_EXPORT void pmpi_barrier_init_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_barrier_init_")));
@@ -331,8 +304,7 @@ HALO_F_EXPORT void mpi_barrier_init_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fin
 HALO_F_EXPORT void pmpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Bcast(halo_f_buf(buffer), *count, MPI_Type_f2c(*datatype), *root, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_bcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bcast_")));
 HALO_F_EXPORT void pmpi_bcast_f08_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bcast_")));
@@ -344,8 +316,7 @@ HALO_F_EXPORT void pmpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *dat
     int rc = MPI_Bcast_init(halo_f_buf(buffer), *count, MPI_Type_f2c(*datatype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_bcast_init_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bcast_init_")));
 HALO_F_EXPORT void pmpi_bcast_init_f08_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bcast_init_")));
@@ -354,8 +325,7 @@ HALO_F_EXPORT void mpi_bcast_init_f08_(void *buffer, MPI_Fint *count, MPI_Fint *
 HALO_F_EXPORT void pmpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Bsend(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_bsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bsend_")));
 HALO_F_EXPORT void pmpi_bsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bsend_")));
@@ -367,8 +337,7 @@ HALO_F_EXPORT void pmpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *dataty
     int rc = MPI_Bsend_init(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_bsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bsend_init_")));
 HALO_F_EXPORT void pmpi_bsend_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bsend_init_")));
@@ -377,8 +346,7 @@ HALO_F_EXPORT void mpi_bsend_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *dat
 HALO_F_EXPORT void pmpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_Buffer_attach(halo_f_buf(buffer), *size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_buffer_attach_(void *buffer, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_attach_")));
 HALO_F_EXPORT void pmpi_buffer_attach_f08_(void *buffer, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_attach_")));
@@ -387,8 +355,7 @@ HALO_F_EXPORT void mpi_buffer_attach_f08_(void *buffer, MPI_Fint *size, MPI_Fint
 HALO_F_EXPORT void pmpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_Buffer_detach(buffer_addr, size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_buffer_detach_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_detach_")));
 HALO_F_EXPORT void pmpi_buffer_detach_f08_(void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_detach_")));
@@ -397,8 +364,7 @@ HALO_F_EXPORT void mpi_buffer_detach_f08_(void *buffer_addr, MPI_Fint *size, MPI
 HALO_F_EXPORT void pmpi_buffer_flush_(MPI_Fint *ierror)
 {
     int rc = MPI_Buffer_flush();
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_buffer_flush_(MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_flush_")));
 HALO_F_EXPORT void pmpi_buffer_flush_f08_(MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_flush_")));
@@ -410,8 +376,7 @@ HALO_F_EXPORT void pmpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierror)
     int rc = MPI_Buffer_iflush(&c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_buffer_iflush_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_iflush_")));
 HALO_F_EXPORT void pmpi_buffer_iflush_f08_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_iflush_")));
@@ -421,8 +386,7 @@ HALO_F_EXPORT void pmpi_cancel_(MPI_Fint *request, MPI_Fint *ierror)
 {
     MPI_Request c_request = MPI_Request_f2c(*request);
     int rc = MPI_Cancel(&c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_cancel_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cancel_")));
 HALO_F_EXPORT void pmpi_cancel_f08_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cancel_")));
@@ -431,8 +395,7 @@ HALO_F_EXPORT void mpi_cancel_f08_(MPI_Fint *request, MPI_Fint *ierror) __attrib
 HALO_F_EXPORT void pmpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fint *coords, MPI_Fint *ierror)
 {
     int rc = MPI_Cart_coords(MPI_Comm_f2c(*comm), *rank, *maxdims, coords);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_cart_coords_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fint *coords, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_coords_")));
 HALO_F_EXPORT void pmpi_cart_coords_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxdims, MPI_Fint *coords, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_coords_")));
@@ -444,8 +407,7 @@ HALO_F_EXPORT void pmpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fi
     int rc = MPI_Cart_create(MPI_Comm_f2c(*comm_old), *ndims, dims, periods, *reorder, &c_comm_cart);
     if (rc == MPI_SUCCESS)
         *comm_cart = MPI_Comm_c2f(c_comm_cart);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_cart_create_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_create_")));
 HALO_F_EXPORT void pmpi_cart_create_f08_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder, MPI_Fint *comm_cart, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_create_")));
@@ -454,8 +416,7 @@ HALO_F_EXPORT void mpi_cart_create_f08_(MPI_Fint *comm_old, MPI_Fint *ndims, MPI
 HALO_F_EXPORT void pmpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierror)
 {
     int rc = MPI_Cart_get(MPI_Comm_f2c(*comm), *maxdims, dims, periods, coords);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_cart_get_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_get_")));
 HALO_F_EXPORT void pmpi_cart_get_f08_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *coords, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_get_")));
@@ -464,8 +425,7 @@ HALO_F_EXPORT void mpi_cart_get_f08_(MPI_Fint *comm, MPI_Fint *maxdims, MPI_Fint
 HALO_F_EXPORT void pmpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierror)
 {
     int rc = MPI_Cart_map(MPI_Comm_f2c(*comm), *ndims, dims, periods, newrank);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_cart_map_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_map_")));
 HALO_F_EXPORT void pmpi_cart_map_f08_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *newrank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_map_")));
@@ -474,8 +434,7 @@ HALO_F_EXPORT void mpi_cart_map_f08_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *
 HALO_F_EXPORT void pmpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *ierror)
 {
     int rc = MPI_Cart_rank(MPI_Comm_f2c(*comm), coords, rank);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_cart_rank_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_rank_")));
 HALO_F_EXPORT void pmpi_cart_rank_f08_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint *rank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_rank_")));
@@ -484,8 +443,7 @@ HALO_F_EXPORT void mpi_cart_rank_f08_(MPI_Fint *comm, MPI_Fint *coords, MPI_Fint
 HALO_F_EXPORT void pmpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fint *rank_source, MPI_Fint *rank_dest, MPI_Fint *ierror)
 {
     int rc = MPI_Cart_shift(MPI_Comm_f2c(*comm), *direction, *disp, rank_source, rank_dest);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_cart_shift_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fint *rank_source, MPI_Fint *rank_dest, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_shift_")));
 HALO_F_EXPORT void pmpi_cart_shift_f08_(MPI_Fint *comm, MPI_Fint *direction, MPI_Fint *disp, MPI_Fint *rank_source, MPI_Fint *rank_dest, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_shift_")));
@@ -497,8 +455,7 @@ HALO_F_EXPORT void pmpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fin
     int rc = MPI_Cart_sub(MPI_Comm_f2c(*comm), remain_dims, &c_newcomm);
     if (rc == MPI_SUCCESS)
         *newcomm = MPI_Comm_c2f(c_newcomm);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_cart_sub_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_sub_")));
 HALO_F_EXPORT void pmpi_cart_sub_f08_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cart_sub_")));
@@ -507,8 +464,7 @@ HALO_F_EXPORT void mpi_cart_sub_f08_(MPI_Fint *comm, MPI_Fint *remain_dims, MPI_
 HALO_F_EXPORT void pmpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror)
 {
     int rc = MPI_Cartdim_get(MPI_Comm_f2c(*comm), ndims);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_cartdim_get_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cartdim_get_")));
 HALO_F_EXPORT void pmpi_cartdim_get_f08_(MPI_Fint *comm, MPI_Fint *ndims, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_cartdim_get_")));
@@ -519,8 +475,7 @@ HALO_F_EXPORT void pmpi_close_port_(char *port_name, MPI_Fint *ierror, size_t po
     char *c_port_name = halo_f_str_in(port_name, port_name_len);
     int rc = MPI_Close_port(c_port_name);
     free(c_port_name);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_close_port_(char *port_name, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_close_port_")));
 HALO_F_EXPORT void pmpi_close_port_f08_(char *port_name, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_close_port_")));
@@ -534,8 +489,7 @@ HALO_F_EXPORT void pmpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *
     free(c_port_name);
     if (rc == MPI_SUCCESS)
         *newcomm = MPI_Comm_c2f(c_newcomm);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_accept_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_comm_accept_")));
 HALO_F_EXPORT void pmpi_comm_accept_f08_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_comm_accept_")));
@@ -544,8 +498,7 @@ HALO_F_EXPORT void mpi_comm_accept_f08_(char *port_name, MPI_Fint *info, MPI_Fin
 HALO_F_EXPORT void pmpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_attach_buffer(MPI_Comm_f2c(*comm), halo_f_buf(buffer), *size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_attach_buffer_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_attach_buffer_")));
 HALO_F_EXPORT void pmpi_comm_attach_buffer_f08_(MPI_Fint *comm, void *buffer, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_attach_buffer_")));
@@ -554,8 +507,7 @@ HALO_F_EXPORT void mpi_comm_attach_buffer_f08_(MPI_Fint *comm, void *buffer, MPI
 HALO_F_EXPORT void pmpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_call_errhandler(MPI_Comm_f2c(*comm), *errorcode);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_call_errhandler_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_call_errhandler_")));
 HALO_F_EXPORT void pmpi_comm_call_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_call_errhandler_")));
@@ -564,8 +516,7 @@ HALO_F_EXPORT void mpi_comm_call_errhandler_f08_(MPI_Fint *comm, MPI_Fint *error
 HALO_F_EXPORT void pmpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_compare(MPI_Comm_f2c(*comm1), MPI_Comm_f2c(*comm2), result);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_compare_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_compare_")));
 HALO_F_EXPORT void pmpi_comm_compare_f08_(MPI_Fint *comm1, MPI_Fint *comm2, MPI_Fint *result, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_compare_")));
@@ -579,8 +530,7 @@ HALO_F_EXPORT void pmpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint 
     free(c_port_name);
     if (rc == MPI_SUCCESS)
         *newcomm = MPI_Comm_c2f(c_newcomm);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_connect_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_comm_connect_")));
 HALO_F_EXPORT void pmpi_comm_connect_f08_(char *port_name, MPI_Fint *info, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_comm_connect_")));
@@ -592,8 +542,7 @@ HALO_F_EXPORT void pmpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *
     int rc = MPI_Comm_create(MPI_Comm_f2c(*comm), MPI_Group_f2c(*group), &c_newcomm);
     if (rc == MPI_SUCCESS)
         *newcomm = MPI_Comm_c2f(c_newcomm);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_create_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_create_")));
 HALO_F_EXPORT void pmpi_comm_create_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_create_")));
@@ -607,8 +556,7 @@ HALO_F_EXPORT void pmpi_comm_create_from_group_(MPI_Fint *group, char *stringtag
     free(c_stringtag);
     if (rc == MPI_SUCCESS)
         *newcomm = MPI_Comm_c2f(c_newcomm);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_create_from_group_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len) __attribute__((weak, alias("pmpi_comm_create_from_group_")));
 HALO_F_EXPORT void pmpi_comm_create_from_group_f08_(MPI_Fint *group, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newcomm, MPI_Fint *ierror, size_t stringtag_len) __attribute__((weak, alias("pmpi_comm_create_from_group_")));
@@ -620,8 +568,7 @@ HALO_F_EXPORT void pmpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_
     int rc = MPI_Comm_create_group(MPI_Comm_f2c(*comm), MPI_Group_f2c(*group), *tag, &c_newcomm);
     if (rc == MPI_SUCCESS)
         *newcomm = MPI_Comm_c2f(c_newcomm);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_create_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_create_group_")));
 HALO_F_EXPORT void pmpi_comm_create_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *tag, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_create_group_")));
@@ -630,8 +577,7 @@ HALO_F_EXPORT void mpi_comm_create_group_f08_(MPI_Fint *comm, MPI_Fint *group, M
 HALO_F_EXPORT void pmpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_delete_attr(MPI_Comm_f2c(*comm), *comm_keyval);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_delete_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_delete_attr_")));
 HALO_F_EXPORT void pmpi_comm_delete_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_delete_attr_")));
@@ -640,8 +586,7 @@ HALO_F_EXPORT void mpi_comm_delete_attr_f08_(MPI_Fint *comm, MPI_Fint *comm_keyv
 HALO_F_EXPORT void pmpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_detach_buffer(MPI_Comm_f2c(*comm), buffer_addr, size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_detach_buffer_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_detach_buffer_")));
 HALO_F_EXPORT void pmpi_comm_detach_buffer_f08_(MPI_Fint *comm, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_detach_buffer_")));
@@ -652,8 +597,7 @@ HALO_F_EXPORT void pmpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror)
     MPI_Comm c_comm = MPI_Comm_f2c(*comm);
     int rc = MPI_Comm_disconnect(&c_comm);
     *comm = MPI_Comm_c2f(c_comm);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_disconnect_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_disconnect_")));
 HALO_F_EXPORT void pmpi_comm_disconnect_f08_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_disconnect_")));
@@ -665,8 +609,7 @@ HALO_F_EXPORT void pmpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *i
     int rc = MPI_Comm_dup(MPI_Comm_f2c(*comm), &c_newcomm);
     if (rc == MPI_SUCCESS)
         *newcomm = MPI_Comm_c2f(c_newcomm);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_dup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_dup_")));
 HALO_F_EXPORT void pmpi_comm_dup_f08_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_dup_")));
@@ -678,8 +621,7 @@ HALO_F_EXPORT void pmpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_
     int rc = MPI_Comm_dup_with_info(MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_newcomm);
     if (rc == MPI_SUCCESS)
         *newcomm = MPI_Comm_c2f(c_newcomm);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_dup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_dup_with_info_")));
 HALO_F_EXPORT void pmpi_comm_dup_with_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_dup_with_info_")));
@@ -688,8 +630,7 @@ HALO_F_EXPORT void mpi_comm_dup_with_info_f08_(MPI_Fint *comm, MPI_Fint *info, M
 HALO_F_EXPORT void pmpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_flush_buffer(MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_flush_buffer_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_flush_buffer_")));
 HALO_F_EXPORT void pmpi_comm_flush_buffer_f08_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_flush_buffer_")));
@@ -700,8 +641,7 @@ HALO_F_EXPORT void pmpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror)
     MPI_Comm c_comm = MPI_Comm_f2c(*comm);
     int rc = MPI_Comm_free(&c_comm);
     *comm = MPI_Comm_c2f(c_comm);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_free_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_free_")));
 HALO_F_EXPORT void pmpi_comm_free_f08_(MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_free_")));
@@ -710,8 +650,7 @@ HALO_F_EXPORT void mpi_comm_free_f08_(MPI_Fint *comm, MPI_Fint *ierror) __attrib
 HALO_F_EXPORT void pmpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_free_keyval(comm_keyval);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_free_keyval_(MPI_Fint *comm_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_free_keyval_")));
 HALO_F_EXPORT void pmpi_comm_free_keyval_f08_(MPI_Fint *comm_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_free_keyval_")));
@@ -723,8 +662,7 @@ HALO_F_EXPORT void pmpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandle
     int rc = MPI_Comm_get_errhandler(MPI_Comm_f2c(*comm), &c_errhandler);
     if (rc == MPI_SUCCESS)
         *errhandler = MPI_Errhandler_c2f(c_errhandler);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_get_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_get_errhandler_")));
 HALO_F_EXPORT void pmpi_comm_get_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_get_errhandler_")));
@@ -736,8 +674,7 @@ HALO_F_EXPORT void pmpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_
     int rc = MPI_Comm_get_info(MPI_Comm_f2c(*comm), &c_info_used);
     if (rc == MPI_SUCCESS)
         *info_used = MPI_Info_c2f(c_info_used);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_get_info_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_get_info_")));
 HALO_F_EXPORT void pmpi_comm_get_info_f08_(MPI_Fint *comm, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_get_info_")));
@@ -748,8 +685,7 @@ HALO_F_EXPORT void pmpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint
     char *c_comm_name = halo_f_str_buf(comm_name_len);
     int rc = MPI_Comm_get_name(MPI_Comm_f2c(*comm), c_comm_name, resultlen);
     halo_f_str_out(comm_name, comm_name_len, c_comm_name);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_get_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t comm_name_len) __attribute__((weak, alias("pmpi_comm_get_name_")));
 HALO_F_EXPORT void pmpi_comm_get_name_f08_(MPI_Fint *comm, char *comm_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t comm_name_len) __attribute__((weak, alias("pmpi_comm_get_name_")));
@@ -761,8 +697,7 @@ HALO_F_EXPORT void pmpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierror)
     int rc = MPI_Comm_get_parent(&c_parent);
     if (rc == MPI_SUCCESS)
         *parent = MPI_Comm_c2f(c_parent);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_get_parent_(MPI_Fint *parent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_get_parent_")));
 HALO_F_EXPORT void pmpi_comm_get_parent_f08_(MPI_Fint *parent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_get_parent_")));
@@ -774,8 +709,7 @@ HALO_F_EXPORT void pmpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *i
     int rc = MPI_Comm_group(MPI_Comm_f2c(*comm), &c_group);
     if (rc == MPI_SUCCESS)
         *group = MPI_Group_c2f(c_group);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_group_")));
 HALO_F_EXPORT void pmpi_comm_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_group_")));
@@ -790,8 +724,7 @@ HALO_F_EXPORT void pmpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *
         *newcomm = MPI_Comm_c2f(c_newcomm);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_idup_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_idup_")));
 HALO_F_EXPORT void pmpi_comm_idup_f08_(MPI_Fint *comm, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_idup_")));
@@ -806,8 +739,7 @@ HALO_F_EXPORT void pmpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI
         *newcomm = MPI_Comm_c2f(c_newcomm);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_idup_with_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_idup_with_info_")));
 HALO_F_EXPORT void pmpi_comm_idup_with_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_idup_with_info_")));
@@ -819,8 +751,7 @@ HALO_F_EXPORT void pmpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, M
     int rc = MPI_Comm_iflush_buffer(MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_iflush_buffer_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_iflush_buffer_")));
 HALO_F_EXPORT void pmpi_comm_iflush_buffer_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_iflush_buffer_")));
@@ -832,8 +763,7 @@ HALO_F_EXPORT void pmpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *
     int rc = MPI_Comm_join(*fd, &c_intercomm);
     if (rc == MPI_SUCCESS)
         *intercomm = MPI_Comm_c2f(c_intercomm);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_join_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_join_")));
 HALO_F_EXPORT void pmpi_comm_join_f08_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_join_")));
@@ -842,8 +772,7 @@ HALO_F_EXPORT void mpi_comm_join_f08_(MPI_Fint *fd, MPI_Fint *intercomm, MPI_Fin
 HALO_F_EXPORT void pmpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_rank(MPI_Comm_f2c(*comm), rank);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_rank_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_rank_")));
 HALO_F_EXPORT void pmpi_comm_rank_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_rank_")));
@@ -855,8 +784,7 @@ HALO_F_EXPORT void pmpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_
     int rc = MPI_Comm_remote_group(MPI_Comm_f2c(*comm), &c_group);
     if (rc == MPI_SUCCESS)
         *group = MPI_Group_c2f(c_group);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_remote_group_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_remote_group_")));
 HALO_F_EXPORT void pmpi_comm_remote_group_f08_(MPI_Fint *comm, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_remote_group_")));
@@ -865,8 +793,7 @@ HALO_F_EXPORT void mpi_comm_remote_group_f08_(MPI_Fint *comm, MPI_Fint *group, M
 HALO_F_EXPORT void pmpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_remote_size(MPI_Comm_f2c(*comm), size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_remote_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_remote_size_")));
 HALO_F_EXPORT void pmpi_comm_remote_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_remote_size_")));
@@ -875,8 +802,7 @@ HALO_F_EXPORT void mpi_comm_remote_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI
 HALO_F_EXPORT void pmpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_set_errhandler(MPI_Comm_f2c(*comm), MPI_Errhandler_f2c(*errhandler));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_set_errhandler_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_set_errhandler_")));
 HALO_F_EXPORT void pmpi_comm_set_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_set_errhandler_")));
@@ -885,8 +811,7 @@ HALO_F_EXPORT void mpi_comm_set_errhandler_f08_(MPI_Fint *comm, MPI_Fint *errhan
 HALO_F_EXPORT void pmpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_set_info(MPI_Comm_f2c(*comm), MPI_Info_f2c(*info));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_set_info_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_set_info_")));
 HALO_F_EXPORT void pmpi_comm_set_info_f08_(MPI_Fint *comm, MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_set_info_")));
@@ -897,8 +822,7 @@ HALO_F_EXPORT void pmpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint
     char *c_comm_name = halo_f_str_in(comm_name, comm_name_len);
     int rc = MPI_Comm_set_name(MPI_Comm_f2c(*comm), c_comm_name);
     free(c_comm_name);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_set_name_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size_t comm_name_len) __attribute__((weak, alias("pmpi_comm_set_name_")));
 HALO_F_EXPORT void pmpi_comm_set_name_f08_(MPI_Fint *comm, char *comm_name, MPI_Fint *ierror, size_t comm_name_len) __attribute__((weak, alias("pmpi_comm_set_name_")));
@@ -907,8 +831,7 @@ HALO_F_EXPORT void mpi_comm_set_name_f08_(MPI_Fint *comm, char *comm_name, MPI_F
 HALO_F_EXPORT void pmpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_size(MPI_Comm_f2c(*comm), size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_size_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_size_")));
 HALO_F_EXPORT void pmpi_comm_size_f08_(MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_size_")));
@@ -920,8 +843,7 @@ HALO_F_EXPORT void pmpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *k
     int rc = MPI_Comm_split(MPI_Comm_f2c(*comm), *color, *key, &c_newcomm);
     if (rc == MPI_SUCCESS)
         *newcomm = MPI_Comm_c2f(c_newcomm);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_split_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_split_")));
 HALO_F_EXPORT void pmpi_comm_split_f08_(MPI_Fint *comm, MPI_Fint *color, MPI_Fint *key, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_split_")));
@@ -933,8 +855,7 @@ HALO_F_EXPORT void pmpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, M
     int rc = MPI_Comm_split_type(MPI_Comm_f2c(*comm), *split_type, *key, MPI_Info_f2c(*info), &c_newcomm);
     if (rc == MPI_SUCCESS)
         *newcomm = MPI_Comm_c2f(c_newcomm);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_split_type_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_split_type_")));
 HALO_F_EXPORT void pmpi_comm_split_type_f08_(MPI_Fint *comm, MPI_Fint *split_type, MPI_Fint *key, MPI_Fint *info, MPI_Fint *newcomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_split_type_")));
@@ -943,8 +864,7 @@ HALO_F_EXPORT void mpi_comm_split_type_f08_(MPI_Fint *comm, MPI_Fint *split_type
 HALO_F_EXPORT void pmpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_test_inter(MPI_Comm_f2c(*comm), flag);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_test_inter_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_test_inter_")));
 HALO_F_EXPORT void pmpi_comm_test_inter_f08_(MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_test_inter_")));
@@ -953,8 +873,7 @@ HALO_F_EXPORT void mpi_comm_test_inter_f08_(MPI_Fint *comm, MPI_Fint *flag, MPI_
 HALO_F_EXPORT void pmpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Compare_and_swap(halo_f_buf(origin_addr), halo_f_buf(compare_addr), halo_f_buf(result_addr), MPI_Type_f2c(*datatype), *target_rank, *target_disp, MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_compare_and_swap_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_compare_and_swap_")));
 HALO_F_EXPORT void pmpi_compare_and_swap_f08_(void *origin_addr, void *compare_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_compare_and_swap_")));
@@ -963,8 +882,7 @@ HALO_F_EXPORT void mpi_compare_and_swap_f08_(void *origin_addr, void *compare_ad
 HALO_F_EXPORT void pmpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *ierror)
 {
     int rc = MPI_Dims_create(*nnodes, *ndims, dims);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_dims_create_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dims_create_")));
 HALO_F_EXPORT void pmpi_dims_create_f08_(MPI_Fint *nnodes, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dims_create_")));
@@ -976,8 +894,7 @@ HALO_F_EXPORT void pmpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_
     int rc = MPI_Dist_graph_create(MPI_Comm_f2c(*comm_old), *n, sources, degrees, destinations, halo_f_weights(weights), MPI_Info_f2c(*info), *reorder, &c_comm_dist_graph);
     if (rc == MPI_SUCCESS)
         *comm_dist_graph = MPI_Comm_c2f(c_comm_dist_graph);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_dist_graph_create_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_create_")));
 HALO_F_EXPORT void pmpi_dist_graph_create_f08_(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees, MPI_Fint *destinations, MPI_Fint *weights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_create_")));
@@ -989,8 +906,7 @@ HALO_F_EXPORT void pmpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint
     int rc = MPI_Dist_graph_create_adjacent(MPI_Comm_f2c(*comm_old), *indegree, sources, halo_f_weights(sourceweights), *outdegree, destinations, halo_f_weights(destweights), MPI_Info_f2c(*info), *reorder, &c_comm_dist_graph);
     if (rc == MPI_SUCCESS)
         *comm_dist_graph = MPI_Comm_c2f(c_comm_dist_graph);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_dist_graph_create_adjacent_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_create_adjacent_")));
 HALO_F_EXPORT void pmpi_dist_graph_create_adjacent_f08_(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder, MPI_Fint *comm_dist_graph, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_create_adjacent_")));
@@ -999,8 +915,7 @@ HALO_F_EXPORT void mpi_dist_graph_create_adjacent_f08_(MPI_Fint *comm_old, MPI_F
 HALO_F_EXPORT void pmpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierror)
 {
     int rc = MPI_Dist_graph_neighbors(MPI_Comm_f2c(*comm), *maxindegree, sources, sourceweights, *maxoutdegree, destinations, destweights);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_dist_graph_neighbors_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_neighbors_")));
 HALO_F_EXPORT void pmpi_dist_graph_neighbors_f08_(MPI_Fint *comm, MPI_Fint *maxindegree, MPI_Fint *sources, MPI_Fint *sourceweights, MPI_Fint *maxoutdegree, MPI_Fint *destinations, MPI_Fint *destweights, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_neighbors_")));
@@ -1009,8 +924,7 @@ HALO_F_EXPORT void mpi_dist_graph_neighbors_f08_(MPI_Fint *comm, MPI_Fint *maxin
 HALO_F_EXPORT void pmpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fint *outdegree, MPI_Fint *weighted, MPI_Fint *ierror)
 {
     int rc = MPI_Dist_graph_neighbors_count(MPI_Comm_f2c(*comm), indegree, outdegree, weighted);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_dist_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fint *outdegree, MPI_Fint *weighted, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_neighbors_count_")));
 HALO_F_EXPORT void pmpi_dist_graph_neighbors_count_f08_(MPI_Fint *comm, MPI_Fint *indegree, MPI_Fint *outdegree, MPI_Fint *weighted, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_dist_graph_neighbors_count_")));
@@ -1021,8 +935,7 @@ HALO_F_EXPORT void pmpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierror)
     MPI_Errhandler c_errhandler = MPI_Errhandler_f2c(*errhandler);
     int rc = MPI_Errhandler_free(&c_errhandler);
     *errhandler = MPI_Errhandler_c2f(c_errhandler);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_errhandler_free_(MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_errhandler_free_")));
 HALO_F_EXPORT void pmpi_errhandler_free_f08_(MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_errhandler_free_")));
@@ -1031,8 +944,7 @@ HALO_F_EXPORT void mpi_errhandler_free_f08_(MPI_Fint *errhandler, MPI_Fint *ierr
 HALO_F_EXPORT void pmpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierror)
 {
     int rc = MPI_Error_class(*errorcode, errorclass);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_error_class_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_error_class_")));
 HALO_F_EXPORT void pmpi_error_class_f08_(MPI_Fint *errorcode, MPI_Fint *errorclass, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_error_class_")));
@@ -1043,8 +955,7 @@ HALO_F_EXPORT void pmpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fin
     char *c_string = halo_f_str_buf(string_len);
     int rc = MPI_Error_string(*errorcode, c_string, resultlen);
     halo_f_str_out(string, string_len, c_string);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_error_string_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, MPI_Fint *ierror, size_t string_len) __attribute__((weak, alias("pmpi_error_string_")));
 HALO_F_EXPORT void pmpi_error_string_f08_(MPI_Fint *errorcode, char *string, MPI_Fint *resultlen, MPI_Fint *ierror, size_t string_len) __attribute__((weak, alias("pmpi_error_string_")));
@@ -1053,8 +964,7 @@ HALO_F_EXPORT void mpi_error_string_f08_(MPI_Fint *errorcode, char *string, MPI_
 HALO_F_EXPORT void pmpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Exscan(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_exscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_exscan_")));
 HALO_F_EXPORT void pmpi_exscan_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_exscan_")));
@@ -1066,8 +976,7 @@ HALO_F_EXPORT void pmpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *cou
     int rc = MPI_Exscan_init(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_exscan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_exscan_init_")));
 HALO_F_EXPORT void pmpi_exscan_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_exscan_init_")));
@@ -1076,8 +985,7 @@ HALO_F_EXPORT void mpi_exscan_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *
 HALO_F_EXPORT void pmpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Fetch_and_op(halo_f_buf(origin_addr), halo_f_buf(result_addr), MPI_Type_f2c(*datatype), *target_rank, *target_disp, MPI_Op_f2c(*op), MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_fetch_and_op_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_fetch_and_op_")));
 HALO_F_EXPORT void pmpi_fetch_and_op_f08_(void *origin_addr, void *result_addr, MPI_Fint *datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_fetch_and_op_")));
@@ -1086,8 +994,7 @@ HALO_F_EXPORT void mpi_fetch_and_op_f08_(void *origin_addr, void *result_addr, M
 HALO_F_EXPORT void pmpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_File_call_errhandler(MPI_File_f2c(*fh), *errorcode);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_call_errhandler_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_call_errhandler_")));
 HALO_F_EXPORT void pmpi_file_call_errhandler_f08_(MPI_Fint *fh, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_call_errhandler_")));
@@ -1098,8 +1005,7 @@ HALO_F_EXPORT void pmpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror)
     MPI_File c_fh = MPI_File_f2c(*fh);
     int rc = MPI_File_close(&c_fh);
     *fh = MPI_File_c2f(c_fh);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_close_(MPI_Fint *fh, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_close_")));
 HALO_F_EXPORT void pmpi_file_close_f08_(MPI_Fint *fh, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_close_")));
@@ -1110,8 +1016,7 @@ HALO_F_EXPORT void pmpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *i
     char *c_filename = halo_f_str_in(filename, filename_len);
     int rc = MPI_File_delete(c_filename, MPI_Info_f2c(*info));
     free(c_filename);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_delete_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len) __attribute__((weak, alias("pmpi_file_delete_")));
 HALO_F_EXPORT void pmpi_file_delete_f08_(char *filename, MPI_Fint *info, MPI_Fint *ierror, size_t filename_len) __attribute__((weak, alias("pmpi_file_delete_")));
@@ -1120,8 +1025,7 @@ HALO_F_EXPORT void mpi_file_delete_f08_(char *filename, MPI_Fint *info, MPI_Fint
 HALO_F_EXPORT void pmpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror)
 {
     int rc = MPI_File_get_amode(MPI_File_f2c(*fh), amode);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_get_amode_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_amode_")));
 HALO_F_EXPORT void pmpi_file_get_amode_f08_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_amode_")));
@@ -1130,8 +1034,7 @@ HALO_F_EXPORT void mpi_file_get_amode_f08_(MPI_Fint *fh, MPI_Fint *amode, MPI_Fi
 HALO_F_EXPORT void pmpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_File_get_atomicity(MPI_File_f2c(*fh), flag);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_get_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_atomicity_")));
 HALO_F_EXPORT void pmpi_file_get_atomicity_f08_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_atomicity_")));
@@ -1140,8 +1043,7 @@ HALO_F_EXPORT void mpi_file_get_atomicity_f08_(MPI_Fint *fh, MPI_Fint *flag, MPI
 HALO_F_EXPORT void pmpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror)
 {
     int rc = MPI_File_get_byte_offset(MPI_File_f2c(*fh), *offset, disp);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_get_byte_offset_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_byte_offset_")));
 HALO_F_EXPORT void pmpi_file_get_byte_offset_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Offset *disp, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_byte_offset_")));
@@ -1153,8 +1055,7 @@ HALO_F_EXPORT void pmpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandle
     int rc = MPI_File_get_errhandler(MPI_File_f2c(*file), &c_errhandler);
     if (rc == MPI_SUCCESS)
         *errhandler = MPI_Errhandler_c2f(c_errhandler);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_get_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_errhandler_")));
 HALO_F_EXPORT void pmpi_file_get_errhandler_f08_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_errhandler_")));
@@ -1166,8 +1067,7 @@ HALO_F_EXPORT void pmpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint 
     int rc = MPI_File_get_group(MPI_File_f2c(*fh), &c_group);
     if (rc == MPI_SUCCESS)
         *group = MPI_Group_c2f(c_group);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_get_group_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_group_")));
 HALO_F_EXPORT void pmpi_file_get_group_f08_(MPI_Fint *fh, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_group_")));
@@ -1179,8 +1079,7 @@ HALO_F_EXPORT void pmpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fi
     int rc = MPI_File_get_info(MPI_File_f2c(*fh), &c_info_used);
     if (rc == MPI_SUCCESS)
         *info_used = MPI_Info_c2f(c_info_used);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_get_info_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_info_")));
 HALO_F_EXPORT void pmpi_file_get_info_f08_(MPI_Fint *fh, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_info_")));
@@ -1189,8 +1088,7 @@ HALO_F_EXPORT void mpi_file_get_info_f08_(MPI_Fint *fh, MPI_Fint *info_used, MPI
 HALO_F_EXPORT void pmpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
 {
     int rc = MPI_File_get_position(MPI_File_f2c(*fh), offset);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_get_position_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_position_")));
 HALO_F_EXPORT void pmpi_file_get_position_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_position_")));
@@ -1199,8 +1097,7 @@ HALO_F_EXPORT void mpi_file_get_position_f08_(MPI_Fint *fh, MPI_Offset *offset, 
 HALO_F_EXPORT void pmpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror)
 {
     int rc = MPI_File_get_position_shared(MPI_File_f2c(*fh), offset);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_get_position_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_position_shared_")));
 HALO_F_EXPORT void pmpi_file_get_position_shared_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_position_shared_")));
@@ -1209,8 +1106,7 @@ HALO_F_EXPORT void mpi_file_get_position_shared_f08_(MPI_Fint *fh, MPI_Offset *o
 HALO_F_EXPORT void pmpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
 {
     int rc = MPI_File_get_size(MPI_File_f2c(*fh), size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_get_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_size_")));
 HALO_F_EXPORT void pmpi_file_get_size_f08_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_size_")));
@@ -1219,8 +1115,7 @@ HALO_F_EXPORT void mpi_file_get_size_f08_(MPI_Fint *fh, MPI_Offset *size, MPI_Fi
 HALO_F_EXPORT void pmpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror)
 {
     int rc = MPI_File_get_type_extent(MPI_File_f2c(*fh), MPI_Type_f2c(*datatype), extent);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_get_type_extent_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_type_extent_")));
 HALO_F_EXPORT void pmpi_file_get_type_extent_f08_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Aint *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_type_extent_")));
@@ -1237,8 +1132,7 @@ HALO_F_EXPORT void pmpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint 
     if (rc == MPI_SUCCESS)
         *filetype = MPI_Type_c2f(c_filetype);
     halo_f_str_out(datarep, datarep_len, c_datarep);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_get_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_file_get_view_")));
 HALO_F_EXPORT void pmpi_file_get_view_f08_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_file_get_view_")));
@@ -1250,8 +1144,7 @@ HALO_F_EXPORT void pmpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MP
     int rc = MPI_File_iread(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iread_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_")));
 HALO_F_EXPORT void pmpi_file_iread_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_")));
@@ -1263,8 +1156,7 @@ HALO_F_EXPORT void pmpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count
     int rc = MPI_File_iread_all(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iread_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_all_")));
 HALO_F_EXPORT void pmpi_file_iread_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_all_")));
@@ -1276,8 +1168,7 @@ HALO_F_EXPORT void pmpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *b
     int rc = MPI_File_iread_at(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iread_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_at_")));
 HALO_F_EXPORT void pmpi_file_iread_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_at_")));
@@ -1289,8 +1180,7 @@ HALO_F_EXPORT void pmpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, voi
     int rc = MPI_File_iread_at_all(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iread_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_at_all_")));
 HALO_F_EXPORT void pmpi_file_iread_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_at_all_")));
@@ -1302,8 +1192,7 @@ HALO_F_EXPORT void pmpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *co
     int rc = MPI_File_iread_shared(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iread_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_shared_")));
 HALO_F_EXPORT void pmpi_file_iread_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_shared_")));
@@ -1315,8 +1204,7 @@ HALO_F_EXPORT void pmpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, M
     int rc = MPI_File_iwrite(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iwrite_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_")));
 HALO_F_EXPORT void pmpi_file_iwrite_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_")));
@@ -1328,8 +1216,7 @@ HALO_F_EXPORT void pmpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *coun
     int rc = MPI_File_iwrite_all(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iwrite_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_all_")));
 HALO_F_EXPORT void pmpi_file_iwrite_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_all_")));
@@ -1341,8 +1228,7 @@ HALO_F_EXPORT void pmpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *
     int rc = MPI_File_iwrite_at(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iwrite_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_at_")));
 HALO_F_EXPORT void pmpi_file_iwrite_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_at_")));
@@ -1354,8 +1240,7 @@ HALO_F_EXPORT void pmpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, vo
     int rc = MPI_File_iwrite_at_all(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iwrite_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_at_all_")));
 HALO_F_EXPORT void pmpi_file_iwrite_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_at_all_")));
@@ -1367,8 +1252,7 @@ HALO_F_EXPORT void pmpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *c
     int rc = MPI_File_iwrite_shared(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iwrite_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_shared_")));
 HALO_F_EXPORT void pmpi_file_iwrite_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_shared_")));
@@ -1382,8 +1266,7 @@ HALO_F_EXPORT void pmpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amo
     free(c_filename);
     if (rc == MPI_SUCCESS)
         *fh = MPI_File_c2f(c_fh);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_open_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len) __attribute__((weak, alias("pmpi_file_open_")));
 HALO_F_EXPORT void pmpi_file_open_f08_(MPI_Fint *comm, char *filename, MPI_Fint *amode, MPI_Fint *info, MPI_Fint *fh, MPI_Fint *ierror, size_t filename_len) __attribute__((weak, alias("pmpi_file_open_")));
@@ -1392,8 +1275,7 @@ HALO_F_EXPORT void mpi_file_open_f08_(MPI_Fint *comm, char *filename, MPI_Fint *
 HALO_F_EXPORT void pmpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
 {
     int rc = MPI_File_preallocate(MPI_File_f2c(*fh), *size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_preallocate_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_preallocate_")));
 HALO_F_EXPORT void pmpi_file_preallocate_f08_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_preallocate_")));
@@ -1402,8 +1284,7 @@ HALO_F_EXPORT void mpi_file_preallocate_f08_(MPI_Fint *fh, MPI_Offset *size, MPI
 HALO_F_EXPORT void pmpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_")));
 HALO_F_EXPORT void pmpi_file_read_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_")));
@@ -1412,8 +1293,7 @@ HALO_F_EXPORT void mpi_file_read_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, 
 HALO_F_EXPORT void pmpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_all(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_")));
 HALO_F_EXPORT void pmpi_file_read_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_")));
@@ -1422,8 +1302,7 @@ HALO_F_EXPORT void mpi_file_read_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *cou
 HALO_F_EXPORT void pmpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_all_begin(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_begin_")));
 HALO_F_EXPORT void pmpi_file_read_all_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_begin_")));
@@ -1432,8 +1311,7 @@ HALO_F_EXPORT void mpi_file_read_all_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fin
 HALO_F_EXPORT void pmpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_all_end(MPI_File_f2c(*fh), halo_f_buf(buf), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_end_")));
 HALO_F_EXPORT void pmpi_file_read_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_end_")));
@@ -1442,8 +1320,7 @@ HALO_F_EXPORT void mpi_file_read_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint 
 HALO_F_EXPORT void pmpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_at(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_")));
 HALO_F_EXPORT void pmpi_file_read_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_")));
@@ -1452,8 +1329,7 @@ HALO_F_EXPORT void mpi_file_read_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void 
 HALO_F_EXPORT void pmpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_at_all(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_")));
 HALO_F_EXPORT void pmpi_file_read_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_")));
@@ -1462,8 +1338,7 @@ HALO_F_EXPORT void mpi_file_read_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, v
 HALO_F_EXPORT void pmpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_at_all_begin(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_begin_")));
 HALO_F_EXPORT void pmpi_file_read_at_all_begin_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_begin_")));
@@ -1472,8 +1347,7 @@ HALO_F_EXPORT void mpi_file_read_at_all_begin_f08_(MPI_Fint *fh, MPI_Offset *off
 HALO_F_EXPORT void pmpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_at_all_end(MPI_File_f2c(*fh), halo_f_buf(buf), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_end_")));
 HALO_F_EXPORT void pmpi_file_read_at_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_end_")));
@@ -1482,8 +1356,7 @@ HALO_F_EXPORT void mpi_file_read_at_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fi
 HALO_F_EXPORT void pmpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_ordered(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_")));
 HALO_F_EXPORT void pmpi_file_read_ordered_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_")));
@@ -1492,8 +1365,7 @@ HALO_F_EXPORT void mpi_file_read_ordered_f08_(MPI_Fint *fh, void *buf, MPI_Fint 
 HALO_F_EXPORT void pmpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_ordered_begin(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_begin_")));
 HALO_F_EXPORT void pmpi_file_read_ordered_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_begin_")));
@@ -1502,8 +1374,7 @@ HALO_F_EXPORT void mpi_file_read_ordered_begin_f08_(MPI_Fint *fh, void *buf, MPI
 HALO_F_EXPORT void pmpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_ordered_end(MPI_File_f2c(*fh), halo_f_buf(buf), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_end_")));
 HALO_F_EXPORT void pmpi_file_read_ordered_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_end_")));
@@ -1512,8 +1383,7 @@ HALO_F_EXPORT void mpi_file_read_ordered_end_f08_(MPI_Fint *fh, void *buf, MPI_F
 HALO_F_EXPORT void pmpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_shared(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_shared_")));
 HALO_F_EXPORT void pmpi_file_read_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_shared_")));
@@ -1522,8 +1392,7 @@ HALO_F_EXPORT void mpi_file_read_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *
 HALO_F_EXPORT void pmpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
 {
     int rc = MPI_File_seek(MPI_File_f2c(*fh), *offset, *whence);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_seek_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_seek_")));
 HALO_F_EXPORT void pmpi_file_seek_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_seek_")));
@@ -1532,8 +1401,7 @@ HALO_F_EXPORT void mpi_file_seek_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint
 HALO_F_EXPORT void pmpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror)
 {
     int rc = MPI_File_seek_shared(MPI_File_f2c(*fh), *offset, *whence);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_seek_shared_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_seek_shared_")));
 HALO_F_EXPORT void pmpi_file_seek_shared_f08_(MPI_Fint *fh, MPI_Offset *offset, MPI_Fint *whence, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_seek_shared_")));
@@ -1542,8 +1410,7 @@ HALO_F_EXPORT void mpi_file_seek_shared_f08_(MPI_Fint *fh, MPI_Offset *offset, M
 HALO_F_EXPORT void pmpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_File_set_atomicity(MPI_File_f2c(*fh), *flag);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_set_atomicity_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_atomicity_")));
 HALO_F_EXPORT void pmpi_file_set_atomicity_f08_(MPI_Fint *fh, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_atomicity_")));
@@ -1552,8 +1419,7 @@ HALO_F_EXPORT void mpi_file_set_atomicity_f08_(MPI_Fint *fh, MPI_Fint *flag, MPI
 HALO_F_EXPORT void pmpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     int rc = MPI_File_set_errhandler(MPI_File_f2c(*file), MPI_Errhandler_f2c(*errhandler));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_set_errhandler_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_errhandler_")));
 HALO_F_EXPORT void pmpi_file_set_errhandler_f08_(MPI_Fint *file, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_errhandler_")));
@@ -1562,8 +1428,7 @@ HALO_F_EXPORT void mpi_file_set_errhandler_f08_(MPI_Fint *file, MPI_Fint *errhan
 HALO_F_EXPORT void pmpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror)
 {
     int rc = MPI_File_set_info(MPI_File_f2c(*fh), MPI_Info_f2c(*info));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_set_info_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_info_")));
 HALO_F_EXPORT void pmpi_file_set_info_f08_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_info_")));
@@ -1572,8 +1437,7 @@ HALO_F_EXPORT void mpi_file_set_info_f08_(MPI_Fint *fh, MPI_Fint *info, MPI_Fint
 HALO_F_EXPORT void pmpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror)
 {
     int rc = MPI_File_set_size(MPI_File_f2c(*fh), *size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_set_size_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_size_")));
 HALO_F_EXPORT void pmpi_file_set_size_f08_(MPI_Fint *fh, MPI_Offset *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_set_size_")));
@@ -1584,8 +1448,7 @@ HALO_F_EXPORT void pmpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint 
     char *c_datarep = halo_f_str_in(datarep, datarep_len);
     int rc = MPI_File_set_view(MPI_File_f2c(*fh), *disp, MPI_Type_f2c(*etype), MPI_Type_f2c(*filetype), c_datarep, MPI_Info_f2c(*info));
     free(c_datarep);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_set_view_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_file_set_view_")));
 HALO_F_EXPORT void pmpi_file_set_view_f08_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fint *etype, MPI_Fint *filetype, char *datarep, MPI_Fint *info, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_file_set_view_")));
@@ -1594,8 +1457,7 @@ HALO_F_EXPORT void mpi_file_set_view_f08_(MPI_Fint *fh, MPI_Offset *disp, MPI_Fi
 HALO_F_EXPORT void pmpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror)
 {
     int rc = MPI_File_sync(MPI_File_f2c(*fh));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_sync_(MPI_Fint *fh, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_sync_")));
 HALO_F_EXPORT void pmpi_file_sync_f08_(MPI_Fint *fh, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_sync_")));
@@ -1604,8 +1466,7 @@ HALO_F_EXPORT void mpi_file_sync_f08_(MPI_Fint *fh, MPI_Fint *ierror) __attribut
 HALO_F_EXPORT void pmpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_")));
 HALO_F_EXPORT void pmpi_file_write_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_")));
@@ -1614,8 +1475,7 @@ HALO_F_EXPORT void mpi_file_write_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count,
 HALO_F_EXPORT void pmpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_all(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_all_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_")));
 HALO_F_EXPORT void pmpi_file_write_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_")));
@@ -1624,8 +1484,7 @@ HALO_F_EXPORT void mpi_file_write_all_f08_(MPI_Fint *fh, void *buf, MPI_Fint *co
 HALO_F_EXPORT void pmpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_all_begin(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_all_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_begin_")));
 HALO_F_EXPORT void pmpi_file_write_all_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_begin_")));
@@ -1634,8 +1493,7 @@ HALO_F_EXPORT void mpi_file_write_all_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fi
 HALO_F_EXPORT void pmpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_all_end(MPI_File_f2c(*fh), halo_f_buf(buf), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_end_")));
 HALO_F_EXPORT void pmpi_file_write_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_end_")));
@@ -1644,8 +1502,7 @@ HALO_F_EXPORT void mpi_file_write_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint
 HALO_F_EXPORT void pmpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_at(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_at_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_")));
 HALO_F_EXPORT void pmpi_file_write_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_")));
@@ -1654,8 +1511,7 @@ HALO_F_EXPORT void mpi_file_write_at_f08_(MPI_Fint *fh, MPI_Offset *offset, void
 HALO_F_EXPORT void pmpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_at_all(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_at_all_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_")));
 HALO_F_EXPORT void pmpi_file_write_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_")));
@@ -1664,8 +1520,7 @@ HALO_F_EXPORT void mpi_file_write_at_all_f08_(MPI_Fint *fh, MPI_Offset *offset, 
 HALO_F_EXPORT void pmpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_at_all_begin(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_at_all_begin_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_begin_")));
 HALO_F_EXPORT void pmpi_file_write_at_all_begin_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_begin_")));
@@ -1674,8 +1529,7 @@ HALO_F_EXPORT void mpi_file_write_at_all_begin_f08_(MPI_Fint *fh, MPI_Offset *of
 HALO_F_EXPORT void pmpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_at_all_end(MPI_File_f2c(*fh), halo_f_buf(buf), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_at_all_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_end_")));
 HALO_F_EXPORT void pmpi_file_write_at_all_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_end_")));
@@ -1684,8 +1538,7 @@ HALO_F_EXPORT void mpi_file_write_at_all_end_f08_(MPI_Fint *fh, void *buf, MPI_F
 HALO_F_EXPORT void pmpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_ordered(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_ordered_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_")));
 HALO_F_EXPORT void pmpi_file_write_ordered_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_")));
@@ -1694,8 +1547,7 @@ HALO_F_EXPORT void mpi_file_write_ordered_f08_(MPI_Fint *fh, void *buf, MPI_Fint
 HALO_F_EXPORT void pmpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_ordered_begin(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_ordered_begin_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_begin_")));
 HALO_F_EXPORT void pmpi_file_write_ordered_begin_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_begin_")));
@@ -1704,8 +1556,7 @@ HALO_F_EXPORT void mpi_file_write_ordered_begin_f08_(MPI_Fint *fh, void *buf, MP
 HALO_F_EXPORT void pmpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_ordered_end(MPI_File_f2c(*fh), halo_f_buf(buf), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_ordered_end_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_end_")));
 HALO_F_EXPORT void pmpi_file_write_ordered_end_f08_(MPI_Fint *fh, void *buf, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_end_")));
@@ -1714,8 +1565,7 @@ HALO_F_EXPORT void mpi_file_write_ordered_end_f08_(MPI_Fint *fh, void *buf, MPI_
 HALO_F_EXPORT void pmpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_shared(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_shared_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_shared_")));
 HALO_F_EXPORT void pmpi_file_write_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_shared_")));
@@ -1724,8 +1574,7 @@ HALO_F_EXPORT void mpi_file_write_shared_f08_(MPI_Fint *fh, void *buf, MPI_Fint 
 HALO_F_EXPORT void pmpi_finalize_(MPI_Fint *ierror)
 {
     int rc = MPI_Finalize();
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_finalize_(MPI_Fint *ierror) __attribute__((weak, alias("pmpi_finalize_")));
 HALO_F_EXPORT void pmpi_finalize_f08_(MPI_Fint *ierror) __attribute__((weak, alias("pmpi_finalize_")));
@@ -1734,8 +1583,7 @@ HALO_F_EXPORT void mpi_finalize_f08_(MPI_Fint *ierror) __attribute__((weak, alia
 HALO_F_EXPORT void pmpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_Finalized(flag);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_finalized_(MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_finalized_")));
 HALO_F_EXPORT void pmpi_finalized_f08_(MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_finalized_")));
@@ -1744,8 +1592,7 @@ HALO_F_EXPORT void mpi_finalized_f08_(MPI_Fint *flag, MPI_Fint *ierror) __attrib
 HALO_F_EXPORT void pmpi_free_mem_(void *base, MPI_Fint *ierror)
 {
     int rc = MPI_Free_mem(halo_f_buf(base));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_free_mem_(void *base, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_free_mem_")));
 HALO_F_EXPORT void pmpi_free_mem_f08_(void *base, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_free_mem_")));
@@ -1754,8 +1601,7 @@ HALO_F_EXPORT void mpi_free_mem_f08_(void *base, MPI_Fint *ierror) __attribute__
 HALO_F_EXPORT void pmpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Gather(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_gather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gather_")));
 HALO_F_EXPORT void pmpi_gather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gather_")));
@@ -1767,8 +1613,7 @@ HALO_F_EXPORT void pmpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fin
     int rc = MPI_Gather_init(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_gather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gather_init_")));
 HALO_F_EXPORT void pmpi_gather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gather_init_")));
@@ -1777,8 +1622,7 @@ HALO_F_EXPORT void mpi_gather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_
 HALO_F_EXPORT void pmpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Gatherv(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_gatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gatherv_")));
 HALO_F_EXPORT void pmpi_gatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gatherv_")));
@@ -1790,8 +1634,7 @@ HALO_F_EXPORT void pmpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fi
     int rc = MPI_Gatherv_init(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_gatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gatherv_init_")));
 HALO_F_EXPORT void pmpi_gatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gatherv_init_")));
@@ -1800,8 +1643,7 @@ HALO_F_EXPORT void mpi_gatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI
 HALO_F_EXPORT void pmpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Get(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_get_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_")));
 HALO_F_EXPORT void pmpi_get_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_")));
@@ -1810,8 +1652,7 @@ HALO_F_EXPORT void mpi_get_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_F
 HALO_F_EXPORT void pmpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Get_accumulate(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), halo_f_buf(result_addr), *result_count, MPI_Type_f2c(*result_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Op_f2c(*op), MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_get_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_accumulate_")));
 HALO_F_EXPORT void pmpi_get_accumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_accumulate_")));
@@ -1820,8 +1661,7 @@ HALO_F_EXPORT void mpi_get_accumulate_f08_(void *origin_addr, MPI_Fint *origin_c
 HALO_F_EXPORT void pmpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierror)
 {
     int rc = MPI_Get_address(halo_f_buf(location), address);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_get_address_(void *location, MPI_Aint *address, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_address_")));
 HALO_F_EXPORT void pmpi_get_address_f08_(void *location, MPI_Aint *address, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_address_")));
@@ -1830,8 +1670,7 @@ HALO_F_EXPORT void mpi_get_address_f08_(void *location, MPI_Aint *address, MPI_F
 HALO_F_EXPORT void pmpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
 {
     int rc = MPI_Get_count(halo_f_status(status), MPI_Type_f2c(*datatype), count);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_get_count_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_count_")));
 HALO_F_EXPORT void pmpi_get_count_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_count_")));
@@ -1840,8 +1679,7 @@ HALO_F_EXPORT void mpi_get_count_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_
 HALO_F_EXPORT void pmpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
 {
     int rc = MPI_Get_elements(halo_f_status(status), MPI_Type_f2c(*datatype), count);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_get_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_elements_")));
 HALO_F_EXPORT void pmpi_get_elements_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_elements_")));
@@ -1850,8 +1688,7 @@ HALO_F_EXPORT void mpi_get_elements_f08_(MPI_Fint *status, MPI_Fint *datatype, M
 HALO_F_EXPORT void pmpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
     int rc = MPI_Get_elements_x(halo_f_status(status), MPI_Type_f2c(*datatype), count);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_get_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_elements_x_")));
 HALO_F_EXPORT void pmpi_get_elements_x_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_elements_x_")));
@@ -1863,8 +1700,7 @@ HALO_F_EXPORT void pmpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierro
     int rc = MPI_Get_hw_resource_info(&c_hw_info);
     if (rc == MPI_SUCCESS)
         *hw_info = MPI_Info_c2f(c_hw_info);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_get_hw_resource_info_(MPI_Fint *hw_info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_hw_resource_info_")));
 HALO_F_EXPORT void pmpi_get_hw_resource_info_f08_(MPI_Fint *hw_info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_hw_resource_info_")));
@@ -1875,8 +1711,7 @@ HALO_F_EXPORT void pmpi_get_library_version_(char *version, MPI_Fint *resultlen,
     char *c_version = halo_f_str_buf(version_len);
     int rc = MPI_Get_library_version(c_version, resultlen);
     halo_f_str_out(version, version_len, c_version);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_get_library_version_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len) __attribute__((weak, alias("pmpi_get_library_version_")));
 HALO_F_EXPORT void pmpi_get_library_version_f08_(char *version, MPI_Fint *resultlen, MPI_Fint *ierror, size_t version_len) __attribute__((weak, alias("pmpi_get_library_version_")));
@@ -1887,8 +1722,7 @@ HALO_F_EXPORT void pmpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI
     char *c_name = halo_f_str_buf(name_len);
     int rc = MPI_Get_processor_name(c_name, resultlen);
     halo_f_str_out(name, name_len, c_name);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_get_processor_name_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len) __attribute__((weak, alias("pmpi_get_processor_name_")));
 HALO_F_EXPORT void pmpi_get_processor_name_f08_(char *name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t name_len) __attribute__((weak, alias("pmpi_get_processor_name_")));
@@ -1897,8 +1731,7 @@ HALO_F_EXPORT void mpi_get_processor_name_f08_(char *name, MPI_Fint *resultlen, 
 HALO_F_EXPORT void pmpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror)
 {
     int rc = MPI_Get_version(version, subversion);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_get_version_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_version_")));
 HALO_F_EXPORT void pmpi_get_version_f08_(MPI_Fint *version, MPI_Fint *subversion, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_version_")));
@@ -1910,8 +1743,7 @@ HALO_F_EXPORT void pmpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_
     int rc = MPI_Graph_create(MPI_Comm_f2c(*comm_old), *nnodes, index, edges, *reorder, &c_comm_graph);
     if (rc == MPI_SUCCESS)
         *comm_graph = MPI_Comm_c2f(c_comm_graph);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_graph_create_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_create_")));
 HALO_F_EXPORT void pmpi_graph_create_f08_(MPI_Fint *comm_old, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *reorder, MPI_Fint *comm_graph, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_create_")));
@@ -1920,8 +1752,7 @@ HALO_F_EXPORT void mpi_graph_create_f08_(MPI_Fint *comm_old, MPI_Fint *nnodes, M
 HALO_F_EXPORT void pmpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror)
 {
     int rc = MPI_Graph_get(MPI_Comm_f2c(*comm), *maxindex, *maxedges, index, edges);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_graph_get_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_get_")));
 HALO_F_EXPORT void pmpi_graph_get_f08_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fint *maxedges, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_get_")));
@@ -1930,8 +1761,7 @@ HALO_F_EXPORT void mpi_graph_get_f08_(MPI_Fint *comm, MPI_Fint *maxindex, MPI_Fi
 HALO_F_EXPORT void pmpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror)
 {
     int rc = MPI_Graph_map(MPI_Comm_f2c(*comm), *nnodes, index, edges, newrank);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_graph_map_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_map_")));
 HALO_F_EXPORT void pmpi_graph_map_f08_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *index, MPI_Fint *edges, MPI_Fint *newrank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_map_")));
@@ -1940,8 +1770,7 @@ HALO_F_EXPORT void mpi_graph_map_f08_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint
 HALO_F_EXPORT void pmpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror)
 {
     int rc = MPI_Graph_neighbors(MPI_Comm_f2c(*comm), *rank, *maxneighbors, neighbors);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_graph_neighbors_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_neighbors_")));
 HALO_F_EXPORT void pmpi_graph_neighbors_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *maxneighbors, MPI_Fint *neighbors, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_neighbors_")));
@@ -1950,8 +1779,7 @@ HALO_F_EXPORT void mpi_graph_neighbors_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_
 HALO_F_EXPORT void pmpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror)
 {
     int rc = MPI_Graph_neighbors_count(MPI_Comm_f2c(*comm), *rank, nneighbors);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_graph_neighbors_count_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_neighbors_count_")));
 HALO_F_EXPORT void pmpi_graph_neighbors_count_f08_(MPI_Fint *comm, MPI_Fint *rank, MPI_Fint *nneighbors, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graph_neighbors_count_")));
@@ -1960,8 +1788,7 @@ HALO_F_EXPORT void mpi_graph_neighbors_count_f08_(MPI_Fint *comm, MPI_Fint *rank
 HALO_F_EXPORT void pmpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror)
 {
     int rc = MPI_Graphdims_get(MPI_Comm_f2c(*comm), nnodes, nedges);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_graphdims_get_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graphdims_get_")));
 HALO_F_EXPORT void pmpi_graphdims_get_f08_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_Fint *nedges, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_graphdims_get_")));
@@ -1970,8 +1797,7 @@ HALO_F_EXPORT void mpi_graphdims_get_f08_(MPI_Fint *comm, MPI_Fint *nnodes, MPI_
 HALO_F_EXPORT void pmpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_Grequest_complete(MPI_Request_f2c(*request));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_grequest_complete_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_grequest_complete_")));
 HALO_F_EXPORT void pmpi_grequest_complete_f08_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_grequest_complete_")));
@@ -1980,8 +1806,7 @@ HALO_F_EXPORT void mpi_grequest_complete_f08_(MPI_Fint *request, MPI_Fint *ierro
 HALO_F_EXPORT void pmpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror)
 {
     int rc = MPI_Group_compare(MPI_Group_f2c(*group1), MPI_Group_f2c(*group2), result);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_group_compare_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_compare_")));
 HALO_F_EXPORT void pmpi_group_compare_f08_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *result, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_compare_")));
@@ -1993,8 +1818,7 @@ HALO_F_EXPORT void pmpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MP
     int rc = MPI_Group_difference(MPI_Group_f2c(*group1), MPI_Group_f2c(*group2), &c_newgroup);
     if (rc == MPI_SUCCESS)
         *newgroup = MPI_Group_c2f(c_newgroup);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_group_difference_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_difference_")));
 HALO_F_EXPORT void pmpi_group_difference_f08_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_difference_")));
@@ -2006,8 +1830,7 @@ HALO_F_EXPORT void pmpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *rank
     int rc = MPI_Group_excl(MPI_Group_f2c(*group), *n, ranks, &c_newgroup);
     if (rc == MPI_SUCCESS)
         *newgroup = MPI_Group_c2f(c_newgroup);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_group_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_excl_")));
 HALO_F_EXPORT void pmpi_group_excl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_excl_")));
@@ -2018,8 +1841,7 @@ HALO_F_EXPORT void pmpi_group_free_(MPI_Fint *group, MPI_Fint *ierror)
     MPI_Group c_group = MPI_Group_f2c(*group);
     int rc = MPI_Group_free(&c_group);
     *group = MPI_Group_c2f(c_group);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_group_free_(MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_free_")));
 HALO_F_EXPORT void pmpi_group_free_f08_(MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_free_")));
@@ -2033,8 +1855,7 @@ HALO_F_EXPORT void pmpi_group_from_session_pset_(MPI_Fint *session, char *pset_n
     free(c_pset_name);
     if (rc == MPI_SUCCESS)
         *newgroup = MPI_Group_c2f(c_newgroup);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_group_from_session_pset_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len) __attribute__((weak, alias("pmpi_group_from_session_pset_")));
 HALO_F_EXPORT void pmpi_group_from_session_pset_f08_(MPI_Fint *session, char *pset_name, MPI_Fint *newgroup, MPI_Fint *ierror, size_t pset_name_len) __attribute__((weak, alias("pmpi_group_from_session_pset_")));
@@ -2046,8 +1867,7 @@ HALO_F_EXPORT void pmpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *rank
     int rc = MPI_Group_incl(MPI_Group_f2c(*group), *n, ranks, &c_newgroup);
     if (rc == MPI_SUCCESS)
         *newgroup = MPI_Group_c2f(c_newgroup);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_group_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_incl_")));
 HALO_F_EXPORT void pmpi_group_incl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranks, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_incl_")));
@@ -2059,8 +1879,7 @@ HALO_F_EXPORT void pmpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, 
     int rc = MPI_Group_intersection(MPI_Group_f2c(*group1), MPI_Group_f2c(*group2), &c_newgroup);
     if (rc == MPI_SUCCESS)
         *newgroup = MPI_Group_c2f(c_newgroup);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_group_intersection_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_intersection_")));
 HALO_F_EXPORT void pmpi_group_intersection_f08_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_intersection_")));
@@ -2072,8 +1891,7 @@ HALO_F_EXPORT void pmpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint
     int rc = MPI_Group_range_excl(MPI_Group_f2c(*group), *n, (int (*)[3])ranges, &c_newgroup);
     if (rc == MPI_SUCCESS)
         *newgroup = MPI_Group_c2f(c_newgroup);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_group_range_excl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_range_excl_")));
 HALO_F_EXPORT void pmpi_group_range_excl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_range_excl_")));
@@ -2085,8 +1903,7 @@ HALO_F_EXPORT void pmpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint
     int rc = MPI_Group_range_incl(MPI_Group_f2c(*group), *n, (int (*)[3])ranges, &c_newgroup);
     if (rc == MPI_SUCCESS)
         *newgroup = MPI_Group_c2f(c_newgroup);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_group_range_incl_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_range_incl_")));
 HALO_F_EXPORT void pmpi_group_range_incl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_Fint *ranges, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_range_incl_")));
@@ -2095,8 +1912,7 @@ HALO_F_EXPORT void mpi_group_range_incl_f08_(MPI_Fint *group, MPI_Fint *n, MPI_F
 HALO_F_EXPORT void pmpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror)
 {
     int rc = MPI_Group_rank(MPI_Group_f2c(*group), rank);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_group_rank_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_rank_")));
 HALO_F_EXPORT void pmpi_group_rank_f08_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_rank_")));
@@ -2105,8 +1921,7 @@ HALO_F_EXPORT void mpi_group_rank_f08_(MPI_Fint *group, MPI_Fint *rank, MPI_Fint
 HALO_F_EXPORT void pmpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_Group_size(MPI_Group_f2c(*group), size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_group_size_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_size_")));
 HALO_F_EXPORT void pmpi_group_size_f08_(MPI_Fint *group, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_size_")));
@@ -2115,8 +1930,7 @@ HALO_F_EXPORT void mpi_group_size_f08_(MPI_Fint *group, MPI_Fint *size, MPI_Fint
 HALO_F_EXPORT void pmpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror)
 {
     int rc = MPI_Group_translate_ranks(MPI_Group_f2c(*group1), *n, ranks1, MPI_Group_f2c(*group2), ranks2);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_group_translate_ranks_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_translate_ranks_")));
 HALO_F_EXPORT void pmpi_group_translate_ranks_f08_(MPI_Fint *group1, MPI_Fint *n, MPI_Fint *ranks1, MPI_Fint *group2, MPI_Fint *ranks2, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_translate_ranks_")));
@@ -2128,8 +1942,7 @@ HALO_F_EXPORT void pmpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fin
     int rc = MPI_Group_union(MPI_Group_f2c(*group1), MPI_Group_f2c(*group2), &c_newgroup);
     if (rc == MPI_SUCCESS)
         *newgroup = MPI_Group_c2f(c_newgroup);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_group_union_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_union_")));
 HALO_F_EXPORT void pmpi_group_union_f08_(MPI_Fint *group1, MPI_Fint *group2, MPI_Fint *newgroup, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_group_union_")));
@@ -2141,8 +1954,7 @@ HALO_F_EXPORT void pmpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint
     int rc = MPI_Iallgather(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_iallgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallgather_")));
 HALO_F_EXPORT void pmpi_iallgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallgather_")));
@@ -2154,8 +1966,7 @@ HALO_F_EXPORT void pmpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fin
     int rc = MPI_Iallgatherv(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_iallgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallgatherv_")));
 HALO_F_EXPORT void pmpi_iallgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallgatherv_")));
@@ -2167,8 +1978,7 @@ HALO_F_EXPORT void pmpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *coun
     int rc = MPI_Iallreduce(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_iallreduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallreduce_")));
 HALO_F_EXPORT void pmpi_iallreduce_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallreduce_")));
@@ -2180,8 +1990,7 @@ HALO_F_EXPORT void pmpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint 
     int rc = MPI_Ialltoall(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ialltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoall_")));
 HALO_F_EXPORT void pmpi_ialltoall_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoall_")));
@@ -2193,8 +2002,7 @@ HALO_F_EXPORT void pmpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fin
     int rc = MPI_Ialltoallv(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ialltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoallv_")));
 HALO_F_EXPORT void pmpi_ialltoallv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoallv_")));
@@ -2216,8 +2024,7 @@ HALO_F_EXPORT void pmpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fin
     free(c_recvtypes);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ialltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoallw_")));
 HALO_F_EXPORT void pmpi_ialltoallw_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoallw_")));
@@ -2229,8 +2036,7 @@ HALO_F_EXPORT void pmpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *i
     int rc = MPI_Ibarrier(MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ibarrier_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibarrier_")));
 HALO_F_EXPORT void pmpi_ibarrier_f08_(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibarrier_")));
@@ -2242,8 +2048,7 @@ HALO_F_EXPORT void pmpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatyp
     int rc = MPI_Ibcast(halo_f_buf(buffer), *count, MPI_Type_f2c(*datatype), *root, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ibcast_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibcast_")));
 HALO_F_EXPORT void pmpi_ibcast_f08_(void *buffer, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibcast_")));
@@ -2255,8 +2060,7 @@ HALO_F_EXPORT void pmpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, 
     int rc = MPI_Ibsend(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ibsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibsend_")));
 HALO_F_EXPORT void pmpi_ibsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibsend_")));
@@ -2268,8 +2072,7 @@ HALO_F_EXPORT void pmpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, 
     int rc = MPI_Iexscan(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_iexscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iexscan_")));
 HALO_F_EXPORT void pmpi_iexscan_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iexscan_")));
@@ -2281,8 +2084,7 @@ HALO_F_EXPORT void pmpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
     int rc = MPI_Igather(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_igather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_igather_")));
 HALO_F_EXPORT void pmpi_igather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_igather_")));
@@ -2294,8 +2096,7 @@ HALO_F_EXPORT void pmpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *
     int rc = MPI_Igatherv(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_igatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_igatherv_")));
 HALO_F_EXPORT void pmpi_igatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_igatherv_")));
@@ -2307,8 +2108,7 @@ HALO_F_EXPORT void pmpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm
     int rc = MPI_Improbe(*source, *tag, MPI_Comm_f2c(*comm), flag, &c_message, halo_f_status(status));
     if (rc == MPI_SUCCESS)
         *message = MPI_Message_c2f(c_message);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_improbe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_improbe_")));
 HALO_F_EXPORT void pmpi_improbe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_improbe_")));
@@ -2322,8 +2122,7 @@ HALO_F_EXPORT void pmpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, 
     *message = MPI_Message_c2f(c_message);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_imrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_imrecv_")));
 HALO_F_EXPORT void pmpi_imrecv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_imrecv_")));
@@ -2335,8 +2134,7 @@ HALO_F_EXPORT void pmpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount,
     int rc = MPI_Ineighbor_allgather(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ineighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_allgather_")));
 HALO_F_EXPORT void pmpi_ineighbor_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_allgather_")));
@@ -2348,8 +2146,7 @@ HALO_F_EXPORT void pmpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount
     int rc = MPI_Ineighbor_allgatherv(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ineighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_allgatherv_")));
 HALO_F_EXPORT void pmpi_ineighbor_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_allgatherv_")));
@@ -2361,8 +2158,7 @@ HALO_F_EXPORT void pmpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, 
     int rc = MPI_Ineighbor_alltoall(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ineighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoall_")));
 HALO_F_EXPORT void pmpi_ineighbor_alltoall_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoall_")));
@@ -2374,8 +2170,7 @@ HALO_F_EXPORT void pmpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts
     int rc = MPI_Ineighbor_alltoallv(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ineighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoallv_")));
 HALO_F_EXPORT void pmpi_ineighbor_alltoallv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoallv_")));
@@ -2397,8 +2192,7 @@ HALO_F_EXPORT void pmpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts
     free(c_recvtypes);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ineighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoallw_")));
 HALO_F_EXPORT void pmpi_ineighbor_alltoallw_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoallw_")));
@@ -2410,8 +2204,7 @@ HALO_F_EXPORT void pmpi_info_create_(MPI_Fint *info, MPI_Fint *ierror)
     int rc = MPI_Info_create(&c_info);
     if (rc == MPI_SUCCESS)
         *info = MPI_Info_c2f(c_info);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_info_create_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_create_")));
 HALO_F_EXPORT void pmpi_info_create_f08_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_create_")));
@@ -2422,8 +2215,7 @@ HALO_F_EXPORT void pmpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror
     char *c_key = halo_f_str_trim(key, key_len);
     int rc = MPI_Info_delete(MPI_Info_f2c(*info), c_key);
     free(c_key);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_info_delete_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len) __attribute__((weak, alias("pmpi_info_delete_")));
 HALO_F_EXPORT void pmpi_info_delete_f08_(MPI_Fint *info, char *key, MPI_Fint *ierror, size_t key_len) __attribute__((weak, alias("pmpi_info_delete_")));
@@ -2435,8 +2227,7 @@ HALO_F_EXPORT void pmpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *i
     int rc = MPI_Info_dup(MPI_Info_f2c(*info), &c_newinfo);
     if (rc == MPI_SUCCESS)
         *newinfo = MPI_Info_c2f(c_newinfo);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_info_dup_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_dup_")));
 HALO_F_EXPORT void pmpi_info_dup_f08_(MPI_Fint *info, MPI_Fint *newinfo, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_dup_")));
@@ -2447,8 +2238,7 @@ HALO_F_EXPORT void pmpi_info_free_(MPI_Fint *info, MPI_Fint *ierror)
     MPI_Info c_info = MPI_Info_f2c(*info);
     int rc = MPI_Info_free(&c_info);
     *info = MPI_Info_c2f(c_info);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_info_free_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_free_")));
 HALO_F_EXPORT void pmpi_info_free_f08_(MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_free_")));
@@ -2464,8 +2254,7 @@ HALO_F_EXPORT void pmpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen,
         halo_f_str_out(value, value_len, c_value);
     else
         free(c_value);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_info_get_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len) __attribute__((weak, alias("pmpi_info_get_")));
 HALO_F_EXPORT void pmpi_info_get_f08_(MPI_Fint *info, char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len) __attribute__((weak, alias("pmpi_info_get_")));
@@ -2474,8 +2263,7 @@ HALO_F_EXPORT void mpi_info_get_f08_(MPI_Fint *info, char *key, MPI_Fint *valuel
 HALO_F_EXPORT void pmpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror)
 {
     int rc = MPI_Info_get_nkeys(MPI_Info_f2c(*info), nkeys);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_info_get_nkeys_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_get_nkeys_")));
 HALO_F_EXPORT void pmpi_info_get_nkeys_f08_(MPI_Fint *info, MPI_Fint *nkeys, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_info_get_nkeys_")));
@@ -2486,8 +2274,7 @@ HALO_F_EXPORT void pmpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key,
     char *c_key = halo_f_str_buf(key_len);
     int rc = MPI_Info_get_nthkey(MPI_Info_f2c(*info), *n, c_key);
     halo_f_str_out(key, key_len, c_key);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_info_get_nthkey_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len) __attribute__((weak, alias("pmpi_info_get_nthkey_")));
 HALO_F_EXPORT void pmpi_info_get_nthkey_f08_(MPI_Fint *info, MPI_Fint *n, char *key, MPI_Fint *ierror, size_t key_len) __attribute__((weak, alias("pmpi_info_get_nthkey_")));
@@ -2498,8 +2285,7 @@ HALO_F_EXPORT void pmpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *
     char *c_key = halo_f_str_trim(key, key_len);
     int rc = MPI_Info_get_valuelen(MPI_Info_f2c(*info), c_key, valuelen, flag);
     free(c_key);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_info_get_valuelen_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len) __attribute__((weak, alias("pmpi_info_get_valuelen_")));
 HALO_F_EXPORT void pmpi_info_get_valuelen_f08_(MPI_Fint *info, char *key, MPI_Fint *valuelen, MPI_Fint *flag, MPI_Fint *ierror, size_t key_len) __attribute__((weak, alias("pmpi_info_get_valuelen_")));
@@ -2512,8 +2298,7 @@ HALO_F_EXPORT void pmpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fi
     int rc = MPI_Info_set(MPI_Info_f2c(*info), c_key, c_value);
     free(c_key);
     free(c_value);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_info_set_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len) __attribute__((weak, alias("pmpi_info_set_")));
 HALO_F_EXPORT void pmpi_info_set_f08_(MPI_Fint *info, char *key, char *value, MPI_Fint *ierror, size_t key_len, size_t value_len) __attribute__((weak, alias("pmpi_info_set_")));
@@ -2522,8 +2307,7 @@ HALO_F_EXPORT void mpi_info_set_f08_(MPI_Fint *info, char *key, char *value, MPI
 HALO_F_EXPORT void pmpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_Initialized(flag);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_initialized_(MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_initialized_")));
 HALO_F_EXPORT void pmpi_initialized_f08_(MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_initialized_")));
@@ -2535,8 +2319,7 @@ HALO_F_EXPORT void pmpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_
     int rc = MPI_Intercomm_create(MPI_Comm_f2c(*local_comm), *local_leader, MPI_Comm_f2c(*peer_comm), *remote_leader, *tag, &c_newintercomm);
     if (rc == MPI_SUCCESS)
         *newintercomm = MPI_Comm_c2f(c_newintercomm);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_intercomm_create_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_intercomm_create_")));
 HALO_F_EXPORT void pmpi_intercomm_create_f08_(MPI_Fint *local_comm, MPI_Fint *local_leader, MPI_Fint *peer_comm, MPI_Fint *remote_leader, MPI_Fint *tag, MPI_Fint *newintercomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_intercomm_create_")));
@@ -2550,8 +2333,7 @@ HALO_F_EXPORT void pmpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI
     free(c_stringtag);
     if (rc == MPI_SUCCESS)
         *newintercomm = MPI_Comm_c2f(c_newintercomm);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_intercomm_create_from_groups_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len) __attribute__((weak, alias("pmpi_intercomm_create_from_groups_")));
 HALO_F_EXPORT void pmpi_intercomm_create_from_groups_f08_(MPI_Fint *local_group, MPI_Fint *local_leader, MPI_Fint *remote_group, MPI_Fint *remote_leader, char *stringtag, MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *newintercomm, MPI_Fint *ierror, size_t stringtag_len) __attribute__((weak, alias("pmpi_intercomm_create_from_groups_")));
@@ -2563,8 +2345,7 @@ HALO_F_EXPORT void pmpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MP
     int rc = MPI_Intercomm_merge(MPI_Comm_f2c(*intercomm), *high, &c_newintracomm);
     if (rc == MPI_SUCCESS)
         *newintracomm = MPI_Comm_c2f(c_newintracomm);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_intercomm_merge_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_intercomm_merge_")));
 HALO_F_EXPORT void pmpi_intercomm_merge_f08_(MPI_Fint *intercomm, MPI_Fint *high, MPI_Fint *newintracomm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_intercomm_merge_")));
@@ -2573,8 +2354,7 @@ HALO_F_EXPORT void mpi_intercomm_merge_f08_(MPI_Fint *intercomm, MPI_Fint *high,
 HALO_F_EXPORT void pmpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_Iprobe(*source, *tag, MPI_Comm_f2c(*comm), flag, halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_iprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iprobe_")));
 HALO_F_EXPORT void pmpi_iprobe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iprobe_")));
@@ -2586,8 +2366,7 @@ HALO_F_EXPORT void pmpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, M
     int rc = MPI_Irecv(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *source, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_irecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_irecv_")));
 HALO_F_EXPORT void pmpi_irecv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_irecv_")));
@@ -2599,8 +2378,7 @@ HALO_F_EXPORT void pmpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, 
     int rc = MPI_Ireduce(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ireduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_")));
 HALO_F_EXPORT void pmpi_ireduce_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_")));
@@ -2612,8 +2390,7 @@ HALO_F_EXPORT void pmpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint 
     int rc = MPI_Ireduce_scatter(halo_f_buf(sendbuf), halo_f_buf(recvbuf), recvcounts, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ireduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_scatter_")));
 HALO_F_EXPORT void pmpi_ireduce_scatter_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_scatter_")));
@@ -2625,8 +2402,7 @@ HALO_F_EXPORT void pmpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI
     int rc = MPI_Ireduce_scatter_block(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ireduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_scatter_block_")));
 HALO_F_EXPORT void pmpi_ireduce_scatter_block_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_scatter_block_")));
@@ -2638,8 +2414,7 @@ HALO_F_EXPORT void pmpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, 
     int rc = MPI_Irsend(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_irsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_irsend_")));
 HALO_F_EXPORT void pmpi_irsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_irsend_")));
@@ -2648,8 +2423,7 @@ HALO_F_EXPORT void mpi_irsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatyp
 HALO_F_EXPORT void pmpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_Is_thread_main(flag);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_is_thread_main_(MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_is_thread_main_")));
 HALO_F_EXPORT void pmpi_is_thread_main_f08_(MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_is_thread_main_")));
@@ -2661,8 +2435,7 @@ HALO_F_EXPORT void pmpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MP
     int rc = MPI_Iscan(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_iscan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscan_")));
 HALO_F_EXPORT void pmpi_iscan_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscan_")));
@@ -2674,8 +2447,7 @@ HALO_F_EXPORT void pmpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *
     int rc = MPI_Iscatter(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_iscatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscatter_")));
 HALO_F_EXPORT void pmpi_iscatter_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscatter_")));
@@ -2687,8 +2459,7 @@ HALO_F_EXPORT void pmpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint
     int rc = MPI_Iscatterv(halo_f_buf(sendbuf), sendcounts, displs, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_iscatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscatterv_")));
 HALO_F_EXPORT void pmpi_iscatterv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscatterv_")));
@@ -2700,8 +2471,7 @@ HALO_F_EXPORT void pmpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, M
     int rc = MPI_Isend(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_isend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isend_")));
 HALO_F_EXPORT void pmpi_isend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isend_")));
@@ -2713,8 +2483,7 @@ HALO_F_EXPORT void pmpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint 
     int rc = MPI_Isendrecv(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), *dest, *sendtag, halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *source, *recvtag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_isendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isendrecv_")));
 HALO_F_EXPORT void pmpi_isendrecv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isendrecv_")));
@@ -2726,8 +2495,7 @@ HALO_F_EXPORT void pmpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint 
     int rc = MPI_Isendrecv_replace(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *sendtag, *source, *recvtag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_isendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isendrecv_replace_")));
 HALO_F_EXPORT void pmpi_isendrecv_replace_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isendrecv_replace_")));
@@ -2739,8 +2507,7 @@ HALO_F_EXPORT void pmpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, 
     int rc = MPI_Issend(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_issend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_issend_")));
 HALO_F_EXPORT void pmpi_issend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_issend_")));
@@ -2749,8 +2516,7 @@ HALO_F_EXPORT void mpi_issend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatyp
 HALO_F_EXPORT void pmpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror)
 {
     int rc = MPI_Keyval_free(keyval);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_keyval_free_(MPI_Fint *keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_keyval_free_")));
 HALO_F_EXPORT void pmpi_keyval_free_f08_(MPI_Fint *keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_keyval_free_")));
@@ -2763,8 +2529,7 @@ HALO_F_EXPORT void pmpi_lookup_name_(char *service_name, MPI_Fint *info, char *p
     int rc = MPI_Lookup_name(c_service_name, MPI_Info_f2c(*info), c_port_name);
     free(c_service_name);
     halo_f_str_out(port_name, port_name_len, c_port_name);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_lookup_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) __attribute__((weak, alias("pmpi_lookup_name_")));
 HALO_F_EXPORT void pmpi_lookup_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) __attribute__((weak, alias("pmpi_lookup_name_")));
@@ -2776,8 +2541,7 @@ HALO_F_EXPORT void pmpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm,
     int rc = MPI_Mprobe(*source, *tag, MPI_Comm_f2c(*comm), &c_message, halo_f_status(status));
     if (rc == MPI_SUCCESS)
         *message = MPI_Message_c2f(c_message);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_mprobe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_mprobe_")));
 HALO_F_EXPORT void pmpi_mprobe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_mprobe_")));
@@ -2788,8 +2552,7 @@ HALO_F_EXPORT void pmpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, M
     MPI_Message c_message = MPI_Message_f2c(*message);
     int rc = MPI_Mrecv(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_message, halo_f_status(status));
     *message = MPI_Message_c2f(c_message);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_mrecv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_mrecv_")));
 HALO_F_EXPORT void pmpi_mrecv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_mrecv_")));
@@ -2798,8 +2561,7 @@ HALO_F_EXPORT void mpi_mrecv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype
 HALO_F_EXPORT void pmpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Neighbor_allgather(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_allgather_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgather_")));
 HALO_F_EXPORT void pmpi_neighbor_allgather_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgather_")));
@@ -2811,8 +2573,7 @@ HALO_F_EXPORT void pmpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendco
     int rc = MPI_Neighbor_allgather_init(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_allgather_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgather_init_")));
 HALO_F_EXPORT void pmpi_neighbor_allgather_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgather_init_")));
@@ -2821,8 +2582,7 @@ HALO_F_EXPORT void mpi_neighbor_allgather_init_f08_(void *sendbuf, MPI_Fint *sen
 HALO_F_EXPORT void pmpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Neighbor_allgatherv(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_allgatherv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgatherv_")));
 HALO_F_EXPORT void pmpi_neighbor_allgatherv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgatherv_")));
@@ -2834,8 +2594,7 @@ HALO_F_EXPORT void pmpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendc
     int rc = MPI_Neighbor_allgatherv_init(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_allgatherv_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgatherv_init_")));
 HALO_F_EXPORT void pmpi_neighbor_allgatherv_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgatherv_init_")));
@@ -2844,8 +2603,7 @@ HALO_F_EXPORT void mpi_neighbor_allgatherv_init_f08_(void *sendbuf, MPI_Fint *se
 HALO_F_EXPORT void pmpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Neighbor_alltoall(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_alltoall_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoall_")));
 HALO_F_EXPORT void pmpi_neighbor_alltoall_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoall_")));
@@ -2857,8 +2615,7 @@ HALO_F_EXPORT void pmpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcou
     int rc = MPI_Neighbor_alltoall_init(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_alltoall_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoall_init_")));
 HALO_F_EXPORT void pmpi_neighbor_alltoall_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoall_init_")));
@@ -2867,8 +2624,7 @@ HALO_F_EXPORT void mpi_neighbor_alltoall_init_f08_(void *sendbuf, MPI_Fint *send
 HALO_F_EXPORT void pmpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Neighbor_alltoallv(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_alltoallv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallv_")));
 HALO_F_EXPORT void pmpi_neighbor_alltoallv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallv_")));
@@ -2880,8 +2636,7 @@ HALO_F_EXPORT void pmpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendco
     int rc = MPI_Neighbor_alltoallv_init(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_alltoallv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallv_init_")));
 HALO_F_EXPORT void pmpi_neighbor_alltoallv_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallv_init_")));
@@ -2900,8 +2655,7 @@ HALO_F_EXPORT void pmpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts,
     int rc = MPI_Neighbor_alltoallw(halo_f_buf(sendbuf), sendcounts, sdispls, c_sendtypes, halo_f_buf(recvbuf), recvcounts, rdispls, c_recvtypes, MPI_Comm_f2c(*comm));
     free(c_sendtypes);
     free(c_recvtypes);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_alltoallw_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallw_")));
 HALO_F_EXPORT void pmpi_neighbor_alltoallw_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallw_")));
@@ -2923,8 +2677,7 @@ HALO_F_EXPORT void pmpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendco
     free(c_recvtypes);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_alltoallw_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallw_init_")));
 HALO_F_EXPORT void pmpi_neighbor_alltoallw_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallw_init_")));
@@ -2933,8 +2686,7 @@ HALO_F_EXPORT void mpi_neighbor_alltoallw_init_f08_(void *sendbuf, MPI_Fint *sen
 HALO_F_EXPORT void pmpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror)
 {
     int rc = MPI_Op_commutative(MPI_Op_f2c(*op), commute);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_op_commutative_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_op_commutative_")));
 HALO_F_EXPORT void pmpi_op_commutative_f08_(MPI_Fint *op, MPI_Fint *commute, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_op_commutative_")));
@@ -2945,8 +2697,7 @@ HALO_F_EXPORT void pmpi_op_free_(MPI_Fint *op, MPI_Fint *ierror)
     MPI_Op c_op = MPI_Op_f2c(*op);
     int rc = MPI_Op_free(&c_op);
     *op = MPI_Op_c2f(c_op);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_op_free_(MPI_Fint *op, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_op_free_")));
 HALO_F_EXPORT void pmpi_op_free_f08_(MPI_Fint *op, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_op_free_")));
@@ -2957,8 +2708,7 @@ HALO_F_EXPORT void pmpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ie
     char *c_port_name = halo_f_str_buf(port_name_len);
     int rc = MPI_Open_port(MPI_Info_f2c(*info), c_port_name);
     halo_f_str_out(port_name, port_name_len, c_port_name);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_open_port_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_open_port_")));
 HALO_F_EXPORT void pmpi_open_port_f08_(MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t port_name_len) __attribute__((weak, alias("pmpi_open_port_")));
@@ -2967,8 +2717,7 @@ HALO_F_EXPORT void mpi_open_port_f08_(MPI_Fint *info, char *port_name, MPI_Fint 
 HALO_F_EXPORT void pmpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Pack(halo_f_buf(inbuf), *incount, MPI_Type_f2c(*datatype), halo_f_buf(outbuf), *outsize, position, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_pack_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pack_")));
 HALO_F_EXPORT void pmpi_pack_f08_(void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Fint *outsize, MPI_Fint *position, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pack_")));
@@ -2979,8 +2728,7 @@ HALO_F_EXPORT void pmpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *inc
     char *c_datarep = halo_f_str_in(datarep, datarep_len);
     int rc = MPI_Pack_external(c_datarep, halo_f_buf(inbuf), *incount, MPI_Type_f2c(*datatype), halo_f_buf(outbuf), *outsize, position);
     free(c_datarep);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_pack_external_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_pack_external_")));
 HALO_F_EXPORT void pmpi_pack_external_f08_(char *datarep, void *inbuf, MPI_Fint *incount, MPI_Fint *datatype, void *outbuf, MPI_Aint *outsize, MPI_Aint *position, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_pack_external_")));
@@ -2991,8 +2739,7 @@ HALO_F_EXPORT void pmpi_pack_external_size_(char *datarep, MPI_Fint *incount, MP
     char *c_datarep = halo_f_str_in(datarep, datarep_len);
     int rc = MPI_Pack_external_size(c_datarep, *incount, MPI_Type_f2c(*datatype), size);
     free(c_datarep);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_pack_external_size_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_pack_external_size_")));
 HALO_F_EXPORT void pmpi_pack_external_size_f08_(char *datarep, MPI_Fint *incount, MPI_Fint *datatype, MPI_Aint *size, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_pack_external_size_")));
@@ -3001,8 +2748,7 @@ HALO_F_EXPORT void mpi_pack_external_size_f08_(char *datarep, MPI_Fint *incount,
 HALO_F_EXPORT void pmpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_Pack_size(*incount, MPI_Type_f2c(*datatype), MPI_Comm_f2c(*comm), size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_pack_size_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pack_size_")));
 HALO_F_EXPORT void pmpi_pack_size_f08_(MPI_Fint *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pack_size_")));
@@ -3011,8 +2757,7 @@ HALO_F_EXPORT void mpi_pack_size_f08_(MPI_Fint *incount, MPI_Fint *datatype, MPI
 HALO_F_EXPORT void pmpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_Parrived(MPI_Request_f2c(*request), *partition, flag);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_parrived_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_parrived_")));
 HALO_F_EXPORT void pmpi_parrived_f08_(MPI_Fint *request, MPI_Fint *partition, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_parrived_")));
@@ -3021,8 +2766,7 @@ HALO_F_EXPORT void mpi_parrived_f08_(MPI_Fint *request, MPI_Fint *partition, MPI
 HALO_F_EXPORT void pmpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_Pready(*partition, MPI_Request_f2c(*request));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_pready_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pready_")));
 HALO_F_EXPORT void pmpi_pready_f08_(MPI_Fint *partition, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pready_")));
@@ -3031,8 +2775,7 @@ HALO_F_EXPORT void mpi_pready_f08_(MPI_Fint *partition, MPI_Fint *request, MPI_F
 HALO_F_EXPORT void pmpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_Pready_list(*length, array_of_partitions, MPI_Request_f2c(*request));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_pready_list_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pready_list_")));
 HALO_F_EXPORT void pmpi_pready_list_f08_(MPI_Fint *length, MPI_Fint *array_of_partitions, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pready_list_")));
@@ -3041,8 +2784,7 @@ HALO_F_EXPORT void mpi_pready_list_f08_(MPI_Fint *length, MPI_Fint *array_of_par
 HALO_F_EXPORT void pmpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror)
 {
     int rc = MPI_Pready_range(*partition_low, *partition_high, MPI_Request_f2c(*request));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_pready_range_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pready_range_")));
 HALO_F_EXPORT void pmpi_pready_range_f08_(MPI_Fint *partition_low, MPI_Fint *partition_high, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pready_range_")));
@@ -3054,8 +2796,7 @@ HALO_F_EXPORT void pmpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *
     int rc = MPI_Precv_init(halo_f_buf(buf), *partitions, *count, MPI_Type_f2c(*datatype), *source, *tag, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_precv_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_precv_init_")));
 HALO_F_EXPORT void pmpi_precv_init_f08_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_precv_init_")));
@@ -3064,8 +2805,7 @@ HALO_F_EXPORT void mpi_precv_init_f08_(void *buf, MPI_Fint *partitions, MPI_Coun
 HALO_F_EXPORT void pmpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_Probe(*source, *tag, MPI_Comm_f2c(*comm), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_probe_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_probe_")));
 HALO_F_EXPORT void pmpi_probe_f08_(MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_probe_")));
@@ -3077,8 +2817,7 @@ HALO_F_EXPORT void pmpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *
     int rc = MPI_Psend_init(halo_f_buf(buf), *partitions, *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_psend_init_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_psend_init_")));
 HALO_F_EXPORT void pmpi_psend_init_f08_(void *buf, MPI_Fint *partitions, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_psend_init_")));
@@ -3091,8 +2830,7 @@ HALO_F_EXPORT void pmpi_publish_name_(char *service_name, MPI_Fint *info, char *
     int rc = MPI_Publish_name(c_service_name, MPI_Info_f2c(*info), c_port_name);
     free(c_service_name);
     free(c_port_name);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_publish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) __attribute__((weak, alias("pmpi_publish_name_")));
 HALO_F_EXPORT void pmpi_publish_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) __attribute__((weak, alias("pmpi_publish_name_")));
@@ -3101,8 +2839,7 @@ HALO_F_EXPORT void mpi_publish_name_f08_(char *service_name, MPI_Fint *info, cha
 HALO_F_EXPORT void pmpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Put(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_put_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_put_")));
 HALO_F_EXPORT void pmpi_put_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_put_")));
@@ -3111,8 +2848,7 @@ HALO_F_EXPORT void mpi_put_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_F
 HALO_F_EXPORT void pmpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror)
 {
     int rc = MPI_Query_thread(provided);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_query_thread_(MPI_Fint *provided, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_query_thread_")));
 HALO_F_EXPORT void pmpi_query_thread_f08_(MPI_Fint *provided, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_query_thread_")));
@@ -3124,8 +2860,7 @@ HALO_F_EXPORT void pmpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, 
     int rc = MPI_Raccumulate(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Op_f2c(*op), MPI_Win_f2c(*win), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_raccumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_raccumulate_")));
 HALO_F_EXPORT void pmpi_raccumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_raccumulate_")));
@@ -3134,8 +2869,7 @@ HALO_F_EXPORT void mpi_raccumulate_f08_(void *origin_addr, MPI_Fint *origin_coun
 HALO_F_EXPORT void pmpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_Recv(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *source, *tag, MPI_Comm_f2c(*comm), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_recv_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_recv_")));
 HALO_F_EXPORT void pmpi_recv_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_recv_")));
@@ -3147,8 +2881,7 @@ HALO_F_EXPORT void pmpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatyp
     int rc = MPI_Recv_init(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *source, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_recv_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_recv_init_")));
 HALO_F_EXPORT void pmpi_recv_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_recv_init_")));
@@ -3157,8 +2890,7 @@ HALO_F_EXPORT void mpi_recv_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *data
 HALO_F_EXPORT void pmpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Reduce(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_reduce_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_")));
 HALO_F_EXPORT void pmpi_reduce_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_")));
@@ -3170,8 +2902,7 @@ HALO_F_EXPORT void pmpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *cou
     int rc = MPI_Reduce_init(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_reduce_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_init_")));
 HALO_F_EXPORT void pmpi_reduce_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_init_")));
@@ -3180,8 +2911,7 @@ HALO_F_EXPORT void mpi_reduce_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *
 HALO_F_EXPORT void pmpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
 {
     int rc = MPI_Reduce_local(halo_f_buf(inbuf), halo_f_buf(inoutbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_reduce_local_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_local_")));
 HALO_F_EXPORT void pmpi_reduce_local_f08_(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_local_")));
@@ -3190,8 +2920,7 @@ HALO_F_EXPORT void mpi_reduce_local_f08_(void *inbuf, void *inoutbuf, MPI_Fint *
 HALO_F_EXPORT void pmpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Reduce_scatter(halo_f_buf(sendbuf), halo_f_buf(recvbuf), recvcounts, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_reduce_scatter_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_")));
 HALO_F_EXPORT void pmpi_reduce_scatter_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_")));
@@ -3200,8 +2929,7 @@ HALO_F_EXPORT void mpi_reduce_scatter_f08_(void *sendbuf, void *recvbuf, MPI_Fin
 HALO_F_EXPORT void pmpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Reduce_scatter_block(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_reduce_scatter_block_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_block_")));
 HALO_F_EXPORT void pmpi_reduce_scatter_block_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_block_")));
@@ -3213,8 +2941,7 @@ HALO_F_EXPORT void pmpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf,
     int rc = MPI_Reduce_scatter_block_init(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_reduce_scatter_block_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_block_init_")));
 HALO_F_EXPORT void pmpi_reduce_scatter_block_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_block_init_")));
@@ -3226,8 +2953,7 @@ HALO_F_EXPORT void pmpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_F
     int rc = MPI_Reduce_scatter_init(halo_f_buf(sendbuf), halo_f_buf(recvbuf), recvcounts, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_reduce_scatter_init_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_init_")));
 HALO_F_EXPORT void pmpi_reduce_scatter_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_init_")));
@@ -3236,8 +2962,7 @@ HALO_F_EXPORT void mpi_reduce_scatter_init_f08_(void *sendbuf, void *recvbuf, MP
 HALO_F_EXPORT void pmpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror)
 {
     int rc = MPI_Remove_error_class(*errorclass);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_remove_error_class_(MPI_Fint *errorclass, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_remove_error_class_")));
 HALO_F_EXPORT void pmpi_remove_error_class_f08_(MPI_Fint *errorclass, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_remove_error_class_")));
@@ -3246,8 +2971,7 @@ HALO_F_EXPORT void mpi_remove_error_class_f08_(MPI_Fint *errorclass, MPI_Fint *i
 HALO_F_EXPORT void pmpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_Remove_error_code(*errorcode);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_remove_error_code_(MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_remove_error_code_")));
 HALO_F_EXPORT void pmpi_remove_error_code_f08_(MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_remove_error_code_")));
@@ -3256,8 +2980,7 @@ HALO_F_EXPORT void mpi_remove_error_code_f08_(MPI_Fint *errorcode, MPI_Fint *ier
 HALO_F_EXPORT void pmpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_Remove_error_string(*errorcode);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_remove_error_string_(MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_remove_error_string_")));
 HALO_F_EXPORT void pmpi_remove_error_string_f08_(MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_remove_error_string_")));
@@ -3268,8 +2991,7 @@ HALO_F_EXPORT void pmpi_request_free_(MPI_Fint *request, MPI_Fint *ierror)
     MPI_Request c_request = MPI_Request_f2c(*request);
     int rc = MPI_Request_free(&c_request);
     *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_request_free_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_free_")));
 HALO_F_EXPORT void pmpi_request_free_f08_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_free_")));
@@ -3278,8 +3000,7 @@ HALO_F_EXPORT void mpi_request_free_f08_(MPI_Fint *request, MPI_Fint *ierror) __
 HALO_F_EXPORT void pmpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_Request_get_status(MPI_Request_f2c(*request), flag, halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_request_get_status_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_")));
 HALO_F_EXPORT void pmpi_request_get_status_f08_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_")));
@@ -3293,8 +3014,7 @@ HALO_F_EXPORT void pmpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array
         c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
     int rc = MPI_Request_get_status_all(*count, c_array_of_requests, flag, halo_f_statuses(array_of_statuses));
     free(c_array_of_requests);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_request_get_status_all_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_all_")));
 HALO_F_EXPORT void pmpi_request_get_status_all_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_all_")));
@@ -3310,8 +3030,7 @@ HALO_F_EXPORT void pmpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array
     free(c_array_of_requests);
     if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED)
         (*index)++;
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_request_get_status_any_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_any_")));
 HALO_F_EXPORT void pmpi_request_get_status_any_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_any_")));
@@ -3328,8 +3047,7 @@ HALO_F_EXPORT void pmpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *ar
     if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
         for (int i = 0; i < *outcount; i++)
             array_of_indices[i]++;
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_request_get_status_some_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_some_")));
 HALO_F_EXPORT void pmpi_request_get_status_some_f08_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_request_get_status_some_")));
@@ -3341,8 +3059,7 @@ HALO_F_EXPORT void pmpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fin
     int rc = MPI_Rget(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Win_f2c(*win), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_rget_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rget_")));
 HALO_F_EXPORT void pmpi_rget_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rget_")));
@@ -3354,8 +3071,7 @@ HALO_F_EXPORT void pmpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_cou
     int rc = MPI_Rget_accumulate(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), halo_f_buf(result_addr), *result_count, MPI_Type_f2c(*result_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Op_f2c(*op), MPI_Win_f2c(*win), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_rget_accumulate_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rget_accumulate_")));
 HALO_F_EXPORT void pmpi_rget_accumulate_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Fint *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rget_accumulate_")));
@@ -3367,8 +3083,7 @@ HALO_F_EXPORT void pmpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fin
     int rc = MPI_Rput(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Win_f2c(*win), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_rput_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rput_")));
 HALO_F_EXPORT void pmpi_rput_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Fint *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rput_")));
@@ -3377,8 +3092,7 @@ HALO_F_EXPORT void mpi_rput_f08_(void *origin_addr, MPI_Fint *origin_count, MPI_
 HALO_F_EXPORT void pmpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Rsend(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_rsend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rsend_")));
 HALO_F_EXPORT void pmpi_rsend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rsend_")));
@@ -3390,8 +3104,7 @@ HALO_F_EXPORT void pmpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *dataty
     int rc = MPI_Rsend_init(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_rsend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rsend_init_")));
 HALO_F_EXPORT void pmpi_rsend_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rsend_init_")));
@@ -3400,8 +3113,7 @@ HALO_F_EXPORT void mpi_rsend_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *dat
 HALO_F_EXPORT void pmpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Scan(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_scan_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scan_")));
 HALO_F_EXPORT void pmpi_scan_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scan_")));
@@ -3413,8 +3125,7 @@ HALO_F_EXPORT void pmpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count
     int rc = MPI_Scan_init(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_scan_init_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scan_init_")));
 HALO_F_EXPORT void pmpi_scan_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scan_init_")));
@@ -3423,8 +3134,7 @@ HALO_F_EXPORT void mpi_scan_init_f08_(void *sendbuf, void *recvbuf, MPI_Fint *co
 HALO_F_EXPORT void pmpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Scatter(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_scatter_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatter_")));
 HALO_F_EXPORT void pmpi_scatter_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatter_")));
@@ -3436,8 +3146,7 @@ HALO_F_EXPORT void pmpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fi
     int rc = MPI_Scatter_init(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_scatter_init_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatter_init_")));
 HALO_F_EXPORT void pmpi_scatter_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatter_init_")));
@@ -3446,8 +3155,7 @@ HALO_F_EXPORT void mpi_scatter_init_f08_(void *sendbuf, MPI_Fint *sendcount, MPI
 HALO_F_EXPORT void pmpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Scatterv(halo_f_buf(sendbuf), sendcounts, displs, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_scatterv_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatterv_")));
 HALO_F_EXPORT void pmpi_scatterv_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatterv_")));
@@ -3459,8 +3167,7 @@ HALO_F_EXPORT void pmpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_
     int rc = MPI_Scatterv_init(halo_f_buf(sendbuf), sendcounts, displs, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_scatterv_init_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatterv_init_")));
 HALO_F_EXPORT void pmpi_scatterv_init_f08_(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatterv_init_")));
@@ -3469,8 +3176,7 @@ HALO_F_EXPORT void mpi_scatterv_init_f08_(void *sendbuf, MPI_Fint *sendcounts, M
 HALO_F_EXPORT void pmpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Send(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_send_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_send_")));
 HALO_F_EXPORT void pmpi_send_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_send_")));
@@ -3482,8 +3188,7 @@ HALO_F_EXPORT void pmpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatyp
     int rc = MPI_Send_init(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_send_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_send_init_")));
 HALO_F_EXPORT void pmpi_send_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_send_init_")));
@@ -3492,8 +3197,7 @@ HALO_F_EXPORT void mpi_send_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *data
 HALO_F_EXPORT void pmpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_Sendrecv(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), *dest, *sendtag, halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *source, *recvtag, MPI_Comm_f2c(*comm), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_sendrecv_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_sendrecv_")));
 HALO_F_EXPORT void pmpi_sendrecv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_sendrecv_")));
@@ -3502,8 +3206,7 @@ HALO_F_EXPORT void mpi_sendrecv_f08_(void *sendbuf, MPI_Fint *sendcount, MPI_Fin
 HALO_F_EXPORT void pmpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_Sendrecv_replace(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *sendtag, *source, *recvtag, MPI_Comm_f2c(*comm), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_sendrecv_replace_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_sendrecv_replace_")));
 HALO_F_EXPORT void pmpi_sendrecv_replace_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_sendrecv_replace_")));
@@ -3512,8 +3215,7 @@ HALO_F_EXPORT void mpi_sendrecv_replace_f08_(void *buf, MPI_Fint *count, MPI_Fin
 HALO_F_EXPORT void pmpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_Session_attach_buffer(MPI_Session_f2c(*session), halo_f_buf(buffer), *size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_session_attach_buffer_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_attach_buffer_")));
 HALO_F_EXPORT void pmpi_session_attach_buffer_f08_(MPI_Fint *session, void *buffer, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_attach_buffer_")));
@@ -3522,8 +3224,7 @@ HALO_F_EXPORT void mpi_session_attach_buffer_f08_(MPI_Fint *session, void *buffe
 HALO_F_EXPORT void pmpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_Session_call_errhandler(MPI_Session_f2c(*session), *errorcode);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_session_call_errhandler_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_call_errhandler_")));
 HALO_F_EXPORT void pmpi_session_call_errhandler_f08_(MPI_Fint *session, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_call_errhandler_")));
@@ -3532,8 +3233,7 @@ HALO_F_EXPORT void mpi_session_call_errhandler_f08_(MPI_Fint *session, MPI_Fint 
 HALO_F_EXPORT void pmpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_Session_detach_buffer(MPI_Session_f2c(*session), buffer_addr, size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_session_detach_buffer_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_detach_buffer_")));
 HALO_F_EXPORT void pmpi_session_detach_buffer_f08_(MPI_Fint *session, void *buffer_addr, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_detach_buffer_")));
@@ -3544,8 +3244,7 @@ HALO_F_EXPORT void pmpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror)
     MPI_Session c_session = MPI_Session_f2c(*session);
     int rc = MPI_Session_finalize(&c_session);
     *session = MPI_Session_c2f(c_session);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_session_finalize_(MPI_Fint *session, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_finalize_")));
 HALO_F_EXPORT void pmpi_session_finalize_f08_(MPI_Fint *session, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_finalize_")));
@@ -3554,8 +3253,7 @@ HALO_F_EXPORT void mpi_session_finalize_f08_(MPI_Fint *session, MPI_Fint *ierror
 HALO_F_EXPORT void pmpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror)
 {
     int rc = MPI_Session_flush_buffer(MPI_Session_f2c(*session));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_session_flush_buffer_(MPI_Fint *session, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_flush_buffer_")));
 HALO_F_EXPORT void pmpi_session_flush_buffer_f08_(MPI_Fint *session, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_flush_buffer_")));
@@ -3567,8 +3265,7 @@ HALO_F_EXPORT void pmpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *err
     int rc = MPI_Session_get_errhandler(MPI_Session_f2c(*session), &c_errhandler);
     if (rc == MPI_SUCCESS)
         *errhandler = MPI_Errhandler_c2f(c_errhandler);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_session_get_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_errhandler_")));
 HALO_F_EXPORT void pmpi_session_get_errhandler_f08_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_errhandler_")));
@@ -3580,8 +3277,7 @@ HALO_F_EXPORT void pmpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used
     int rc = MPI_Session_get_info(MPI_Session_f2c(*session), &c_info_used);
     if (rc == MPI_SUCCESS)
         *info_used = MPI_Info_c2f(c_info_used);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_session_get_info_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_info_")));
 HALO_F_EXPORT void pmpi_session_get_info_f08_(MPI_Fint *session, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_info_")));
@@ -3590,8 +3286,7 @@ HALO_F_EXPORT void mpi_session_get_info_f08_(MPI_Fint *session, MPI_Fint *info_u
 HALO_F_EXPORT void pmpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror)
 {
     int rc = MPI_Session_get_num_psets(MPI_Session_f2c(*session), MPI_Info_f2c(*info), npset_names);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_session_get_num_psets_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_num_psets_")));
 HALO_F_EXPORT void pmpi_session_get_num_psets_f08_(MPI_Fint *session, MPI_Fint *info, MPI_Fint *npset_names, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_get_num_psets_")));
@@ -3605,8 +3300,7 @@ HALO_F_EXPORT void pmpi_session_get_pset_info_(MPI_Fint *session, char *pset_nam
     free(c_pset_name);
     if (rc == MPI_SUCCESS)
         *info = MPI_Info_c2f(c_info);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_session_get_pset_info_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len) __attribute__((weak, alias("pmpi_session_get_pset_info_")));
 HALO_F_EXPORT void pmpi_session_get_pset_info_f08_(MPI_Fint *session, char *pset_name, MPI_Fint *info, MPI_Fint *ierror, size_t pset_name_len) __attribute__((weak, alias("pmpi_session_get_pset_info_")));
@@ -3618,8 +3312,7 @@ HALO_F_EXPORT void pmpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *requ
     int rc = MPI_Session_iflush_buffer(MPI_Session_f2c(*session), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_session_iflush_buffer_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_iflush_buffer_")));
 HALO_F_EXPORT void pmpi_session_iflush_buffer_f08_(MPI_Fint *session, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_iflush_buffer_")));
@@ -3631,8 +3324,7 @@ HALO_F_EXPORT void pmpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_
     int rc = MPI_Session_init(MPI_Info_f2c(*info), MPI_Errhandler_f2c(*errhandler), &c_session);
     if (rc == MPI_SUCCESS)
         *session = MPI_Session_c2f(c_session);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_session_init_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_init_")));
 HALO_F_EXPORT void pmpi_session_init_f08_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_init_")));
@@ -3641,8 +3333,7 @@ HALO_F_EXPORT void mpi_session_init_f08_(MPI_Fint *info, MPI_Fint *errhandler, M
 HALO_F_EXPORT void pmpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     int rc = MPI_Session_set_errhandler(MPI_Session_f2c(*session), MPI_Errhandler_f2c(*errhandler));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_session_set_errhandler_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_set_errhandler_")));
 HALO_F_EXPORT void pmpi_session_set_errhandler_f08_(MPI_Fint *session, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_set_errhandler_")));
@@ -3651,8 +3342,7 @@ HALO_F_EXPORT void mpi_session_set_errhandler_f08_(MPI_Fint *session, MPI_Fint *
 HALO_F_EXPORT void pmpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Ssend(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ssend_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ssend_")));
 HALO_F_EXPORT void pmpi_ssend_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ssend_")));
@@ -3664,8 +3354,7 @@ HALO_F_EXPORT void pmpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *dataty
     int rc = MPI_Ssend_init(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ssend_init_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ssend_init_")));
 HALO_F_EXPORT void pmpi_ssend_init_f08_(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ssend_init_")));
@@ -3676,8 +3365,7 @@ HALO_F_EXPORT void pmpi_start_(MPI_Fint *request, MPI_Fint *ierror)
     MPI_Request c_request = MPI_Request_f2c(*request);
     int rc = MPI_Start(&c_request);
     *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_start_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_start_")));
 HALO_F_EXPORT void pmpi_start_f08_(MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_start_")));
@@ -3693,8 +3381,7 @@ HALO_F_EXPORT void pmpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, 
     for (int i = 0; i < n_array_of_requests; i++)
         array_of_requests[i] = MPI_Request_c2f(c_array_of_requests[i]);
     free(c_array_of_requests);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_startall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_startall_")));
 HALO_F_EXPORT void pmpi_startall_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_startall_")));
@@ -3703,8 +3390,7 @@ HALO_F_EXPORT void mpi_startall_f08_(MPI_Fint *count, MPI_Fint *array_of_request
 HALO_F_EXPORT void pmpi_status_f082f_(MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror)
 {
     int rc = MPI_Status_f082f((MPI_F08_status*)f08_status, f_status);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_status_f082f_(MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_f082f_")));
 HALO_F_EXPORT void pmpi_status_f082f_f08_(MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_f082f_")));
@@ -3713,8 +3399,7 @@ HALO_F_EXPORT void mpi_status_f082f_f08_(MPI_Fint *f08_status, MPI_Fint *f_statu
 HALO_F_EXPORT void pmpi_status_f2f08_(MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror)
 {
     int rc = MPI_Status_f2f08(f_status, (MPI_F08_status*)f08_status);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_status_f2f08_(MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_f2f08_")));
 HALO_F_EXPORT void pmpi_status_f2f08_f08_(MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_f2f08_")));
@@ -3723,8 +3408,7 @@ HALO_F_EXPORT void mpi_status_f2f08_f08_(MPI_Fint *f_status, MPI_Fint *f08_statu
 HALO_F_EXPORT void pmpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
 {
     int rc = MPI_Status_get_error(halo_f_status(status), err);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_status_get_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_get_error_")));
 HALO_F_EXPORT void pmpi_status_get_error_f08_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_get_error_")));
@@ -3733,8 +3417,7 @@ HALO_F_EXPORT void mpi_status_get_error_f08_(MPI_Fint *status, MPI_Fint *err, MP
 HALO_F_EXPORT void pmpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
 {
     int rc = MPI_Status_get_source(halo_f_status(status), source);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_status_get_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_get_source_")));
 HALO_F_EXPORT void pmpi_status_get_source_f08_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_get_source_")));
@@ -3743,8 +3426,7 @@ HALO_F_EXPORT void mpi_status_get_source_f08_(MPI_Fint *status, MPI_Fint *source
 HALO_F_EXPORT void pmpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
 {
     int rc = MPI_Status_get_tag(halo_f_status(status), tag);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_status_get_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_get_tag_")));
 HALO_F_EXPORT void pmpi_status_get_tag_f08_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_get_tag_")));
@@ -3753,8 +3435,7 @@ HALO_F_EXPORT void mpi_status_get_tag_f08_(MPI_Fint *status, MPI_Fint *tag, MPI_
 HALO_F_EXPORT void pmpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_Status_set_cancelled(halo_f_status(status), *flag);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_status_set_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_cancelled_")));
 HALO_F_EXPORT void pmpi_status_set_cancelled_f08_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_cancelled_")));
@@ -3763,8 +3444,7 @@ HALO_F_EXPORT void mpi_status_set_cancelled_f08_(MPI_Fint *status, MPI_Fint *fla
 HALO_F_EXPORT void pmpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror)
 {
     int rc = MPI_Status_set_elements(halo_f_status(status), MPI_Type_f2c(*datatype), *count);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_status_set_elements_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_elements_")));
 HALO_F_EXPORT void pmpi_status_set_elements_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Fint *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_elements_")));
@@ -3773,8 +3453,7 @@ HALO_F_EXPORT void mpi_status_set_elements_f08_(MPI_Fint *status, MPI_Fint *data
 HALO_F_EXPORT void pmpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
     int rc = MPI_Status_set_elements_x(halo_f_status(status), MPI_Type_f2c(*datatype), *count);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_status_set_elements_x_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_elements_x_")));
 HALO_F_EXPORT void pmpi_status_set_elements_x_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_elements_x_")));
@@ -3783,8 +3462,7 @@ HALO_F_EXPORT void mpi_status_set_elements_x_f08_(MPI_Fint *status, MPI_Fint *da
 HALO_F_EXPORT void pmpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror)
 {
     int rc = MPI_Status_set_error(halo_f_status(status), *err);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_status_set_error_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_error_")));
 HALO_F_EXPORT void pmpi_status_set_error_f08_(MPI_Fint *status, MPI_Fint *err, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_error_")));
@@ -3793,8 +3471,7 @@ HALO_F_EXPORT void mpi_status_set_error_f08_(MPI_Fint *status, MPI_Fint *err, MP
 HALO_F_EXPORT void pmpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror)
 {
     int rc = MPI_Status_set_source(halo_f_status(status), *source);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_status_set_source_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_source_")));
 HALO_F_EXPORT void pmpi_status_set_source_f08_(MPI_Fint *status, MPI_Fint *source, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_source_")));
@@ -3803,8 +3480,7 @@ HALO_F_EXPORT void mpi_status_set_source_f08_(MPI_Fint *status, MPI_Fint *source
 HALO_F_EXPORT void pmpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror)
 {
     int rc = MPI_Status_set_tag(halo_f_status(status), *tag);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_status_set_tag_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_tag_")));
 HALO_F_EXPORT void pmpi_status_set_tag_f08_(MPI_Fint *status, MPI_Fint *tag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_tag_")));
@@ -3815,8 +3491,7 @@ HALO_F_EXPORT void pmpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *statu
     MPI_Request c_request = MPI_Request_f2c(*request);
     int rc = MPI_Test(&c_request, flag, halo_f_status(status));
     *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_test_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_test_")));
 HALO_F_EXPORT void pmpi_test_f08_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_test_")));
@@ -3825,8 +3500,7 @@ HALO_F_EXPORT void mpi_test_f08_(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *st
 HALO_F_EXPORT void pmpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_Test_cancelled(halo_f_status(status), flag);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_test_cancelled_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_test_cancelled_")));
 HALO_F_EXPORT void pmpi_test_cancelled_f08_(MPI_Fint *status, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_test_cancelled_")));
@@ -3842,8 +3516,7 @@ HALO_F_EXPORT void pmpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, M
     for (int i = 0; i < n_array_of_requests; i++)
         array_of_requests[i] = MPI_Request_c2f(c_array_of_requests[i]);
     free(c_array_of_requests);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_testall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_testall_")));
 HALO_F_EXPORT void pmpi_testall_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *flag, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_testall_")));
@@ -3861,8 +3534,7 @@ HALO_F_EXPORT void pmpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, M
     free(c_array_of_requests);
     if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED)
         (*index)++;
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_testany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_testany_")));
 HALO_F_EXPORT void pmpi_testany_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_testany_")));
@@ -3881,8 +3553,7 @@ HALO_F_EXPORT void pmpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests
     if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
         for (int i = 0; i < *outcount; i++)
             array_of_indices[i]++;
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_testsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_testsome_")));
 HALO_F_EXPORT void pmpi_testsome_f08_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_testsome_")));
@@ -3891,8 +3562,7 @@ HALO_F_EXPORT void mpi_testsome_f08_(MPI_Fint *incount, MPI_Fint *array_of_reque
 HALO_F_EXPORT void pmpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_Topo_test(MPI_Comm_f2c(*comm), status);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_topo_test_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_topo_test_")));
 HALO_F_EXPORT void pmpi_topo_test_f08_(MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_topo_test_")));
@@ -3903,8 +3573,7 @@ HALO_F_EXPORT void pmpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror)
     MPI_Datatype c_datatype = MPI_Type_f2c(*datatype);
     int rc = MPI_Type_commit(&c_datatype);
     *datatype = MPI_Type_c2f(c_datatype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_commit_(MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_commit_")));
 HALO_F_EXPORT void pmpi_type_commit_f08_(MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_commit_")));
@@ -3916,8 +3585,7 @@ HALO_F_EXPORT void pmpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI
     int rc = MPI_Type_contiguous(*count, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_contiguous_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_contiguous_")));
 HALO_F_EXPORT void pmpi_type_contiguous_f08_(MPI_Fint *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_contiguous_")));
@@ -3929,8 +3597,7 @@ HALO_F_EXPORT void pmpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_
     int rc = MPI_Type_create_darray(*size, *rank, *ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, *order, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_darray_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_darray_")));
 HALO_F_EXPORT void pmpi_type_create_darray_f08_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Fint *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_darray_")));
@@ -3942,8 +3609,7 @@ HALO_F_EXPORT void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_F
     int rc = MPI_Type_create_f90_complex(*p, *r, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_f90_complex_")));
 HALO_F_EXPORT void pmpi_type_create_f90_complex_f08_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_f90_complex_")));
@@ -3955,8 +3621,7 @@ HALO_F_EXPORT void pmpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype,
     int rc = MPI_Type_create_f90_integer(*r, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_f90_integer_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_f90_integer_")));
 HALO_F_EXPORT void pmpi_type_create_f90_integer_f08_(MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_f90_integer_")));
@@ -3968,8 +3633,7 @@ HALO_F_EXPORT void pmpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint
     int rc = MPI_Type_create_f90_real(*p, *r, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_f90_real_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_f90_real_")));
 HALO_F_EXPORT void pmpi_type_create_f90_real_f08_(MPI_Fint *p, MPI_Fint *r, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_f90_real_")));
@@ -3981,8 +3645,7 @@ HALO_F_EXPORT void pmpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_o
     int rc = MPI_Type_create_hindexed(*count, array_of_blocklengths, array_of_displacements, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_hindexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hindexed_")));
 HALO_F_EXPORT void pmpi_type_create_hindexed_f08_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hindexed_")));
@@ -3994,8 +3657,7 @@ HALO_F_EXPORT void pmpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *b
     int rc = MPI_Type_create_hindexed_block(*count, *blocklength, array_of_displacements, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_hindexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hindexed_block_")));
 HALO_F_EXPORT void pmpi_type_create_hindexed_block_f08_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hindexed_block_")));
@@ -4007,8 +3669,7 @@ HALO_F_EXPORT void pmpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklen
     int rc = MPI_Type_create_hvector(*count, *blocklength, *stride, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_hvector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hvector_")));
 HALO_F_EXPORT void pmpi_type_create_hvector_f08_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Aint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hvector_")));
@@ -4020,8 +3681,7 @@ HALO_F_EXPORT void pmpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *bl
     int rc = MPI_Type_create_indexed_block(*count, *blocklength, array_of_displacements, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_indexed_block_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_indexed_block_")));
 HALO_F_EXPORT void pmpi_type_create_indexed_block_f08_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_indexed_block_")));
@@ -4033,8 +3693,7 @@ HALO_F_EXPORT void pmpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MP
     int rc = MPI_Type_create_resized(MPI_Type_f2c(*oldtype), *lb, *extent, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_resized_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_resized_")));
 HALO_F_EXPORT void pmpi_type_create_resized_f08_(MPI_Fint *oldtype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_resized_")));
@@ -4051,8 +3710,7 @@ HALO_F_EXPORT void pmpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_
     free(c_array_of_types);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_struct_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_struct_")));
 HALO_F_EXPORT void pmpi_type_create_struct_f08_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Aint *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_struct_")));
@@ -4064,8 +3722,7 @@ HALO_F_EXPORT void pmpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_o
     int rc = MPI_Type_create_subarray(*ndims, array_of_sizes, array_of_subsizes, array_of_starts, *order, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_subarray_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_subarray_")));
 HALO_F_EXPORT void pmpi_type_create_subarray_f08_(MPI_Fint *ndims, MPI_Fint *array_of_sizes, MPI_Fint *array_of_subsizes, MPI_Fint *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_subarray_")));
@@ -4074,8 +3731,7 @@ HALO_F_EXPORT void mpi_type_create_subarray_f08_(MPI_Fint *ndims, MPI_Fint *arra
 HALO_F_EXPORT void pmpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror)
 {
     int rc = MPI_Type_delete_attr(MPI_Type_f2c(*datatype), *type_keyval);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_delete_attr_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_delete_attr_")));
 HALO_F_EXPORT void pmpi_type_delete_attr_f08_(MPI_Fint *datatype, MPI_Fint *type_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_delete_attr_")));
@@ -4087,8 +3743,7 @@ HALO_F_EXPORT void pmpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint
     int rc = MPI_Type_dup(MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_dup_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_dup_")));
 HALO_F_EXPORT void pmpi_type_dup_f08_(MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_dup_")));
@@ -4099,8 +3754,7 @@ HALO_F_EXPORT void pmpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror)
     MPI_Datatype c_datatype = MPI_Type_f2c(*datatype);
     int rc = MPI_Type_free(&c_datatype);
     *datatype = MPI_Type_c2f(c_datatype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_free_(MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_free_")));
 HALO_F_EXPORT void pmpi_type_free_f08_(MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_free_")));
@@ -4109,8 +3763,7 @@ HALO_F_EXPORT void mpi_type_free_f08_(MPI_Fint *datatype, MPI_Fint *ierror) __at
 HALO_F_EXPORT void pmpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierror)
 {
     int rc = MPI_Type_free_keyval(type_keyval);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_free_keyval_(MPI_Fint *type_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_free_keyval_")));
 HALO_F_EXPORT void pmpi_type_free_keyval_f08_(MPI_Fint *type_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_free_keyval_")));
@@ -4124,8 +3777,7 @@ HALO_F_EXPORT void pmpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_int
     for (int i = 0; i < n_array_of_datatypes; i++)
         array_of_datatypes[i] = MPI_Type_c2f(c_array_of_datatypes[i]);
     free(c_array_of_datatypes);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_get_contents_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_contents_")));
 HALO_F_EXPORT void pmpi_type_get_contents_f08_(MPI_Fint *datatype, MPI_Fint *max_integers, MPI_Fint *max_addresses, MPI_Fint *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Fint *array_of_datatypes, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_contents_")));
@@ -4134,8 +3786,7 @@ HALO_F_EXPORT void mpi_type_get_contents_f08_(MPI_Fint *datatype, MPI_Fint *max_
 HALO_F_EXPORT void pmpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
 {
     int rc = MPI_Type_get_envelope(MPI_Type_f2c(*datatype), num_integers, num_addresses, num_datatypes, combiner);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_get_envelope_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_envelope_")));
 HALO_F_EXPORT void pmpi_type_get_envelope_f08_(MPI_Fint *datatype, MPI_Fint *num_integers, MPI_Fint *num_addresses, MPI_Fint *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_envelope_")));
@@ -4144,8 +3795,7 @@ HALO_F_EXPORT void mpi_type_get_envelope_f08_(MPI_Fint *datatype, MPI_Fint *num_
 HALO_F_EXPORT void pmpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror)
 {
     int rc = MPI_Type_get_extent(MPI_Type_f2c(*datatype), lb, extent);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_get_extent_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_extent_")));
 HALO_F_EXPORT void pmpi_type_get_extent_f08_(MPI_Fint *datatype, MPI_Aint *lb, MPI_Aint *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_extent_")));
@@ -4154,8 +3804,7 @@ HALO_F_EXPORT void mpi_type_get_extent_f08_(MPI_Fint *datatype, MPI_Aint *lb, MP
 HALO_F_EXPORT void pmpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
 {
     int rc = MPI_Type_get_extent_x(MPI_Type_f2c(*datatype), lb, extent);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_get_extent_x_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_extent_x_")));
 HALO_F_EXPORT void pmpi_type_get_extent_x_f08_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_extent_x_")));
@@ -4166,8 +3815,7 @@ HALO_F_EXPORT void pmpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_
     char *c_type_name = halo_f_str_buf(type_name_len);
     int rc = MPI_Type_get_name(MPI_Type_f2c(*datatype), c_type_name, resultlen);
     halo_f_str_out(type_name, type_name_len, c_type_name);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_get_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len) __attribute__((weak, alias("pmpi_type_get_name_")));
 HALO_F_EXPORT void pmpi_type_get_name_f08_(MPI_Fint *datatype, char *type_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t type_name_len) __attribute__((weak, alias("pmpi_type_get_name_")));
@@ -4176,8 +3824,7 @@ HALO_F_EXPORT void mpi_type_get_name_f08_(MPI_Fint *datatype, char *type_name, M
 HALO_F_EXPORT void pmpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror)
 {
     int rc = MPI_Type_get_true_extent(MPI_Type_f2c(*datatype), true_lb, true_extent);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_get_true_extent_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_true_extent_")));
 HALO_F_EXPORT void pmpi_type_get_true_extent_f08_(MPI_Fint *datatype, MPI_Aint *true_lb, MPI_Aint *true_extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_true_extent_")));
@@ -4186,8 +3833,7 @@ HALO_F_EXPORT void mpi_type_get_true_extent_f08_(MPI_Fint *datatype, MPI_Aint *t
 HALO_F_EXPORT void pmpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror)
 {
     int rc = MPI_Type_get_true_extent_x(MPI_Type_f2c(*datatype), true_lb, true_extent);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_get_true_extent_x_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_true_extent_x_")));
 HALO_F_EXPORT void pmpi_type_get_true_extent_x_f08_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_true_extent_x_")));
@@ -4199,8 +3845,7 @@ HALO_F_EXPORT void pmpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *in
     int rc = MPI_Type_get_value_index(MPI_Type_f2c(*value_type), MPI_Type_f2c(*index_type), &c_pair_type);
     if (rc == MPI_SUCCESS)
         *pair_type = MPI_Type_c2f(c_pair_type);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_get_value_index_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_value_index_")));
 HALO_F_EXPORT void pmpi_type_get_value_index_f08_(MPI_Fint *value_type, MPI_Fint *index_type, MPI_Fint *pair_type, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_value_index_")));
@@ -4212,8 +3857,7 @@ HALO_F_EXPORT void pmpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blockl
     int rc = MPI_Type_indexed(*count, array_of_blocklengths, array_of_displacements, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_indexed_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_indexed_")));
 HALO_F_EXPORT void pmpi_type_indexed_f08_(MPI_Fint *count, MPI_Fint *array_of_blocklengths, MPI_Fint *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_indexed_")));
@@ -4225,8 +3869,7 @@ HALO_F_EXPORT void pmpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MP
     int rc = MPI_Type_match_size(*typeclass, *size, &c_datatype);
     if (rc == MPI_SUCCESS)
         *datatype = MPI_Type_c2f(c_datatype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_match_size_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_match_size_")));
 HALO_F_EXPORT void pmpi_type_match_size_f08_(MPI_Fint *typeclass, MPI_Fint *size, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_match_size_")));
@@ -4237,8 +3880,7 @@ HALO_F_EXPORT void pmpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_
     char *c_type_name = halo_f_str_in(type_name, type_name_len);
     int rc = MPI_Type_set_name(MPI_Type_f2c(*datatype), c_type_name);
     free(c_type_name);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_set_name_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len) __attribute__((weak, alias("pmpi_type_set_name_")));
 HALO_F_EXPORT void pmpi_type_set_name_f08_(MPI_Fint *datatype, char *type_name, MPI_Fint *ierror, size_t type_name_len) __attribute__((weak, alias("pmpi_type_set_name_")));
@@ -4247,8 +3889,7 @@ HALO_F_EXPORT void mpi_type_set_name_f08_(MPI_Fint *datatype, char *type_name, M
 HALO_F_EXPORT void pmpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror)
 {
     int rc = MPI_Type_size(MPI_Type_f2c(*datatype), size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_size_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_size_")));
 HALO_F_EXPORT void pmpi_type_size_f08_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_size_")));
@@ -4257,8 +3898,7 @@ HALO_F_EXPORT void mpi_type_size_f08_(MPI_Fint *datatype, MPI_Fint *size, MPI_Fi
 HALO_F_EXPORT void pmpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Type_size_x(MPI_Type_f2c(*datatype), size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_size_x_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_size_x_")));
 HALO_F_EXPORT void pmpi_type_size_x_f08_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_size_x_")));
@@ -4270,8 +3910,7 @@ HALO_F_EXPORT void pmpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI
     int rc = MPI_Type_vector(*count, *blocklength, *stride, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_vector_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_vector_")));
 HALO_F_EXPORT void pmpi_type_vector_f08_(MPI_Fint *count, MPI_Fint *blocklength, MPI_Fint *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_vector_")));
@@ -4280,8 +3919,7 @@ HALO_F_EXPORT void mpi_type_vector_f08_(MPI_Fint *count, MPI_Fint *blocklength, 
 HALO_F_EXPORT void pmpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Unpack(halo_f_buf(inbuf), *insize, position, halo_f_buf(outbuf), *outcount, MPI_Type_f2c(*datatype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_unpack_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_unpack_")));
 HALO_F_EXPORT void pmpi_unpack_f08_(void *inbuf, MPI_Fint *insize, MPI_Fint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_unpack_")));
@@ -4292,8 +3930,7 @@ HALO_F_EXPORT void pmpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *i
     char *c_datarep = halo_f_str_in(datarep, datarep_len);
     int rc = MPI_Unpack_external(c_datarep, halo_f_buf(inbuf), *insize, position, halo_f_buf(outbuf), *outcount, MPI_Type_f2c(*datatype));
     free(c_datarep);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_unpack_external_(char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_unpack_external_")));
 HALO_F_EXPORT void pmpi_unpack_external_f08_(char *datarep, void *inbuf, MPI_Aint *insize, MPI_Aint *position, void *outbuf, MPI_Fint *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_unpack_external_")));
@@ -4306,8 +3943,7 @@ HALO_F_EXPORT void pmpi_unpublish_name_(char *service_name, MPI_Fint *info, char
     int rc = MPI_Unpublish_name(c_service_name, MPI_Info_f2c(*info), c_port_name);
     free(c_service_name);
     free(c_port_name);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_unpublish_name_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) __attribute__((weak, alias("pmpi_unpublish_name_")));
 HALO_F_EXPORT void pmpi_unpublish_name_f08_(char *service_name, MPI_Fint *info, char *port_name, MPI_Fint *ierror, size_t service_name_len, size_t port_name_len) __attribute__((weak, alias("pmpi_unpublish_name_")));
@@ -4318,8 +3954,7 @@ HALO_F_EXPORT void pmpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ier
     MPI_Request c_request = MPI_Request_f2c(*request);
     int rc = MPI_Wait(&c_request, halo_f_status(status));
     *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_wait_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_wait_")));
 HALO_F_EXPORT void pmpi_wait_f08_(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_wait_")));
@@ -4335,8 +3970,7 @@ HALO_F_EXPORT void pmpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, M
     for (int i = 0; i < n_array_of_requests; i++)
         array_of_requests[i] = MPI_Request_c2f(c_array_of_requests[i]);
     free(c_array_of_requests);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_waitall_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_waitall_")));
 HALO_F_EXPORT void pmpi_waitall_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_waitall_")));
@@ -4354,8 +3988,7 @@ HALO_F_EXPORT void pmpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, M
     free(c_array_of_requests);
     if (rc == MPI_SUCCESS && *index != MPI_UNDEFINED)
         (*index)++;
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_waitany_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_waitany_")));
 HALO_F_EXPORT void pmpi_waitany_f08_(MPI_Fint *count, MPI_Fint *array_of_requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_waitany_")));
@@ -4374,8 +4007,7 @@ HALO_F_EXPORT void pmpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests
     if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
         for (int i = 0; i < *outcount; i++)
             array_of_indices[i]++;
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_waitsome_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_waitsome_")));
 HALO_F_EXPORT void pmpi_waitsome_f08_(MPI_Fint *incount, MPI_Fint *array_of_requests, MPI_Fint *outcount, MPI_Fint *array_of_indices, MPI_Fint *array_of_statuses, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_waitsome_")));
@@ -4387,8 +4019,7 @@ HALO_F_EXPORT void pmpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_F
     int rc = MPI_Win_allocate(*size, *disp_unit, MPI_Info_f2c(*info), MPI_Comm_f2c(*comm), baseptr, &c_win);
     if (rc == MPI_SUCCESS)
         *win = MPI_Win_c2f(c_win);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_allocate_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_")));
 HALO_F_EXPORT void pmpi_win_allocate_cptr_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_")));
@@ -4402,8 +4033,7 @@ HALO_F_EXPORT void pmpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit
     int rc = MPI_Win_allocate_shared(*size, *disp_unit, MPI_Info_f2c(*info), MPI_Comm_f2c(*comm), baseptr, &c_win);
     if (rc == MPI_SUCCESS)
         *win = MPI_Win_c2f(c_win);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_allocate_shared_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_shared_")));
 HALO_F_EXPORT void pmpi_win_allocate_shared_cptr_(MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_shared_")));
@@ -4414,8 +4044,7 @@ HALO_F_EXPORT void mpi_win_allocate_shared_f08_(MPI_Aint *size, MPI_Fint *disp_u
 HALO_F_EXPORT void pmpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror)
 {
     int rc = MPI_Win_attach(MPI_Win_f2c(*win), halo_f_buf(base), *size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_attach_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_attach_")));
 HALO_F_EXPORT void pmpi_win_attach_f08_(MPI_Fint *win, void *base, MPI_Aint *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_attach_")));
@@ -4424,8 +4053,7 @@ HALO_F_EXPORT void mpi_win_attach_f08_(MPI_Fint *win, void *base, MPI_Aint *size
 HALO_F_EXPORT void pmpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierror)
 {
     int rc = MPI_Win_call_errhandler(MPI_Win_f2c(*win), *errorcode);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_call_errhandler_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_call_errhandler_")));
 HALO_F_EXPORT void pmpi_win_call_errhandler_f08_(MPI_Fint *win, MPI_Fint *errorcode, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_call_errhandler_")));
@@ -4434,8 +4062,7 @@ HALO_F_EXPORT void mpi_win_call_errhandler_f08_(MPI_Fint *win, MPI_Fint *errorco
 HALO_F_EXPORT void pmpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Win_complete(MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_complete_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_complete_")));
 HALO_F_EXPORT void pmpi_win_complete_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_complete_")));
@@ -4447,8 +4074,7 @@ HALO_F_EXPORT void pmpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_u
     int rc = MPI_Win_create(halo_f_buf(base), *size, *disp_unit, MPI_Info_f2c(*info), MPI_Comm_f2c(*comm), &c_win);
     if (rc == MPI_SUCCESS)
         *win = MPI_Win_c2f(c_win);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_create_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_create_")));
 HALO_F_EXPORT void pmpi_win_create_f08_(void *base, MPI_Aint *size, MPI_Fint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_create_")));
@@ -4460,8 +4086,7 @@ HALO_F_EXPORT void pmpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_
     int rc = MPI_Win_create_dynamic(MPI_Info_f2c(*info), MPI_Comm_f2c(*comm), &c_win);
     if (rc == MPI_SUCCESS)
         *win = MPI_Win_c2f(c_win);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_create_dynamic_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_create_dynamic_")));
 HALO_F_EXPORT void pmpi_win_create_dynamic_f08_(MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_create_dynamic_")));
@@ -4470,8 +4095,7 @@ HALO_F_EXPORT void mpi_win_create_dynamic_f08_(MPI_Fint *info, MPI_Fint *comm, M
 HALO_F_EXPORT void pmpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror)
 {
     int rc = MPI_Win_delete_attr(MPI_Win_f2c(*win), *win_keyval);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_delete_attr_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_delete_attr_")));
 HALO_F_EXPORT void pmpi_win_delete_attr_f08_(MPI_Fint *win, MPI_Fint *win_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_delete_attr_")));
@@ -4480,8 +4104,7 @@ HALO_F_EXPORT void mpi_win_delete_attr_f08_(MPI_Fint *win, MPI_Fint *win_keyval,
 HALO_F_EXPORT void pmpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierror)
 {
     int rc = MPI_Win_detach(MPI_Win_f2c(*win), halo_f_buf(base));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_detach_(MPI_Fint *win, void *base, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_detach_")));
 HALO_F_EXPORT void pmpi_win_detach_f08_(MPI_Fint *win, void *base, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_detach_")));
@@ -4490,8 +4113,7 @@ HALO_F_EXPORT void mpi_win_detach_f08_(MPI_Fint *win, void *base, MPI_Fint *ierr
 HALO_F_EXPORT void pmpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Win_fence(*assert, MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_fence_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_fence_")));
 HALO_F_EXPORT void pmpi_win_fence_f08_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_fence_")));
@@ -4500,8 +4122,7 @@ HALO_F_EXPORT void mpi_win_fence_f08_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint 
 HALO_F_EXPORT void pmpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Win_flush(*rank, MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_flush_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_")));
 HALO_F_EXPORT void pmpi_win_flush_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_")));
@@ -4510,8 +4131,7 @@ HALO_F_EXPORT void mpi_win_flush_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *i
 HALO_F_EXPORT void pmpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Win_flush_all(MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_flush_all_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_all_")));
 HALO_F_EXPORT void pmpi_win_flush_all_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_all_")));
@@ -4520,8 +4140,7 @@ HALO_F_EXPORT void mpi_win_flush_all_f08_(MPI_Fint *win, MPI_Fint *ierror) __att
 HALO_F_EXPORT void pmpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Win_flush_local(*rank, MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_flush_local_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_local_")));
 HALO_F_EXPORT void pmpi_win_flush_local_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_local_")));
@@ -4530,8 +4149,7 @@ HALO_F_EXPORT void mpi_win_flush_local_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_F
 HALO_F_EXPORT void pmpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Win_flush_local_all(MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_flush_local_all_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_local_all_")));
 HALO_F_EXPORT void pmpi_win_flush_local_all_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_flush_local_all_")));
@@ -4542,8 +4160,7 @@ HALO_F_EXPORT void pmpi_win_free_(MPI_Fint *win, MPI_Fint *ierror)
     MPI_Win c_win = MPI_Win_f2c(*win);
     int rc = MPI_Win_free(&c_win);
     *win = MPI_Win_c2f(c_win);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_free_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_free_")));
 HALO_F_EXPORT void pmpi_win_free_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_free_")));
@@ -4552,8 +4169,7 @@ HALO_F_EXPORT void mpi_win_free_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribut
 HALO_F_EXPORT void pmpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierror)
 {
     int rc = MPI_Win_free_keyval(win_keyval);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_free_keyval_(MPI_Fint *win_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_free_keyval_")));
 HALO_F_EXPORT void pmpi_win_free_keyval_f08_(MPI_Fint *win_keyval, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_free_keyval_")));
@@ -4565,8 +4181,7 @@ HALO_F_EXPORT void pmpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler,
     int rc = MPI_Win_get_errhandler(MPI_Win_f2c(*win), &c_errhandler);
     if (rc == MPI_SUCCESS)
         *errhandler = MPI_Errhandler_c2f(c_errhandler);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_get_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_get_errhandler_")));
 HALO_F_EXPORT void pmpi_win_get_errhandler_f08_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_get_errhandler_")));
@@ -4578,8 +4193,7 @@ HALO_F_EXPORT void pmpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint 
     int rc = MPI_Win_get_group(MPI_Win_f2c(*win), &c_group);
     if (rc == MPI_SUCCESS)
         *group = MPI_Group_c2f(c_group);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_get_group_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_get_group_")));
 HALO_F_EXPORT void pmpi_win_get_group_f08_(MPI_Fint *win, MPI_Fint *group, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_get_group_")));
@@ -4591,8 +4205,7 @@ HALO_F_EXPORT void pmpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fi
     int rc = MPI_Win_get_info(MPI_Win_f2c(*win), &c_info_used);
     if (rc == MPI_SUCCESS)
         *info_used = MPI_Info_c2f(c_info_used);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_get_info_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_get_info_")));
 HALO_F_EXPORT void pmpi_win_get_info_f08_(MPI_Fint *win, MPI_Fint *info_used, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_get_info_")));
@@ -4603,8 +4216,7 @@ HALO_F_EXPORT void pmpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *r
     char *c_win_name = halo_f_str_buf(win_name_len);
     int rc = MPI_Win_get_name(MPI_Win_f2c(*win), c_win_name, resultlen);
     halo_f_str_out(win_name, win_name_len, c_win_name);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_get_name_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t win_name_len) __attribute__((weak, alias("pmpi_win_get_name_")));
 HALO_F_EXPORT void pmpi_win_get_name_f08_(MPI_Fint *win, char *win_name, MPI_Fint *resultlen, MPI_Fint *ierror, size_t win_name_len) __attribute__((weak, alias("pmpi_win_get_name_")));
@@ -4613,8 +4225,7 @@ HALO_F_EXPORT void mpi_win_get_name_f08_(MPI_Fint *win, char *win_name, MPI_Fint
 HALO_F_EXPORT void pmpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Win_lock(*lock_type, *rank, *assert, MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_lock_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_lock_")));
 HALO_F_EXPORT void pmpi_win_lock_f08_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_lock_")));
@@ -4623,8 +4234,7 @@ HALO_F_EXPORT void mpi_win_lock_f08_(MPI_Fint *lock_type, MPI_Fint *rank, MPI_Fi
 HALO_F_EXPORT void pmpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Win_lock_all(*assert, MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_lock_all_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_lock_all_")));
 HALO_F_EXPORT void pmpi_win_lock_all_f08_(MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_lock_all_")));
@@ -4633,8 +4243,7 @@ HALO_F_EXPORT void mpi_win_lock_all_f08_(MPI_Fint *assert, MPI_Fint *win, MPI_Fi
 HALO_F_EXPORT void pmpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Win_post(MPI_Group_f2c(*group), *assert, MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_post_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_post_")));
 HALO_F_EXPORT void pmpi_win_post_f08_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_post_")));
@@ -4643,8 +4252,7 @@ HALO_F_EXPORT void mpi_win_post_f08_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint
 HALO_F_EXPORT void pmpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
     int rc = MPI_Win_set_errhandler(MPI_Win_f2c(*win), MPI_Errhandler_f2c(*errhandler));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_set_errhandler_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_set_errhandler_")));
 HALO_F_EXPORT void pmpi_win_set_errhandler_f08_(MPI_Fint *win, MPI_Fint *errhandler, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_set_errhandler_")));
@@ -4653,8 +4261,7 @@ HALO_F_EXPORT void mpi_win_set_errhandler_f08_(MPI_Fint *win, MPI_Fint *errhandl
 HALO_F_EXPORT void pmpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror)
 {
     int rc = MPI_Win_set_info(MPI_Win_f2c(*win), MPI_Info_f2c(*info));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_set_info_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_set_info_")));
 HALO_F_EXPORT void pmpi_win_set_info_f08_(MPI_Fint *win, MPI_Fint *info, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_set_info_")));
@@ -4665,8 +4272,7 @@ HALO_F_EXPORT void pmpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *i
     char *c_win_name = halo_f_str_in(win_name, win_name_len);
     int rc = MPI_Win_set_name(MPI_Win_f2c(*win), c_win_name);
     free(c_win_name);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_set_name_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len) __attribute__((weak, alias("pmpi_win_set_name_")));
 HALO_F_EXPORT void pmpi_win_set_name_f08_(MPI_Fint *win, char *win_name, MPI_Fint *ierror, size_t win_name_len) __attribute__((weak, alias("pmpi_win_set_name_")));
@@ -4675,8 +4281,7 @@ HALO_F_EXPORT void mpi_win_set_name_f08_(MPI_Fint *win, char *win_name, MPI_Fint
 HALO_F_EXPORT void pmpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierror)
 {
     int rc = MPI_Win_shared_query(MPI_Win_f2c(*win), *rank, size, disp_unit, baseptr);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_shared_query_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_shared_query_")));
 HALO_F_EXPORT void pmpi_win_shared_query_cptr_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Fint *disp_unit, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_shared_query_")));
@@ -4687,8 +4292,7 @@ HALO_F_EXPORT void mpi_win_shared_query_f08_(MPI_Fint *win, MPI_Fint *rank, MPI_
 HALO_F_EXPORT void pmpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Win_start(MPI_Group_f2c(*group), *assert, MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_start_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_start_")));
 HALO_F_EXPORT void pmpi_win_start_f08_(MPI_Fint *group, MPI_Fint *assert, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_start_")));
@@ -4697,8 +4301,7 @@ HALO_F_EXPORT void mpi_win_start_f08_(MPI_Fint *group, MPI_Fint *assert, MPI_Fin
 HALO_F_EXPORT void pmpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Win_sync(MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_sync_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_sync_")));
 HALO_F_EXPORT void pmpi_win_sync_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_sync_")));
@@ -4707,8 +4310,7 @@ HALO_F_EXPORT void mpi_win_sync_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribut
 HALO_F_EXPORT void pmpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror)
 {
     int rc = MPI_Win_test(MPI_Win_f2c(*win), flag);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_test_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_test_")));
 HALO_F_EXPORT void pmpi_win_test_f08_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_test_")));
@@ -4717,8 +4319,7 @@ HALO_F_EXPORT void mpi_win_test_f08_(MPI_Fint *win, MPI_Fint *flag, MPI_Fint *ie
 HALO_F_EXPORT void pmpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Win_unlock(*rank, MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_unlock_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_unlock_")));
 HALO_F_EXPORT void pmpi_win_unlock_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_unlock_")));
@@ -4727,8 +4328,7 @@ HALO_F_EXPORT void mpi_win_unlock_f08_(MPI_Fint *rank, MPI_Fint *win, MPI_Fint *
 HALO_F_EXPORT void pmpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Win_unlock_all(MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_unlock_all_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_unlock_all_")));
 HALO_F_EXPORT void pmpi_win_unlock_all_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_unlock_all_")));
@@ -4737,8 +4337,7 @@ HALO_F_EXPORT void mpi_win_unlock_all_f08_(MPI_Fint *win, MPI_Fint *ierror) __at
 HALO_F_EXPORT void pmpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Win_wait(MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_wait_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_wait_")));
 HALO_F_EXPORT void pmpi_win_wait_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_wait_")));
@@ -4749,16 +4348,14 @@ HALO_F_EXPORT void mpi_win_wait_f08_(MPI_Fint *win, MPI_Fint *ierror) __attribut
 HALO_F_EXPORT void pmpi_accumulate_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Accumulate_c(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Op_f2c(*op), MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_accumulate_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_accumulate_c_f08_")));
 
 HALO_F_EXPORT void pmpi_allgather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Allgather_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_allgather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgather_c_f08_")));
 
@@ -4768,16 +4365,14 @@ HALO_F_EXPORT void pmpi_allgather_init_c_f08_(void *sendbuf, MPI_Count *sendcoun
     int rc = MPI_Allgather_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_allgather_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgather_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_allgatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Allgatherv_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_allgatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgatherv_c_f08_")));
 
@@ -4787,16 +4382,14 @@ HALO_F_EXPORT void pmpi_allgatherv_init_c_f08_(void *sendbuf, MPI_Count *sendcou
     int rc = MPI_Allgatherv_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_allgatherv_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allgatherv_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_allreduce_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Allreduce_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_allreduce_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allreduce_c_f08_")));
 
@@ -4806,16 +4399,14 @@ HALO_F_EXPORT void pmpi_allreduce_init_c_f08_(void *sendbuf, void *recvbuf, MPI_
     int rc = MPI_Allreduce_init_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_allreduce_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_allreduce_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_alltoall_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Alltoall_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_alltoall_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoall_c_f08_")));
 
@@ -4825,16 +4416,14 @@ HALO_F_EXPORT void pmpi_alltoall_init_c_f08_(void *sendbuf, MPI_Count *sendcount
     int rc = MPI_Alltoall_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_alltoall_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoall_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_alltoallv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Alltoallv_c(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_alltoallv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallv_c_f08_")));
 
@@ -4844,8 +4433,7 @@ HALO_F_EXPORT void pmpi_alltoallv_init_c_f08_(void *sendbuf, MPI_Count *sendcoun
     int rc = MPI_Alltoallv_init_c(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_alltoallv_init_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallv_init_c_f08_")));
 
@@ -4862,8 +4450,7 @@ HALO_F_EXPORT void pmpi_alltoallw_c_f08_(void *sendbuf, MPI_Count *sendcounts, M
     int rc = MPI_Alltoallw_c(halo_f_buf(sendbuf), sendcounts, sdispls, c_sendtypes, halo_f_buf(recvbuf), recvcounts, rdispls, c_recvtypes, MPI_Comm_f2c(*comm));
     free(c_sendtypes);
     free(c_recvtypes);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_alltoallw_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallw_c_f08_")));
 
@@ -4883,16 +4470,14 @@ HALO_F_EXPORT void pmpi_alltoallw_init_c_f08_(void *sendbuf, MPI_Count *sendcoun
     free(c_recvtypes);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_alltoallw_init_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_alltoallw_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_bcast_c_f08_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Bcast_c(halo_f_buf(buffer), *count, MPI_Type_f2c(*datatype), *root, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_bcast_c_f08_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bcast_c_f08_")));
 
@@ -4902,16 +4487,14 @@ HALO_F_EXPORT void pmpi_bcast_init_c_f08_(void *buffer, MPI_Count *count, MPI_Fi
     int rc = MPI_Bcast_init_c(halo_f_buf(buffer), *count, MPI_Type_f2c(*datatype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_bcast_init_c_f08_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bcast_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_bsend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Bsend_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_bsend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bsend_c_f08_")));
 
@@ -4921,48 +4504,42 @@ HALO_F_EXPORT void pmpi_bsend_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint 
     int rc = MPI_Bsend_init_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_bsend_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_bsend_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_buffer_attach_c_f08_(void *buffer, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Buffer_attach_c(halo_f_buf(buffer), *size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_buffer_attach_c_f08_(void *buffer, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_attach_c_f08_")));
 
 HALO_F_EXPORT void pmpi_buffer_detach_c_f08_(void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Buffer_detach_c(buffer_addr, size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_buffer_detach_c_f08_(void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_buffer_detach_c_f08_")));
 
 HALO_F_EXPORT void pmpi_comm_attach_buffer_c_f08_(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_attach_buffer_c(MPI_Comm_f2c(*comm), halo_f_buf(buffer), *size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_attach_buffer_c_f08_(MPI_Fint *comm, void *buffer, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_attach_buffer_c_f08_")));
 
 HALO_F_EXPORT void pmpi_comm_detach_buffer_c_f08_(MPI_Fint *comm, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Comm_detach_buffer_c(MPI_Comm_f2c(*comm), buffer_addr, size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_comm_detach_buffer_c_f08_(MPI_Fint *comm, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_comm_detach_buffer_c_f08_")));
 
 HALO_F_EXPORT void pmpi_exscan_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Exscan_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_exscan_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_exscan_c_f08_")));
 
@@ -4972,16 +4549,14 @@ HALO_F_EXPORT void pmpi_exscan_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Cou
     int rc = MPI_Exscan_init_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_exscan_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_exscan_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_get_type_extent_c_f08_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Count *extent, MPI_Fint *ierror)
 {
     int rc = MPI_File_get_type_extent_c(MPI_File_f2c(*fh), MPI_Type_f2c(*datatype), extent);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_get_type_extent_c_f08_(MPI_Fint *fh, MPI_Fint *datatype, MPI_Count *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_get_type_extent_c_f08_")));
 
@@ -4991,8 +4566,7 @@ HALO_F_EXPORT void pmpi_file_iread_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *co
     int rc = MPI_File_iread_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iread_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_c_f08_")));
 
@@ -5002,8 +4576,7 @@ HALO_F_EXPORT void pmpi_file_iread_all_c_f08_(MPI_Fint *fh, void *buf, MPI_Count
     int rc = MPI_File_iread_all_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iread_all_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_all_c_f08_")));
 
@@ -5013,8 +4586,7 @@ HALO_F_EXPORT void pmpi_file_iread_at_c_f08_(MPI_Fint *fh, MPI_Offset *offset, v
     int rc = MPI_File_iread_at_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iread_at_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_at_c_f08_")));
 
@@ -5024,8 +4596,7 @@ HALO_F_EXPORT void pmpi_file_iread_at_all_c_f08_(MPI_Fint *fh, MPI_Offset *offse
     int rc = MPI_File_iread_at_all_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iread_at_all_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_at_all_c_f08_")));
 
@@ -5035,8 +4606,7 @@ HALO_F_EXPORT void pmpi_file_iread_shared_c_f08_(MPI_Fint *fh, void *buf, MPI_Co
     int rc = MPI_File_iread_shared_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iread_shared_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iread_shared_c_f08_")));
 
@@ -5046,8 +4616,7 @@ HALO_F_EXPORT void pmpi_file_iwrite_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *c
     int rc = MPI_File_iwrite_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iwrite_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_c_f08_")));
 
@@ -5057,8 +4626,7 @@ HALO_F_EXPORT void pmpi_file_iwrite_all_c_f08_(MPI_Fint *fh, void *buf, MPI_Coun
     int rc = MPI_File_iwrite_all_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iwrite_all_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_all_c_f08_")));
 
@@ -5068,8 +4636,7 @@ HALO_F_EXPORT void pmpi_file_iwrite_at_c_f08_(MPI_Fint *fh, MPI_Offset *offset, 
     int rc = MPI_File_iwrite_at_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iwrite_at_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_at_c_f08_")));
 
@@ -5079,8 +4646,7 @@ HALO_F_EXPORT void pmpi_file_iwrite_at_all_c_f08_(MPI_Fint *fh, MPI_Offset *offs
     int rc = MPI_File_iwrite_at_all_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iwrite_at_all_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_at_all_c_f08_")));
 
@@ -5090,160 +4656,140 @@ HALO_F_EXPORT void pmpi_file_iwrite_shared_c_f08_(MPI_Fint *fh, void *buf, MPI_C
     int rc = MPI_File_iwrite_shared_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_iwrite_shared_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_iwrite_shared_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_read_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_read_all_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_all_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_all_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_read_all_begin_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_all_begin_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_all_begin_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_all_begin_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_read_at_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_at_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_at_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_read_at_all_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_at_all_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_at_all_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_read_at_all_begin_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_at_all_begin_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_at_all_begin_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_at_all_begin_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_read_ordered_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_ordered_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_ordered_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_read_ordered_begin_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_ordered_begin_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_ordered_begin_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_ordered_begin_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_read_shared_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_read_shared_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_read_shared_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_read_shared_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_write_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_write_all_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_all_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_all_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_write_all_begin_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_all_begin_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_all_begin_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_all_begin_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_write_at_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_at_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_at_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_write_at_all_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_at_all_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_at_all_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_write_at_all_begin_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_at_all_begin_c(MPI_File_f2c(*fh), *offset, halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_at_all_begin_c_f08_(MPI_Fint *fh, MPI_Offset *offset, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_at_all_begin_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_write_ordered_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_ordered_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_ordered_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_write_ordered_begin_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_ordered_begin_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_ordered_begin_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_ordered_begin_c_f08_")));
 
 HALO_F_EXPORT void pmpi_file_write_shared_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_File_write_shared_c(MPI_File_f2c(*fh), halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_file_write_shared_c_f08_(MPI_Fint *fh, void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_file_write_shared_c_f08_")));
 
 HALO_F_EXPORT void pmpi_gather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Gather_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_gather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gather_c_f08_")));
 
@@ -5253,16 +4799,14 @@ HALO_F_EXPORT void pmpi_gather_init_c_f08_(void *sendbuf, MPI_Count *sendcount, 
     int rc = MPI_Gather_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_gather_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gather_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_gatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Gatherv_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_gatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gatherv_c_f08_")));
 
@@ -5272,40 +4816,35 @@ HALO_F_EXPORT void pmpi_gatherv_init_c_f08_(void *sendbuf, MPI_Count *sendcount,
     int rc = MPI_Gatherv_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_gatherv_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_gatherv_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_get_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Get_c(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_get_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_c_f08_")));
 
 HALO_F_EXPORT void pmpi_get_accumulate_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Get_accumulate_c(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), halo_f_buf(result_addr), *result_count, MPI_Type_f2c(*result_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Op_f2c(*op), MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_get_accumulate_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_accumulate_c_f08_")));
 
 HALO_F_EXPORT void pmpi_get_count_c_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
     int rc = MPI_Get_count_c(halo_f_status(status), MPI_Type_f2c(*datatype), count);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_get_count_c_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_count_c_f08_")));
 
 HALO_F_EXPORT void pmpi_get_elements_c_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
     int rc = MPI_Get_elements_c(halo_f_status(status), MPI_Type_f2c(*datatype), count);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_get_elements_c_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_get_elements_c_f08_")));
 
@@ -5315,8 +4854,7 @@ HALO_F_EXPORT void pmpi_iallgather_c_f08_(void *sendbuf, MPI_Count *sendcount, M
     int rc = MPI_Iallgather_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_iallgather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallgather_c_f08_")));
 
@@ -5326,8 +4864,7 @@ HALO_F_EXPORT void pmpi_iallgatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, 
     int rc = MPI_Iallgatherv_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_iallgatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallgatherv_c_f08_")));
 
@@ -5337,8 +4874,7 @@ HALO_F_EXPORT void pmpi_iallreduce_c_f08_(void *sendbuf, void *recvbuf, MPI_Coun
     int rc = MPI_Iallreduce_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_iallreduce_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iallreduce_c_f08_")));
 
@@ -5348,8 +4884,7 @@ HALO_F_EXPORT void pmpi_ialltoall_c_f08_(void *sendbuf, MPI_Count *sendcount, MP
     int rc = MPI_Ialltoall_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ialltoall_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoall_c_f08_")));
 
@@ -5359,8 +4894,7 @@ HALO_F_EXPORT void pmpi_ialltoallv_c_f08_(void *sendbuf, MPI_Count *sendcounts, 
     int rc = MPI_Ialltoallv_c(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ialltoallv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoallv_c_f08_")));
 
@@ -5380,8 +4914,7 @@ HALO_F_EXPORT void pmpi_ialltoallw_c_f08_(void *sendbuf, MPI_Count *sendcounts, 
     free(c_recvtypes);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ialltoallw_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ialltoallw_c_f08_")));
 
@@ -5391,8 +4924,7 @@ HALO_F_EXPORT void pmpi_ibcast_c_f08_(void *buffer, MPI_Count *count, MPI_Fint *
     int rc = MPI_Ibcast_c(halo_f_buf(buffer), *count, MPI_Type_f2c(*datatype), *root, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ibcast_c_f08_(void *buffer, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibcast_c_f08_")));
 
@@ -5402,8 +4934,7 @@ HALO_F_EXPORT void pmpi_ibsend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *dat
     int rc = MPI_Ibsend_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ibsend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ibsend_c_f08_")));
 
@@ -5413,8 +4944,7 @@ HALO_F_EXPORT void pmpi_iexscan_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *
     int rc = MPI_Iexscan_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_iexscan_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iexscan_c_f08_")));
 
@@ -5424,8 +4954,7 @@ HALO_F_EXPORT void pmpi_igather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_
     int rc = MPI_Igather_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_igather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_igather_c_f08_")));
 
@@ -5435,8 +4964,7 @@ HALO_F_EXPORT void pmpi_igatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI
     int rc = MPI_Igatherv_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_igatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_igatherv_c_f08_")));
 
@@ -5448,8 +4976,7 @@ HALO_F_EXPORT void pmpi_imrecv_c_f08_(void *buf, MPI_Count *count, MPI_Fint *dat
     *message = MPI_Message_c2f(c_message);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_imrecv_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_imrecv_c_f08_")));
 
@@ -5459,8 +4986,7 @@ HALO_F_EXPORT void pmpi_ineighbor_allgather_c_f08_(void *sendbuf, MPI_Count *sen
     int rc = MPI_Ineighbor_allgather_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ineighbor_allgather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_allgather_c_f08_")));
 
@@ -5470,8 +4996,7 @@ HALO_F_EXPORT void pmpi_ineighbor_allgatherv_c_f08_(void *sendbuf, MPI_Count *se
     int rc = MPI_Ineighbor_allgatherv_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ineighbor_allgatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_allgatherv_c_f08_")));
 
@@ -5481,8 +5006,7 @@ HALO_F_EXPORT void pmpi_ineighbor_alltoall_c_f08_(void *sendbuf, MPI_Count *send
     int rc = MPI_Ineighbor_alltoall_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ineighbor_alltoall_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoall_c_f08_")));
 
@@ -5492,8 +5016,7 @@ HALO_F_EXPORT void pmpi_ineighbor_alltoallv_c_f08_(void *sendbuf, MPI_Count *sen
     int rc = MPI_Ineighbor_alltoallv_c(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ineighbor_alltoallv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoallv_c_f08_")));
 
@@ -5513,8 +5036,7 @@ HALO_F_EXPORT void pmpi_ineighbor_alltoallw_c_f08_(void *sendbuf, MPI_Count *sen
     free(c_recvtypes);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ineighbor_alltoallw_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ineighbor_alltoallw_c_f08_")));
 
@@ -5524,8 +5046,7 @@ HALO_F_EXPORT void pmpi_irecv_c_f08_(void *buf, MPI_Count *count, MPI_Fint *data
     int rc = MPI_Irecv_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *source, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_irecv_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_irecv_c_f08_")));
 
@@ -5535,8 +5056,7 @@ HALO_F_EXPORT void pmpi_ireduce_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *
     int rc = MPI_Ireduce_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ireduce_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_c_f08_")));
 
@@ -5546,8 +5066,7 @@ HALO_F_EXPORT void pmpi_ireduce_scatter_c_f08_(void *sendbuf, void *recvbuf, MPI
     int rc = MPI_Ireduce_scatter_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), recvcounts, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ireduce_scatter_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_scatter_c_f08_")));
 
@@ -5557,8 +5076,7 @@ HALO_F_EXPORT void pmpi_ireduce_scatter_block_c_f08_(void *sendbuf, void *recvbu
     int rc = MPI_Ireduce_scatter_block_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ireduce_scatter_block_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ireduce_scatter_block_c_f08_")));
 
@@ -5568,8 +5086,7 @@ HALO_F_EXPORT void pmpi_irsend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *dat
     int rc = MPI_Irsend_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_irsend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_irsend_c_f08_")));
 
@@ -5579,8 +5096,7 @@ HALO_F_EXPORT void pmpi_iscan_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *co
     int rc = MPI_Iscan_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_iscan_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscan_c_f08_")));
 
@@ -5590,8 +5106,7 @@ HALO_F_EXPORT void pmpi_iscatter_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI
     int rc = MPI_Iscatter_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_iscatter_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscatter_c_f08_")));
 
@@ -5601,8 +5116,7 @@ HALO_F_EXPORT void pmpi_iscatterv_c_f08_(void *sendbuf, MPI_Count *sendcounts, M
     int rc = MPI_Iscatterv_c(halo_f_buf(sendbuf), sendcounts, displs, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_iscatterv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_iscatterv_c_f08_")));
 
@@ -5612,8 +5126,7 @@ HALO_F_EXPORT void pmpi_isend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *data
     int rc = MPI_Isend_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_isend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isend_c_f08_")));
 
@@ -5623,8 +5136,7 @@ HALO_F_EXPORT void pmpi_isendrecv_c_f08_(void *sendbuf, MPI_Count *sendcount, MP
     int rc = MPI_Isendrecv_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), *dest, *sendtag, halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *source, *recvtag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_isendrecv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isendrecv_c_f08_")));
 
@@ -5634,8 +5146,7 @@ HALO_F_EXPORT void pmpi_isendrecv_replace_c_f08_(void *buf, MPI_Count *count, MP
     int rc = MPI_Isendrecv_replace_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *sendtag, *source, *recvtag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_isendrecv_replace_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_isendrecv_replace_c_f08_")));
 
@@ -5645,8 +5156,7 @@ HALO_F_EXPORT void pmpi_issend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *dat
     int rc = MPI_Issend_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_issend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_issend_c_f08_")));
 
@@ -5655,16 +5165,14 @@ HALO_F_EXPORT void pmpi_mrecv_c_f08_(void *buf, MPI_Count *count, MPI_Fint *data
     MPI_Message c_message = MPI_Message_f2c(*message);
     int rc = MPI_Mrecv_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), &c_message, halo_f_status(status));
     *message = MPI_Message_c2f(c_message);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_mrecv_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *message, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_mrecv_c_f08_")));
 
 HALO_F_EXPORT void pmpi_neighbor_allgather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Neighbor_allgather_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_allgather_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgather_c_f08_")));
 
@@ -5674,16 +5182,14 @@ HALO_F_EXPORT void pmpi_neighbor_allgather_init_c_f08_(void *sendbuf, MPI_Count 
     int rc = MPI_Neighbor_allgather_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_allgather_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgather_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_neighbor_allgatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Neighbor_allgatherv_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_allgatherv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgatherv_c_f08_")));
 
@@ -5693,16 +5199,14 @@ HALO_F_EXPORT void pmpi_neighbor_allgatherv_init_c_f08_(void *sendbuf, MPI_Count
     int rc = MPI_Neighbor_allgatherv_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, displs, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_allgatherv_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *displs, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_allgatherv_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_neighbor_alltoall_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Neighbor_alltoall_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_alltoall_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoall_c_f08_")));
 
@@ -5712,16 +5216,14 @@ HALO_F_EXPORT void pmpi_neighbor_alltoall_init_c_f08_(void *sendbuf, MPI_Count *
     int rc = MPI_Neighbor_alltoall_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_alltoall_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoall_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_neighbor_alltoallv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Neighbor_alltoallv_c(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_alltoallv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallv_c_f08_")));
 
@@ -5731,8 +5233,7 @@ HALO_F_EXPORT void pmpi_neighbor_alltoallv_init_c_f08_(void *sendbuf, MPI_Count 
     int rc = MPI_Neighbor_alltoallv_init_c(halo_f_buf(sendbuf), sendcounts, sdispls, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), recvcounts, rdispls, MPI_Type_f2c(*recvtype), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_alltoallv_init_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallv_init_c_f08_")));
 
@@ -5749,8 +5250,7 @@ HALO_F_EXPORT void pmpi_neighbor_alltoallw_c_f08_(void *sendbuf, MPI_Count *send
     int rc = MPI_Neighbor_alltoallw_c(halo_f_buf(sendbuf), sendcounts, sdispls, c_sendtypes, halo_f_buf(recvbuf), recvcounts, rdispls, c_recvtypes, MPI_Comm_f2c(*comm));
     free(c_sendtypes);
     free(c_recvtypes);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_alltoallw_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallw_c_f08_")));
 
@@ -5770,16 +5270,14 @@ HALO_F_EXPORT void pmpi_neighbor_alltoallw_init_c_f08_(void *sendbuf, MPI_Count 
     free(c_recvtypes);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_neighbor_alltoallw_init_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes, void *recvbuf, MPI_Count *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_neighbor_alltoallw_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_pack_c_f08_(void *inbuf, MPI_Count *incount, MPI_Fint *datatype, void *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Pack_c(halo_f_buf(inbuf), *incount, MPI_Type_f2c(*datatype), halo_f_buf(outbuf), *outsize, position, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_pack_c_f08_(void *inbuf, MPI_Count *incount, MPI_Fint *datatype, void *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pack_c_f08_")));
 
@@ -5788,8 +5286,7 @@ HALO_F_EXPORT void pmpi_pack_external_c_f08_(char *datarep, void *inbuf, MPI_Cou
     char *c_datarep = halo_f_str_in(datarep, datarep_len);
     int rc = MPI_Pack_external_c(c_datarep, halo_f_buf(inbuf), *incount, MPI_Type_f2c(*datatype), halo_f_buf(outbuf), *outsize, position);
     free(c_datarep);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_pack_external_c_f08_(char *datarep, void *inbuf, MPI_Count *incount, MPI_Fint *datatype, void *outbuf, MPI_Count *outsize, MPI_Count *position, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_pack_external_c_f08_")));
 
@@ -5798,24 +5295,21 @@ HALO_F_EXPORT void pmpi_pack_external_size_c_f08_(char *datarep, MPI_Count *inco
     char *c_datarep = halo_f_str_in(datarep, datarep_len);
     int rc = MPI_Pack_external_size_c(c_datarep, *incount, MPI_Type_f2c(*datatype), size);
     free(c_datarep);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_pack_external_size_c_f08_(char *datarep, MPI_Count *incount, MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_pack_external_size_c_f08_")));
 
 HALO_F_EXPORT void pmpi_pack_size_c_f08_(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Pack_size_c(*incount, MPI_Type_f2c(*datatype), MPI_Comm_f2c(*comm), size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_pack_size_c_f08_(MPI_Count *incount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_pack_size_c_f08_")));
 
 HALO_F_EXPORT void pmpi_put_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror)
 {
     int rc = MPI_Put_c(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Win_f2c(*win));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_put_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_put_c_f08_")));
 
@@ -5825,16 +5319,14 @@ HALO_F_EXPORT void pmpi_raccumulate_c_f08_(void *origin_addr, MPI_Count *origin_
     int rc = MPI_Raccumulate_c(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Op_f2c(*op), MPI_Win_f2c(*win), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_raccumulate_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_raccumulate_c_f08_")));
 
 HALO_F_EXPORT void pmpi_recv_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_Recv_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *source, *tag, MPI_Comm_f2c(*comm), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_recv_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_recv_c_f08_")));
 
@@ -5844,16 +5336,14 @@ HALO_F_EXPORT void pmpi_recv_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *
     int rc = MPI_Recv_init_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *source, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_recv_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *source, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_recv_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_reduce_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Reduce_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_reduce_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_c_f08_")));
 
@@ -5863,32 +5353,28 @@ HALO_F_EXPORT void pmpi_reduce_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Cou
     int rc = MPI_Reduce_init_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_reduce_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_reduce_local_c_f08_(void *inbuf, void *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror)
 {
     int rc = MPI_Reduce_local_c(halo_f_buf(inbuf), halo_f_buf(inoutbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_reduce_local_c_f08_(void *inbuf, void *inoutbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_local_c_f08_")));
 
 HALO_F_EXPORT void pmpi_reduce_scatter_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Reduce_scatter_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), recvcounts, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_reduce_scatter_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_c_f08_")));
 
 HALO_F_EXPORT void pmpi_reduce_scatter_block_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Reduce_scatter_block_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_reduce_scatter_block_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_block_c_f08_")));
 
@@ -5898,8 +5384,7 @@ HALO_F_EXPORT void pmpi_reduce_scatter_block_init_c_f08_(void *sendbuf, void *re
     int rc = MPI_Reduce_scatter_block_init_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_reduce_scatter_block_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcount, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_block_init_c_f08_")));
 
@@ -5909,8 +5394,7 @@ HALO_F_EXPORT void pmpi_reduce_scatter_init_c_f08_(void *sendbuf, void *recvbuf,
     int rc = MPI_Reduce_scatter_init_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), recvcounts, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_reduce_scatter_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *recvcounts, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_reduce_scatter_init_c_f08_")));
 
@@ -5920,8 +5404,7 @@ HALO_F_EXPORT void pmpi_rget_c_f08_(void *origin_addr, MPI_Count *origin_count, 
     int rc = MPI_Rget_c(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Win_f2c(*win), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_rget_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rget_c_f08_")));
 
@@ -5931,8 +5414,7 @@ HALO_F_EXPORT void pmpi_rget_accumulate_c_f08_(void *origin_addr, MPI_Count *ori
     int rc = MPI_Rget_accumulate_c(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), halo_f_buf(result_addr), *result_count, MPI_Type_f2c(*result_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Op_f2c(*op), MPI_Win_f2c(*win), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_rget_accumulate_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, void *result_addr, MPI_Count *result_count, MPI_Fint *result_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *op, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rget_accumulate_c_f08_")));
 
@@ -5942,16 +5424,14 @@ HALO_F_EXPORT void pmpi_rput_c_f08_(void *origin_addr, MPI_Count *origin_count, 
     int rc = MPI_Rput_c(halo_f_buf(origin_addr), *origin_count, MPI_Type_f2c(*origin_datatype), *target_rank, *target_disp, *target_count, MPI_Type_f2c(*target_datatype), MPI_Win_f2c(*win), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_rput_c_f08_(void *origin_addr, MPI_Count *origin_count, MPI_Fint *origin_datatype, MPI_Fint *target_rank, MPI_Aint *target_disp, MPI_Count *target_count, MPI_Fint *target_datatype, MPI_Fint *win, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rput_c_f08_")));
 
 HALO_F_EXPORT void pmpi_rsend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Rsend_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_rsend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rsend_c_f08_")));
 
@@ -5961,16 +5441,14 @@ HALO_F_EXPORT void pmpi_rsend_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint 
     int rc = MPI_Rsend_init_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_rsend_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_rsend_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_scan_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Scan_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_scan_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scan_c_f08_")));
 
@@ -5980,16 +5458,14 @@ HALO_F_EXPORT void pmpi_scan_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count
     int rc = MPI_Scan_init_c(halo_f_buf(sendbuf), halo_f_buf(recvbuf), *count, MPI_Type_f2c(*datatype), MPI_Op_f2c(*op), MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_scan_init_c_f08_(void *sendbuf, void *recvbuf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scan_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_scatter_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Scatter_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_scatter_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatter_c_f08_")));
 
@@ -5999,16 +5475,14 @@ HALO_F_EXPORT void pmpi_scatter_init_c_f08_(void *sendbuf, MPI_Count *sendcount,
     int rc = MPI_Scatter_init_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_scatter_init_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatter_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_scatterv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Scatterv_c(halo_f_buf(sendbuf), sendcounts, displs, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_scatterv_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatterv_c_f08_")));
 
@@ -6018,16 +5492,14 @@ HALO_F_EXPORT void pmpi_scatterv_init_c_f08_(void *sendbuf, MPI_Count *sendcount
     int rc = MPI_Scatterv_init_c(halo_f_buf(sendbuf), sendcounts, displs, MPI_Type_f2c(*sendtype), halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *root, MPI_Comm_f2c(*comm), MPI_Info_f2c(*info), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_scatterv_init_c_f08_(void *sendbuf, MPI_Count *sendcounts, MPI_Aint *displs, MPI_Fint *sendtype, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_scatterv_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_send_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Send_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_send_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_send_c_f08_")));
 
@@ -6037,48 +5509,42 @@ HALO_F_EXPORT void pmpi_send_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *
     int rc = MPI_Send_init_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_send_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_send_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_sendrecv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_Sendrecv_c(halo_f_buf(sendbuf), *sendcount, MPI_Type_f2c(*sendtype), *dest, *sendtag, halo_f_buf(recvbuf), *recvcount, MPI_Type_f2c(*recvtype), *source, *recvtag, MPI_Comm_f2c(*comm), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_sendrecv_c_f08_(void *sendbuf, MPI_Count *sendcount, MPI_Fint *sendtype, MPI_Fint *dest, MPI_Fint *sendtag, void *recvbuf, MPI_Count *recvcount, MPI_Fint *recvtype, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_sendrecv_c_f08_")));
 
 HALO_F_EXPORT void pmpi_sendrecv_replace_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror)
 {
     int rc = MPI_Sendrecv_replace_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *sendtag, *source, *recvtag, MPI_Comm_f2c(*comm), halo_f_status(status));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_sendrecv_replace_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *sendtag, MPI_Fint *source, MPI_Fint *recvtag, MPI_Fint *comm, MPI_Fint *status, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_sendrecv_replace_c_f08_")));
 
 HALO_F_EXPORT void pmpi_session_attach_buffer_c_f08_(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Session_attach_buffer_c(MPI_Session_f2c(*session), halo_f_buf(buffer), *size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_session_attach_buffer_c_f08_(MPI_Fint *session, void *buffer, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_attach_buffer_c_f08_")));
 
 HALO_F_EXPORT void pmpi_session_detach_buffer_c_f08_(MPI_Fint *session, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Session_detach_buffer_c(MPI_Session_f2c(*session), buffer_addr, size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_session_detach_buffer_c_f08_(MPI_Fint *session, void *buffer_addr, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_session_detach_buffer_c_f08_")));
 
 HALO_F_EXPORT void pmpi_ssend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Ssend_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ssend_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ssend_c_f08_")));
 
@@ -6088,16 +5554,14 @@ HALO_F_EXPORT void pmpi_ssend_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint 
     int rc = MPI_Ssend_init_c(halo_f_buf(buf), *count, MPI_Type_f2c(*datatype), *dest, *tag, MPI_Comm_f2c(*comm), &c_request);
     if (rc == MPI_SUCCESS)
         *request = MPI_Request_c2f(c_request);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_ssend_init_c_f08_(void *buf, MPI_Count *count, MPI_Fint *datatype, MPI_Fint *dest, MPI_Fint *tag, MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_ssend_init_c_f08_")));
 
 HALO_F_EXPORT void pmpi_status_set_elements_c_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror)
 {
     int rc = MPI_Status_set_elements_c(halo_f_status(status), MPI_Type_f2c(*datatype), *count);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_status_set_elements_c_f08_(MPI_Fint *status, MPI_Fint *datatype, MPI_Count *count, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_status_set_elements_c_f08_")));
 
@@ -6107,8 +5571,7 @@ HALO_F_EXPORT void pmpi_type_contiguous_c_f08_(MPI_Count *count, MPI_Fint *oldty
     int rc = MPI_Type_contiguous_c(*count, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_contiguous_c_f08_(MPI_Count *count, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_contiguous_c_f08_")));
 
@@ -6118,8 +5581,7 @@ HALO_F_EXPORT void pmpi_type_create_darray_c_f08_(MPI_Fint *size, MPI_Fint *rank
     int rc = MPI_Type_create_darray_c(*size, *rank, *ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, *order, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_darray_c_f08_(MPI_Fint *size, MPI_Fint *rank, MPI_Fint *ndims, MPI_Count *array_of_gsizes, MPI_Fint *array_of_distribs, MPI_Fint *array_of_dargs, MPI_Fint *array_of_psizes, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_darray_c_f08_")));
 
@@ -6129,8 +5591,7 @@ HALO_F_EXPORT void pmpi_type_create_hindexed_c_f08_(MPI_Count *count, MPI_Count 
     int rc = MPI_Type_create_hindexed_c(*count, array_of_blocklengths, array_of_displacements, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_hindexed_c_f08_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hindexed_c_f08_")));
 
@@ -6140,8 +5601,7 @@ HALO_F_EXPORT void pmpi_type_create_hindexed_block_c_f08_(MPI_Count *count, MPI_
     int rc = MPI_Type_create_hindexed_block_c(*count, *blocklength, array_of_displacements, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_hindexed_block_c_f08_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hindexed_block_c_f08_")));
 
@@ -6151,8 +5611,7 @@ HALO_F_EXPORT void pmpi_type_create_hvector_c_f08_(MPI_Count *count, MPI_Count *
     int rc = MPI_Type_create_hvector_c(*count, *blocklength, *stride, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_hvector_c_f08_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_hvector_c_f08_")));
 
@@ -6162,8 +5621,7 @@ HALO_F_EXPORT void pmpi_type_create_indexed_block_c_f08_(MPI_Count *count, MPI_C
     int rc = MPI_Type_create_indexed_block_c(*count, *blocklength, array_of_displacements, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_indexed_block_c_f08_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_indexed_block_c_f08_")));
 
@@ -6173,8 +5631,7 @@ HALO_F_EXPORT void pmpi_type_create_resized_c_f08_(MPI_Fint *oldtype, MPI_Count 
     int rc = MPI_Type_create_resized_c(MPI_Type_f2c(*oldtype), *lb, *extent, &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_resized_c_f08_(MPI_Fint *oldtype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_resized_c_f08_")));
 
@@ -6189,8 +5646,7 @@ HALO_F_EXPORT void pmpi_type_create_struct_c_f08_(MPI_Count *count, MPI_Count *a
     free(c_array_of_types);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_struct_c_f08_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *array_of_types, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_struct_c_f08_")));
 
@@ -6200,8 +5656,7 @@ HALO_F_EXPORT void pmpi_type_create_subarray_c_f08_(MPI_Fint *ndims, MPI_Count *
     int rc = MPI_Type_create_subarray_c(*ndims, array_of_sizes, array_of_subsizes, array_of_starts, *order, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_create_subarray_c_f08_(MPI_Fint *ndims, MPI_Count *array_of_sizes, MPI_Count *array_of_subsizes, MPI_Count *array_of_starts, MPI_Fint *order, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_create_subarray_c_f08_")));
 
@@ -6213,32 +5668,28 @@ HALO_F_EXPORT void pmpi_type_get_contents_c_f08_(MPI_Fint *datatype, MPI_Count *
     for (int i = 0; i < n_array_of_datatypes; i++)
         array_of_datatypes[i] = MPI_Type_c2f(c_array_of_datatypes[i]);
     free(c_array_of_datatypes);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_get_contents_c_f08_(MPI_Fint *datatype, MPI_Count *max_integers, MPI_Count *max_addresses, MPI_Count *max_large_counts, MPI_Count *max_datatypes, MPI_Fint *array_of_integers, MPI_Aint *array_of_addresses, MPI_Count *array_of_large_counts, MPI_Fint *array_of_datatypes, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_contents_c_f08_")));
 
 HALO_F_EXPORT void pmpi_type_get_envelope_c_f08_(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror)
 {
     int rc = MPI_Type_get_envelope_c(MPI_Type_f2c(*datatype), num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_get_envelope_c_f08_(MPI_Fint *datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, MPI_Fint *combiner, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_envelope_c_f08_")));
 
 HALO_F_EXPORT void pmpi_type_get_extent_c_f08_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror)
 {
     int rc = MPI_Type_get_extent_c(MPI_Type_f2c(*datatype), lb, extent);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_get_extent_c_f08_(MPI_Fint *datatype, MPI_Count *lb, MPI_Count *extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_extent_c_f08_")));
 
 HALO_F_EXPORT void pmpi_type_get_true_extent_c_f08_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror)
 {
     int rc = MPI_Type_get_true_extent_c(MPI_Type_f2c(*datatype), true_lb, true_extent);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_get_true_extent_c_f08_(MPI_Fint *datatype, MPI_Count *true_lb, MPI_Count *true_extent, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_get_true_extent_c_f08_")));
 
@@ -6248,16 +5699,14 @@ HALO_F_EXPORT void pmpi_type_indexed_c_f08_(MPI_Count *count, MPI_Count *array_o
     int rc = MPI_Type_indexed_c(*count, array_of_blocklengths, array_of_displacements, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_indexed_c_f08_(MPI_Count *count, MPI_Count *array_of_blocklengths, MPI_Count *array_of_displacements, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_indexed_c_f08_")));
 
 HALO_F_EXPORT void pmpi_type_size_c_f08_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror)
 {
     int rc = MPI_Type_size_c(MPI_Type_f2c(*datatype), size);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_size_c_f08_(MPI_Fint *datatype, MPI_Count *size, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_size_c_f08_")));
 
@@ -6267,16 +5716,14 @@ HALO_F_EXPORT void pmpi_type_vector_c_f08_(MPI_Count *count, MPI_Count *blocklen
     int rc = MPI_Type_vector_c(*count, *blocklength, *stride, MPI_Type_f2c(*oldtype), &c_newtype);
     if (rc == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(c_newtype);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_type_vector_c_f08_(MPI_Count *count, MPI_Count *blocklength, MPI_Count *stride, MPI_Fint *oldtype, MPI_Fint *newtype, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_type_vector_c_f08_")));
 
 HALO_F_EXPORT void pmpi_unpack_c_f08_(void *inbuf, MPI_Count *insize, MPI_Count *position, void *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror)
 {
     int rc = MPI_Unpack_c(halo_f_buf(inbuf), *insize, position, halo_f_buf(outbuf), *outcount, MPI_Type_f2c(*datatype), MPI_Comm_f2c(*comm));
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_unpack_c_f08_(void *inbuf, MPI_Count *insize, MPI_Count *position, void *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *comm, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_unpack_c_f08_")));
 
@@ -6285,8 +5732,7 @@ HALO_F_EXPORT void pmpi_unpack_external_c_f08_(char *datarep, void *inbuf, MPI_C
     char *c_datarep = halo_f_str_in(datarep, datarep_len);
     int rc = MPI_Unpack_external_c(c_datarep, halo_f_buf(inbuf), *insize, position, halo_f_buf(outbuf), *outcount, MPI_Type_f2c(*datatype));
     free(c_datarep);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_unpack_external_c_f08_(char *datarep, void *inbuf, MPI_Count *insize, MPI_Count *position, void *outbuf, MPI_Count *outcount, MPI_Fint *datatype, MPI_Fint *ierror, size_t datarep_len) __attribute__((weak, alias("pmpi_unpack_external_c_f08_")));
 
@@ -6296,8 +5742,7 @@ HALO_F_EXPORT void pmpi_win_allocate_c_f08_(MPI_Aint *size, MPI_Aint *disp_unit,
     int rc = MPI_Win_allocate_c(*size, *disp_unit, MPI_Info_f2c(*info), MPI_Comm_f2c(*comm), baseptr, &c_win);
     if (rc == MPI_SUCCESS)
         *win = MPI_Win_c2f(c_win);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_allocate_c_f08_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_c_f08_")));
 HALO_F_EXPORT void pmpi_win_allocate_c_f08_cptr_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_c_f08_")));
@@ -6309,8 +5754,7 @@ HALO_F_EXPORT void pmpi_win_allocate_shared_c_f08_(MPI_Aint *size, MPI_Aint *dis
     int rc = MPI_Win_allocate_shared_c(*size, *disp_unit, MPI_Info_f2c(*info), MPI_Comm_f2c(*comm), baseptr, &c_win);
     if (rc == MPI_SUCCESS)
         *win = MPI_Win_c2f(c_win);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_allocate_shared_c_f08_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_shared_c_f08_")));
 HALO_F_EXPORT void pmpi_win_allocate_shared_c_f08_cptr_(MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, void *baseptr, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_allocate_shared_c_f08_")));
@@ -6322,16 +5766,14 @@ HALO_F_EXPORT void pmpi_win_create_c_f08_(void *base, MPI_Aint *size, MPI_Aint *
     int rc = MPI_Win_create_c(halo_f_buf(base), *size, *disp_unit, MPI_Info_f2c(*info), MPI_Comm_f2c(*comm), &c_win);
     if (rc == MPI_SUCCESS)
         *win = MPI_Win_c2f(c_win);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_create_c_f08_(void *base, MPI_Aint *size, MPI_Aint *disp_unit, MPI_Fint *info, MPI_Fint *comm, MPI_Fint *win, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_create_c_f08_")));
 
 HALO_F_EXPORT void pmpi_win_shared_query_c_f08_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr, MPI_Fint *ierror)
 {
     int rc = MPI_Win_shared_query_c(MPI_Win_f2c(*win), *rank, size, disp_unit, baseptr);
-    if (ierror)
-        *ierror = rc;
+    F_RETURN(ierror, rc);
 }
 HALO_F_EXPORT void mpi_win_shared_query_c_f08_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_shared_query_c_f08_")));
 HALO_F_EXPORT void pmpi_win_shared_query_c_f08_cptr_(MPI_Fint *win, MPI_Fint *rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr, MPI_Fint *ierror) __attribute__((weak, alias("pmpi_win_shared_query_c_f08_")));

@@ -15182,85 +15182,85 @@ module mpi_f08
     end function PMPI_Wtime_f08
   end interface PMPI_Wtime
   interface MPI_Sizeof
-    subroutine halo_sizeof_i1(x, size, ierror)
-      INTEGER(KIND=1), DIMENSION(..) :: x
-      integer :: size
-      integer, optional :: ierror
+    subroutine halo_sizeof_i1(X, SIZE, IERROR)
+      INTEGER(KIND=1), DIMENSION(..) :: X
+      INTEGER :: SIZE
+      INTEGER, OPTIONAL :: IERROR
     end subroutine halo_sizeof_i1
-    subroutine halo_sizeof_i2(x, size, ierror)
-      INTEGER(KIND=2), DIMENSION(..) :: x
-      integer :: size
-      integer, optional :: ierror
+    subroutine halo_sizeof_i2(X, SIZE, IERROR)
+      INTEGER(KIND=2), DIMENSION(..) :: X
+      INTEGER :: SIZE
+      INTEGER, OPTIONAL :: IERROR
     end subroutine halo_sizeof_i2
-    subroutine halo_sizeof_i4(x, size, ierror)
-      INTEGER(KIND=4), DIMENSION(..) :: x
-      integer :: size
-      integer, optional :: ierror
+    subroutine halo_sizeof_i4(X, SIZE, IERROR)
+      INTEGER(KIND=4), DIMENSION(..) :: X
+      INTEGER :: SIZE
+      INTEGER, OPTIONAL :: IERROR
     end subroutine halo_sizeof_i4
-    subroutine halo_sizeof_i8(x, size, ierror)
-      INTEGER(KIND=8), DIMENSION(..) :: x
-      integer :: size
-      integer, optional :: ierror
+    subroutine halo_sizeof_i8(X, SIZE, IERROR)
+      INTEGER(KIND=8), DIMENSION(..) :: X
+      INTEGER :: SIZE
+      INTEGER, OPTIONAL :: IERROR
     end subroutine halo_sizeof_i8
-    subroutine halo_sizeof_i16(x, size, ierror)
-      INTEGER(KIND=16), DIMENSION(..) :: x
-      integer :: size
-      integer, optional :: ierror
+    subroutine halo_sizeof_i16(X, SIZE, IERROR)
+      INTEGER(KIND=16), DIMENSION(..) :: X
+      INTEGER :: SIZE
+      INTEGER, OPTIONAL :: IERROR
     end subroutine halo_sizeof_i16
-    subroutine halo_sizeof_r4(x, size, ierror)
-      REAL(KIND=4), DIMENSION(..) :: x
-      integer :: size
-      integer, optional :: ierror
+    subroutine halo_sizeof_r4(X, SIZE, IERROR)
+      REAL(KIND=4), DIMENSION(..) :: X
+      INTEGER :: SIZE
+      INTEGER, OPTIONAL :: IERROR
     end subroutine halo_sizeof_r4
-    subroutine halo_sizeof_r8(x, size, ierror)
-      REAL(KIND=8), DIMENSION(..) :: x
-      integer :: size
-      integer, optional :: ierror
+    subroutine halo_sizeof_r8(X, SIZE, IERROR)
+      REAL(KIND=8), DIMENSION(..) :: X
+      INTEGER :: SIZE
+      INTEGER, OPTIONAL :: IERROR
     end subroutine halo_sizeof_r8
-    subroutine halo_sizeof_r16(x, size, ierror)
-      REAL(KIND=16), DIMENSION(..) :: x
-      integer :: size
-      integer, optional :: ierror
+    subroutine halo_sizeof_r16(X, SIZE, IERROR)
+      REAL(KIND=16), DIMENSION(..) :: X
+      INTEGER :: SIZE
+      INTEGER, OPTIONAL :: IERROR
     end subroutine halo_sizeof_r16
-    subroutine halo_sizeof_c4(x, size, ierror)
-      COMPLEX(KIND=4), DIMENSION(..) :: x
-      integer :: size
-      integer, optional :: ierror
+    subroutine halo_sizeof_c4(X, SIZE, IERROR)
+      COMPLEX(KIND=4), DIMENSION(..) :: X
+      INTEGER :: SIZE
+      INTEGER, OPTIONAL :: IERROR
     end subroutine halo_sizeof_c4
-    subroutine halo_sizeof_c8(x, size, ierror)
-      COMPLEX(KIND=8), DIMENSION(..) :: x
-      integer :: size
-      integer, optional :: ierror
+    subroutine halo_sizeof_c8(X, SIZE, IERROR)
+      COMPLEX(KIND=8), DIMENSION(..) :: X
+      INTEGER :: SIZE
+      INTEGER, OPTIONAL :: IERROR
     end subroutine halo_sizeof_c8
-    subroutine halo_sizeof_c16(x, size, ierror)
-      COMPLEX(KIND=16), DIMENSION(..) :: x
-      integer :: size
-      integer, optional :: ierror
+    subroutine halo_sizeof_c16(X, SIZE, IERROR)
+      COMPLEX(KIND=16), DIMENSION(..) :: X
+      INTEGER :: SIZE
+      INTEGER, OPTIONAL :: IERROR
     end subroutine halo_sizeof_c16
-    subroutine halo_sizeof_l1(x, size, ierror)
-      LOGICAL(KIND=1), DIMENSION(..) :: x
-      integer :: size
-      integer, optional :: ierror
+    subroutine halo_sizeof_l1(X, SIZE, IERROR)
+      LOGICAL(KIND=1), DIMENSION(..) :: X
+      INTEGER :: SIZE
+      INTEGER, OPTIONAL :: IERROR
     end subroutine halo_sizeof_l1
-    subroutine halo_sizeof_l2(x, size, ierror)
-      LOGICAL(KIND=2), DIMENSION(..) :: x
-      integer :: size
-      integer, optional :: ierror
+    subroutine halo_sizeof_l2(X, SIZE, IERROR)
+      LOGICAL(KIND=2), DIMENSION(..) :: X
+      INTEGER :: SIZE
+      INTEGER, OPTIONAL :: IERROR
     end subroutine halo_sizeof_l2
-    subroutine halo_sizeof_l4(x, size, ierror)
-      LOGICAL(KIND=4), DIMENSION(..) :: x
-      integer :: size
-      integer, optional :: ierror
+    subroutine halo_sizeof_l4(X, SIZE, IERROR)
+      LOGICAL(KIND=4), DIMENSION(..) :: X
+      INTEGER :: SIZE
+      INTEGER, OPTIONAL :: IERROR
     end subroutine halo_sizeof_l4
-    subroutine halo_sizeof_l8(x, size, ierror)
-      LOGICAL(KIND=8), DIMENSION(..) :: x
-      integer :: size
-      integer, optional :: ierror
+    subroutine halo_sizeof_l8(X, SIZE, IERROR)
+      LOGICAL(KIND=8), DIMENSION(..) :: X
+      INTEGER :: SIZE
+      INTEGER, OPTIONAL :: IERROR
     end subroutine halo_sizeof_l8
-    subroutine halo_sizeof_c1(x, size, ierror)
-      character(len=*), dimension(..) :: x
-      integer :: size
-      integer, optional :: ierror
+    subroutine halo_sizeof_c1(X, SIZE, IERROR)
+      CHARACTER(LEN=*), DIMENSION(..) :: X
+      INTEGER :: SIZE
+      INTEGER, OPTIONAL :: IERROR
     end subroutine halo_sizeof_c1
   end interface MPI_Sizeof
 end module mpi_f08

@@ -213,8 +213,7 @@ class Gen:
         lines.append(f"    int rc = {ccall}({call_args});")
         for ln in self.post:
             lines.append("    " + ln)
-        lines.append("    if (ierror)")
-        lines.append("        *ierror = rc;")
+        lines.append("    F_RETURN(ierror, rc);")
         lines.append("}")
         lines.append(f"HALO_F_EXPORT void {lower}_({sig}) __attribute__((weak, alias(\"p{lower}_\")));")
         suffixes = []
@@ -429,6 +428,21 @@ def sizeof_specific(t, k):
     return f"halo_sizeof_{t[0].lower()}{k}"
 
 
+def sizeof_generic(name, size_ierror):
+    """The generic MPI_SIZEOF: one specific per type and kind of X, whose
+    SIZE and IERROR declarations are size_ierror."""
+    out = [f"  interface {name}"]
+    specifics = [(sizeof_specific(t, k), f"{t}(KIND={k})") for t, k in SIZEOF_KINDS]
+    specifics.append(("halo_sizeof_c1", "CHARACTER(LEN=*)"))
+    for sp, xtype in specifics:
+        out.append(f"    subroutine {sp}(X, SIZE, IERROR)")
+        out.append(f"      {xtype}, DIMENSION(..) :: X")
+        out.extend(size_ierror)
+        out.append(f"    end subroutine {sp}")
+    out.append(f"  end interface {name}")
+    return out
+
+
 def interface_body(name, params, rtype, cptr=False):
     out = []
     args = ", ".join(p.name for p in params)
@@ -483,18 +497,7 @@ def gen_interfaces():
         out.extend(interface_body(name, params, None))
         out.extend(interface_body(name + "_CPTR", params, None, cptr=True))
         out.append(f"  end interface {name}")
-    out.append("  interface MPI_SIZEOF")
-    for t, k in SIZEOF_KINDS:
-        sp = sizeof_specific(t, k)
-        out.append(f"    subroutine {sp}(X, SIZE, IERROR)")
-        out.append(f"      {t}(KIND={k}), DIMENSION(..) :: X")
-        out.append("      INTEGER :: SIZE, IERROR")
-        out.append(f"    end subroutine {sp}")
-    out.append("    subroutine halo_sizeof_c1(X, SIZE, IERROR)")
-    out.append("      CHARACTER(LEN=*), DIMENSION(..) :: X")
-    out.append("      INTEGER :: SIZE, IERROR")
-    out.append("    end subroutine halo_sizeof_c1")
-    out.append("  end interface MPI_SIZEOF")
+    out.extend(sizeof_generic("MPI_SIZEOF", ["      INTEGER :: SIZE, IERROR"]))
     out.append("#endif")
     return out
 
@@ -722,20 +725,7 @@ def gen_f08(consts, procs, bigs):
                 out.append(f"  interface {generic}_c")
                 out.extend(f08_body(generic + "_c_f08", big))
                 out.append(f"  end interface {generic}_c")
-    out.append("  interface MPI_Sizeof")
-    for t, k in SIZEOF_KINDS:
-        sp = sizeof_specific(t, k)
-        out.append(f"    subroutine {sp}(x, size, ierror)")
-        out.append(f"      {t}(KIND={k}), DIMENSION(..) :: x")
-        out.append("      integer :: size")
-        out.append("      integer, optional :: ierror")
-        out.append(f"    end subroutine {sp}")
-    out.append("    subroutine halo_sizeof_c1(x, size, ierror)")
-    out.append("      character(len=*), dimension(..) :: x")
-    out.append("      integer :: size")
-    out.append("      integer, optional :: ierror")
-    out.append("    end subroutine halo_sizeof_c1")
-    out.append("  end interface MPI_Sizeof")
+    out.extend(sizeof_generic("MPI_Sizeof", ["      INTEGER :: SIZE", "      INTEGER, OPTIONAL :: IERROR"]))
     out.append("end module mpi_f08")
     return "\n".join(out) + "\n"
 
