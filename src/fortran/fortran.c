@@ -793,13 +793,17 @@ static void f_spawn_multiple(MPI_Fint *count, char *commands, char *argvs, MPI_F
                          ierror, commands_len, argvs_len, lead);                                   \
     }
 F_SPAWN(pmpi_comm_spawn_, 1)
-F_SPAWN(mpi_comm_spawn_, 1)
 F_SPAWN(pmpi_comm_spawn_f08_, 0)
-F_SPAWN(mpi_comm_spawn_f08_, 0)
 F_SPAWN_MULTIPLE(pmpi_comm_spawn_multiple_, 1)
-F_SPAWN_MULTIPLE(mpi_comm_spawn_multiple_, 1)
 F_SPAWN_MULTIPLE(pmpi_comm_spawn_multiple_f08_, 0)
-F_SPAWN_MULTIPLE(mpi_comm_spawn_multiple_f08_, 0)
+/* The MPI_ names, weak as every other's, so a profiling tool can wrap them. */
+extern __typeof__(pmpi_comm_spawn_) mpi_comm_spawn_ HALO_F_EXPORT __attribute__((weak, alias("pmpi_comm_spawn_")));
+extern __typeof__(pmpi_comm_spawn_f08_) mpi_comm_spawn_f08_ HALO_F_EXPORT
+    __attribute__((weak, alias("pmpi_comm_spawn_f08_")));
+extern __typeof__(pmpi_comm_spawn_multiple_) mpi_comm_spawn_multiple_ HALO_F_EXPORT
+    __attribute__((weak, alias("pmpi_comm_spawn_multiple_")));
+extern __typeof__(pmpi_comm_spawn_multiple_f08_) mpi_comm_spawn_multiple_f08_ HALO_F_EXPORT
+    __attribute__((weak, alias("pmpi_comm_spawn_multiple_f08_")));
 
 /* ---------------------------------------------------------------- removed in MPI-3.0 */
 
