@@ -4,11 +4,12 @@
 ! Handles are derived types of one INTEGER (MPI_VAL, the integer handle of
 ! mpif.h; c_int is the default INTEGER), statuses TYPE(MPI_Status), IERROR
 ! optional. Choice buffers are
-! assumed-size TYPE(*) without argument checks (MPI_SUBARRAYS_SUPPORTED is
-! .FALSE.: a non-contiguous section passes through a contiguous copy);
-! procedure arguments are EXTERNAL. Each generic MPI_X (and PMPI_X) names
-! the specific MPI_X_f08 (and MPI_X_c_f08, the large-count form), which the
-! library's Fortran wrappers implement.
+! assumed-rank TYPE(*), DIMENSION(..) (MPI_SUBARRAYS_SUPPORTED is .TRUE.:
+! any array section may be passed, src/fortran/f08ts.c); procedure
+! arguments are EXTERNAL. Each generic MPI_X (and PMPI_X) names the
+! specific MPI_X_f08 (and MPI_X_c_f08, the large-count form), or
+! MPI_X_f08ts (MPI_X_c_f08ts) for a procedure with choice buffers, which
+! the library's wrappers implement (the _f08ts ones in mpi_f08ts.f90).
 module mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr, c_char, c_int
   implicit none
@@ -334,7 +335,7 @@ module mpi_f08
   ! Removed by MPI-3.0, for old programs (as in mpif.h)
   type(MPI_Datatype), parameter :: MPI_LB = MPI_Datatype(4080)
   type(MPI_Datatype), parameter :: MPI_UB = MPI_Datatype(4081)
-  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.
+  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .true.
   logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.
   ! Special addresses: the variables of mpif.h's common blocks
   integer(c_int), bind(C, name="halof_bottom_") :: MPI_BOTTOM
@@ -756,12 +757,11 @@ module mpi_f08
     end subroutine PMPI_Abort_f08
   end interface PMPI_Abort
   interface MPI_Accumulate
-    subroutine MPI_Accumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    subroutine MPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, op, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER, INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -771,13 +771,12 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Accumulate_f08
-    subroutine MPI_Accumulate_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    end subroutine MPI_Accumulate_f08ts
+    subroutine MPI_Accumulate_c_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, op, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -787,15 +786,14 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Accumulate_c_f08
+    end subroutine MPI_Accumulate_c_f08ts
   end interface MPI_Accumulate
   interface PMPI_Accumulate
-    subroutine PMPI_Accumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    subroutine PMPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, op, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER, INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -805,13 +803,12 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Accumulate_f08
-    subroutine PMPI_Accumulate_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    end subroutine PMPI_Accumulate_f08ts
+    subroutine PMPI_Accumulate_c_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, op, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -821,7 +818,7 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Accumulate_c_f08
+    end subroutine PMPI_Accumulate_c_f08ts
   end interface PMPI_Accumulate
   interface MPI_Add_error_class
     subroutine MPI_Add_error_class_f08(errorclass, ierror)
@@ -912,220 +909,194 @@ module mpi_f08
     end function PMPI_Aint_diff_f08
   end interface PMPI_Aint_diff
   interface MPI_Allgather
-    subroutine MPI_Allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    subroutine MPI_Allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Allgather_f08
-    subroutine MPI_Allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    end subroutine MPI_Allgather_f08ts
+    subroutine MPI_Allgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Allgather_c_f08
+    end subroutine MPI_Allgather_c_f08ts
   end interface MPI_Allgather
   interface PMPI_Allgather
-    subroutine PMPI_Allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    subroutine PMPI_Allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allgather_f08
-    subroutine PMPI_Allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    end subroutine PMPI_Allgather_f08ts
+    subroutine PMPI_Allgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allgather_c_f08
+    end subroutine PMPI_Allgather_c_f08ts
   end interface PMPI_Allgather
   interface MPI_Allgather_init
-    subroutine MPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-      comm, info, request, ierror)
+    subroutine MPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Allgather_init_f08
-    subroutine MPI_Allgather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine MPI_Allgather_init_f08ts
+    subroutine MPI_Allgather_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Allgather_init_c_f08
+    end subroutine MPI_Allgather_init_c_f08ts
   end interface MPI_Allgather_init
   interface PMPI_Allgather_init
-    subroutine PMPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    subroutine PMPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allgather_init_f08
-    subroutine PMPI_Allgather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine PMPI_Allgather_init_f08ts
+    subroutine PMPI_Allgather_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allgather_init_c_f08
+    end subroutine PMPI_Allgather_init_c_f08ts
   end interface PMPI_Allgather_init
   interface MPI_Allgatherv
-    subroutine MPI_Allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    subroutine MPI_Allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcounts(*)
       INTEGER, INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Allgatherv_f08
-    subroutine MPI_Allgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    end subroutine MPI_Allgatherv_f08ts
+    subroutine MPI_Allgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Allgatherv_c_f08
+    end subroutine MPI_Allgatherv_c_f08ts
   end interface MPI_Allgatherv
   interface PMPI_Allgatherv
-    subroutine PMPI_Allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    subroutine PMPI_Allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcounts(*)
       INTEGER, INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allgatherv_f08
-    subroutine PMPI_Allgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    end subroutine PMPI_Allgatherv_f08ts
+    subroutine PMPI_Allgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allgatherv_c_f08
+    end subroutine PMPI_Allgatherv_c_f08ts
   end interface PMPI_Allgatherv
   interface MPI_Allgatherv_init
-    subroutine MPI_Allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-      recvtype, comm, info, request, ierror)
+    subroutine MPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -1133,17 +1104,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Allgatherv_init_f08
-    subroutine MPI_Allgatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    end subroutine MPI_Allgatherv_init_f08ts
+    subroutine MPI_Allgatherv_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -1151,19 +1120,17 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Allgatherv_init_c_f08
+    end subroutine MPI_Allgatherv_init_c_f08ts
   end interface MPI_Allgatherv_init
   interface PMPI_Allgatherv_init
-    subroutine PMPI_Allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    subroutine PMPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -1171,17 +1138,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allgatherv_init_f08
-    subroutine PMPI_Allgatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    end subroutine PMPI_Allgatherv_init_f08ts
+    subroutine PMPI_Allgatherv_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -1189,7 +1154,7 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allgatherv_init_c_f08
+    end subroutine PMPI_Allgatherv_init_c_f08ts
   end interface PMPI_Allgatherv_init
   interface MPI_Alloc_mem
     subroutine MPI_Alloc_mem_f08(size, info, baseptr, ierror)
@@ -1212,70 +1177,60 @@ module mpi_f08
     end subroutine PMPI_Alloc_mem_f08
   end interface PMPI_Alloc_mem
   interface MPI_Allreduce
-    subroutine MPI_Allreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    subroutine MPI_Allreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Allreduce_f08
-    subroutine MPI_Allreduce_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    end subroutine MPI_Allreduce_f08ts
+    subroutine MPI_Allreduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Allreduce_c_f08
+    end subroutine MPI_Allreduce_c_f08ts
   end interface MPI_Allreduce
   interface PMPI_Allreduce
-    subroutine PMPI_Allreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    subroutine PMPI_Allreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allreduce_f08
-    subroutine PMPI_Allreduce_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    end subroutine PMPI_Allreduce_f08ts
+    subroutine PMPI_Allreduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allreduce_c_f08
+    end subroutine PMPI_Allreduce_c_f08ts
   end interface PMPI_Allreduce
   interface MPI_Allreduce_init
-    subroutine MPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
-      ierror)
+    subroutine MPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, &
+      request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -1283,15 +1238,13 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Allreduce_init_f08
-    subroutine MPI_Allreduce_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+    end subroutine MPI_Allreduce_init_f08ts
+    subroutine MPI_Allreduce_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -1299,17 +1252,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Allreduce_init_c_f08
+    end subroutine MPI_Allreduce_init_c_f08ts
   end interface MPI_Allreduce_init
   interface PMPI_Allreduce_init
-    subroutine PMPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+    subroutine PMPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -1317,15 +1268,13 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allreduce_init_f08
-    subroutine PMPI_Allreduce_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+    end subroutine PMPI_Allreduce_init_f08ts
+    subroutine PMPI_Allreduce_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -1333,228 +1282,202 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Allreduce_init_c_f08
+    end subroutine PMPI_Allreduce_init_c_f08ts
   end interface PMPI_Allreduce_init
   interface MPI_Alltoall
-    subroutine MPI_Alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-      ierror)
+    subroutine MPI_Alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Alltoall_f08
-    subroutine MPI_Alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    end subroutine MPI_Alltoall_f08ts
+    subroutine MPI_Alltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Alltoall_c_f08
+    end subroutine MPI_Alltoall_c_f08ts
   end interface MPI_Alltoall
   interface PMPI_Alltoall
-    subroutine PMPI_Alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    subroutine PMPI_Alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoall_f08
-    subroutine PMPI_Alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    end subroutine PMPI_Alltoall_f08ts
+    subroutine PMPI_Alltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoall_c_f08
+    end subroutine PMPI_Alltoall_c_f08ts
   end interface PMPI_Alltoall
   interface MPI_Alltoall_init
-    subroutine MPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-      comm, info, request, ierror)
+    subroutine MPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Alltoall_init_f08
-    subroutine MPI_Alltoall_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine MPI_Alltoall_init_f08ts
+    subroutine MPI_Alltoall_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Alltoall_init_c_f08
+    end subroutine MPI_Alltoall_init_c_f08ts
   end interface MPI_Alltoall_init
   interface PMPI_Alltoall_init
-    subroutine PMPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-      comm, info, request, ierror)
+    subroutine PMPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoall_init_f08
-    subroutine PMPI_Alltoall_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine PMPI_Alltoall_init_f08ts
+    subroutine PMPI_Alltoall_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoall_init_c_f08
+    end subroutine PMPI_Alltoall_init_c_f08ts
   end interface PMPI_Alltoall_init
   interface MPI_Alltoallv
-    subroutine MPI_Alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    subroutine MPI_Alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
       rdispls, recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcounts(*)
       INTEGER, INTENT(IN) :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcounts(*)
       INTEGER, INTENT(IN) :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Alltoallv_f08
-    subroutine MPI_Alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    end subroutine MPI_Alltoallv_f08ts
+    subroutine MPI_Alltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
       rdispls, recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Alltoallv_c_f08
+    end subroutine MPI_Alltoallv_c_f08ts
   end interface MPI_Alltoallv
   interface PMPI_Alltoallv
-    subroutine PMPI_Alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    subroutine PMPI_Alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
       rdispls, recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcounts(*)
       INTEGER, INTENT(IN) :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcounts(*)
       INTEGER, INTENT(IN) :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoallv_f08
-    subroutine PMPI_Alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-      rdispls, recvtype, comm, ierror)
+    end subroutine PMPI_Alltoallv_f08ts
+    subroutine PMPI_Alltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoallv_c_f08
+    end subroutine PMPI_Alltoallv_c_f08ts
   end interface PMPI_Alltoallv
   interface MPI_Alltoallv_init
-    subroutine MPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    subroutine MPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -1562,18 +1485,16 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Alltoallv_init_f08
-    subroutine MPI_Alltoallv_init_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    end subroutine MPI_Alltoallv_init_f08ts
+    subroutine MPI_Alltoallv_init_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -1581,20 +1502,18 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Alltoallv_init_c_f08
+    end subroutine MPI_Alltoallv_init_c_f08ts
   end interface MPI_Alltoallv_init
   interface PMPI_Alltoallv_init
-    subroutine PMPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    subroutine PMPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -1602,18 +1521,16 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoallv_init_f08
-    subroutine PMPI_Alltoallv_init_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    end subroutine PMPI_Alltoallv_init_f08ts
+    subroutine PMPI_Alltoallv_init_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -1621,92 +1538,82 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoallv_init_c_f08
+    end subroutine PMPI_Alltoallv_init_c_f08ts
   end interface PMPI_Alltoallv_init
   interface MPI_Alltoallw
-    subroutine MPI_Alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    subroutine MPI_Alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
       rdispls, recvtypes, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcounts(*)
       INTEGER, INTENT(IN) :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcounts(*)
       INTEGER, INTENT(IN) :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Alltoallw_f08
-    subroutine MPI_Alltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-      rdispls, recvtypes, comm, ierror)
+    end subroutine MPI_Alltoallw_f08ts
+    subroutine MPI_Alltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Alltoallw_c_f08
+    end subroutine MPI_Alltoallw_c_f08ts
   end interface MPI_Alltoallw
   interface PMPI_Alltoallw
-    subroutine PMPI_Alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    subroutine PMPI_Alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
       rdispls, recvtypes, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcounts(*)
       INTEGER, INTENT(IN) :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcounts(*)
       INTEGER, INTENT(IN) :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoallw_f08
-    subroutine PMPI_Alltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-      rdispls, recvtypes, comm, ierror)
+    end subroutine PMPI_Alltoallw_f08ts
+    subroutine PMPI_Alltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoallw_c_f08
+    end subroutine PMPI_Alltoallw_c_f08ts
   end interface PMPI_Alltoallw
   interface MPI_Alltoallw_init
-    subroutine MPI_Alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    subroutine MPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
@@ -1714,18 +1621,16 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Alltoallw_init_f08
-    subroutine MPI_Alltoallw_init_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    end subroutine MPI_Alltoallw_init_f08ts
+    subroutine MPI_Alltoallw_init_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
@@ -1733,20 +1638,18 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Alltoallw_init_c_f08
+    end subroutine MPI_Alltoallw_init_c_f08ts
   end interface MPI_Alltoallw_init
   interface PMPI_Alltoallw_init
-    subroutine PMPI_Alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    subroutine PMPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
@@ -1754,18 +1657,16 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoallw_init_f08
-    subroutine PMPI_Alltoallw_init_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    end subroutine PMPI_Alltoallw_init_f08ts
+    subroutine PMPI_Alltoallw_init_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
@@ -1773,7 +1674,7 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Alltoallw_init_c_f08
+    end subroutine PMPI_Alltoallw_init_c_f08ts
   end interface PMPI_Alltoallw_init
   interface MPI_Barrier
     subroutine MPI_Barrier_f08(comm, ierror)
@@ -1812,59 +1713,54 @@ module mpi_f08
     end subroutine PMPI_Barrier_init_f08
   end interface PMPI_Barrier_init
   interface MPI_Bcast
-    subroutine MPI_Bcast_f08(buffer, count, datatype, root, comm, ierror)
+    subroutine MPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*) :: buffer
+      TYPE(*), DIMENSION(..) :: buffer
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Bcast_f08
-    subroutine MPI_Bcast_c_f08(buffer, count, datatype, root, comm, ierror)
+    end subroutine MPI_Bcast_f08ts
+    subroutine MPI_Bcast_c_f08ts(buffer, count, datatype, root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*) :: buffer
+      TYPE(*), DIMENSION(..) :: buffer
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Bcast_c_f08
+    end subroutine MPI_Bcast_c_f08ts
   end interface MPI_Bcast
   interface PMPI_Bcast
-    subroutine PMPI_Bcast_f08(buffer, count, datatype, root, comm, ierror)
+    subroutine PMPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*) :: buffer
+      TYPE(*), DIMENSION(..) :: buffer
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Bcast_f08
-    subroutine PMPI_Bcast_c_f08(buffer, count, datatype, root, comm, ierror)
+    end subroutine PMPI_Bcast_f08ts
+    subroutine PMPI_Bcast_c_f08ts(buffer, count, datatype, root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*) :: buffer
+      TYPE(*), DIMENSION(..) :: buffer
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Bcast_c_f08
+    end subroutine PMPI_Bcast_c_f08ts
   end interface PMPI_Bcast
   interface MPI_Bcast_init
-    subroutine MPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, ierror)
+    subroutine MPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: root
@@ -1872,12 +1768,11 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Bcast_init_f08
-    subroutine MPI_Bcast_init_c_f08(buffer, count, datatype, root, comm, info, request, ierror)
+    end subroutine MPI_Bcast_init_f08ts
+    subroutine MPI_Bcast_init_c_f08ts(buffer, count, datatype, root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: root
@@ -1885,14 +1780,13 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Bcast_init_c_f08
+    end subroutine MPI_Bcast_init_c_f08ts
   end interface MPI_Bcast_init
   interface PMPI_Bcast_init
-    subroutine PMPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, ierror)
+    subroutine PMPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: root
@@ -1900,12 +1794,11 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Bcast_init_f08
-    subroutine PMPI_Bcast_init_c_f08(buffer, count, datatype, root, comm, info, request, ierror)
+    end subroutine PMPI_Bcast_init_f08ts
+    subroutine PMPI_Bcast_init_c_f08ts(buffer, count, datatype, root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: root
@@ -1913,66 +1806,61 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Bcast_init_c_f08
+    end subroutine PMPI_Bcast_init_c_f08ts
   end interface PMPI_Bcast_init
   interface MPI_Bsend
-    subroutine MPI_Bsend_f08(buf, count, datatype, dest, tag, comm, ierror)
+    subroutine MPI_Bsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Bsend_f08
-    subroutine MPI_Bsend_c_f08(buf, count, datatype, dest, tag, comm, ierror)
+    end subroutine MPI_Bsend_f08ts
+    subroutine MPI_Bsend_c_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Bsend_c_f08
+    end subroutine MPI_Bsend_c_f08ts
   end interface MPI_Bsend
   interface PMPI_Bsend
-    subroutine PMPI_Bsend_f08(buf, count, datatype, dest, tag, comm, ierror)
+    subroutine PMPI_Bsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Bsend_f08
-    subroutine PMPI_Bsend_c_f08(buf, count, datatype, dest, tag, comm, ierror)
+    end subroutine PMPI_Bsend_f08ts
+    subroutine PMPI_Bsend_c_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Bsend_c_f08
+    end subroutine PMPI_Bsend_c_f08ts
   end interface PMPI_Bsend
   interface MPI_Bsend_init
-    subroutine MPI_Bsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine MPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -1980,12 +1868,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Bsend_init_f08
-    subroutine MPI_Bsend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine MPI_Bsend_init_f08ts
+    subroutine MPI_Bsend_init_c_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -1993,14 +1880,13 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Bsend_init_c_f08
+    end subroutine MPI_Bsend_init_c_f08ts
   end interface MPI_Bsend_init
   interface PMPI_Bsend_init
-    subroutine PMPI_Bsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine PMPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -2008,12 +1894,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Bsend_init_f08
-    subroutine PMPI_Bsend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine PMPI_Bsend_init_f08ts
+    subroutine PMPI_Bsend_init_c_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -2021,43 +1906,39 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Bsend_init_c_f08
+    end subroutine PMPI_Bsend_init_c_f08ts
   end interface PMPI_Bsend_init
   interface MPI_Buffer_attach
-    subroutine MPI_Buffer_attach_f08(buffer, size, ierror)
+    subroutine MPI_Buffer_attach_f08ts(buffer, size, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER, INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Buffer_attach_f08
-    subroutine MPI_Buffer_attach_c_f08(buffer, size, ierror)
+    end subroutine MPI_Buffer_attach_f08ts
+    subroutine MPI_Buffer_attach_c_f08ts(buffer, size, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Buffer_attach_c_f08
+    end subroutine MPI_Buffer_attach_c_f08ts
   end interface MPI_Buffer_attach
   interface PMPI_Buffer_attach
-    subroutine PMPI_Buffer_attach_f08(buffer, size, ierror)
+    subroutine PMPI_Buffer_attach_f08ts(buffer, size, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER, INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Buffer_attach_f08
-    subroutine PMPI_Buffer_attach_c_f08(buffer, size, ierror)
+    end subroutine PMPI_Buffer_attach_f08ts
+    subroutine PMPI_Buffer_attach_c_f08ts(buffer, size, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Buffer_attach_c_f08
+    end subroutine PMPI_Buffer_attach_c_f08ts
   end interface PMPI_Buffer_attach
   interface MPI_Buffer_detach
     subroutine MPI_Buffer_detach_f08(buffer_addr, size, ierror)
@@ -2356,44 +2237,40 @@ module mpi_f08
     end subroutine PMPI_Comm_accept_f08
   end interface PMPI_Comm_accept
   interface MPI_Comm_attach_buffer
-    subroutine MPI_Comm_attach_buffer_f08(comm, buffer, size, ierror)
+    subroutine MPI_Comm_attach_buffer_f08ts(comm, buffer, size, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER, INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Comm_attach_buffer_f08
-    subroutine MPI_Comm_attach_buffer_c_f08(comm, buffer, size, ierror)
+    end subroutine MPI_Comm_attach_buffer_f08ts
+    subroutine MPI_Comm_attach_buffer_c_f08ts(comm, buffer, size, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Comm_attach_buffer_c_f08
+    end subroutine MPI_Comm_attach_buffer_c_f08ts
   end interface MPI_Comm_attach_buffer
   interface PMPI_Comm_attach_buffer
-    subroutine PMPI_Comm_attach_buffer_f08(comm, buffer, size, ierror)
+    subroutine PMPI_Comm_attach_buffer_f08ts(comm, buffer, size, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER, INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_attach_buffer_f08
-    subroutine PMPI_Comm_attach_buffer_c_f08(comm, buffer, size, ierror)
+    end subroutine PMPI_Comm_attach_buffer_f08ts
+    subroutine PMPI_Comm_attach_buffer_c_f08ts(comm, buffer, size, ierror)
       import
       implicit none
       TYPE(MPI_Comm), INTENT(IN) :: comm
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Comm_attach_buffer_c_f08
+    end subroutine PMPI_Comm_attach_buffer_c_f08ts
   end interface PMPI_Comm_attach_buffer
   interface MPI_Comm_call_errhandler
     subroutine MPI_Comm_call_errhandler_f08(comm, errorcode, ierror)
@@ -3188,40 +3065,34 @@ module mpi_f08
     end subroutine PMPI_Comm_test_inter_f08
   end interface PMPI_Comm_test_inter
   interface MPI_Compare_and_swap
-    subroutine MPI_Compare_and_swap_f08(origin_addr, compare_addr, result_addr, datatype, &
+    subroutine MPI_Compare_and_swap_f08ts(origin_addr, compare_addr, result_addr, datatype, &
       target_rank, target_disp, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: compare_addr
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: compare_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: target_rank
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Compare_and_swap_f08
+    end subroutine MPI_Compare_and_swap_f08ts
   end interface MPI_Compare_and_swap
   interface PMPI_Compare_and_swap
-    subroutine PMPI_Compare_and_swap_f08(origin_addr, compare_addr, result_addr, datatype, &
+    subroutine PMPI_Compare_and_swap_f08ts(origin_addr, compare_addr, result_addr, datatype, &
       target_rank, target_disp, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: compare_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: compare_addr
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: compare_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: target_rank
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Compare_and_swap_f08
+    end subroutine PMPI_Compare_and_swap_f08ts
   end interface PMPI_Compare_and_swap
   interface MPI_Dims_create
     subroutine MPI_Dims_create_f08(nnodes, ndims, dims, ierror)
@@ -3420,70 +3291,60 @@ module mpi_f08
     end subroutine PMPI_Error_string_f08
   end interface PMPI_Error_string
   interface MPI_Exscan
-    subroutine MPI_Exscan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    subroutine MPI_Exscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Exscan_f08
-    subroutine MPI_Exscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    end subroutine MPI_Exscan_f08ts
+    subroutine MPI_Exscan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Exscan_c_f08
+    end subroutine MPI_Exscan_c_f08ts
   end interface MPI_Exscan
   interface PMPI_Exscan
-    subroutine PMPI_Exscan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    subroutine PMPI_Exscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Exscan_f08
-    subroutine PMPI_Exscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    end subroutine PMPI_Exscan_f08ts
+    subroutine PMPI_Exscan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Exscan_c_f08
+    end subroutine PMPI_Exscan_c_f08ts
   end interface PMPI_Exscan
   interface MPI_Exscan_init
-    subroutine MPI_Exscan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    subroutine MPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
       ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -3491,15 +3352,13 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Exscan_init_f08
-    subroutine MPI_Exscan_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
-      ierror)
+    end subroutine MPI_Exscan_init_f08ts
+    subroutine MPI_Exscan_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, &
+      request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -3507,17 +3366,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Exscan_init_c_f08
+    end subroutine MPI_Exscan_init_c_f08ts
   end interface MPI_Exscan_init
   interface PMPI_Exscan_init
-    subroutine PMPI_Exscan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    subroutine PMPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
       ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -3525,15 +3382,13 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Exscan_init_f08
-    subroutine PMPI_Exscan_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
-      ierror)
+    end subroutine PMPI_Exscan_init_f08ts
+    subroutine PMPI_Exscan_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, &
+      request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -3541,57 +3396,51 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Exscan_init_c_f08
+    end subroutine PMPI_Exscan_init_c_f08ts
   end interface PMPI_Exscan_init
   interface MPI_F_sync_reg
-    subroutine MPI_F_sync_reg_f08(buf)
+    subroutine MPI_F_sync_reg_f08ts(buf)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
-    end subroutine MPI_F_sync_reg_f08
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    end subroutine MPI_F_sync_reg_f08ts
   end interface MPI_F_sync_reg
   interface PMPI_F_sync_reg
-    subroutine PMPI_F_sync_reg_f08(buf)
+    subroutine PMPI_F_sync_reg_f08ts(buf)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
-    end subroutine PMPI_F_sync_reg_f08
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
+    end subroutine PMPI_F_sync_reg_f08ts
   end interface PMPI_F_sync_reg
   interface MPI_Fetch_and_op
-    subroutine MPI_Fetch_and_op_f08(origin_addr, result_addr, datatype, target_rank, target_disp, &
-      op, win, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
-      TYPE(MPI_Datatype), INTENT(IN) :: datatype
-      INTEGER, INTENT(IN) :: target_rank
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Fetch_and_op_f08
-  end interface MPI_Fetch_and_op
-  interface PMPI_Fetch_and_op
-    subroutine PMPI_Fetch_and_op_f08(origin_addr, result_addr, datatype, target_rank, &
+    subroutine MPI_Fetch_and_op_f08ts(origin_addr, result_addr, datatype, target_rank, &
       target_disp, op, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: target_rank
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Fetch_and_op_f08
+    end subroutine MPI_Fetch_and_op_f08ts
+  end interface MPI_Fetch_and_op
+  interface PMPI_Fetch_and_op
+    subroutine PMPI_Fetch_and_op_f08ts(origin_addr, result_addr, datatype, target_rank, &
+      target_disp, op, win, ierror)
+      import
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
+      TYPE(MPI_Datatype), INTENT(IN) :: datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Fetch_and_op_f08ts
   end interface PMPI_Fetch_and_op
   interface MPI_File_call_errhandler
     subroutine MPI_File_call_errhandler_f08(fh, errorcode, ierror)
@@ -3892,500 +3741,460 @@ module mpi_f08
     end subroutine PMPI_File_get_view_f08
   end interface PMPI_File_get_view
   interface MPI_File_iread
-    subroutine MPI_File_iread_f08(fh, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iread_f08
-    subroutine MPI_File_iread_c_f08(fh, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iread_f08ts
+    subroutine MPI_File_iread_c_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iread_c_f08
+    end subroutine MPI_File_iread_c_f08ts
   end interface MPI_File_iread
   interface PMPI_File_iread
-    subroutine PMPI_File_iread_f08(fh, buf, count, datatype, request, ierror)
+    subroutine PMPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_f08
-    subroutine PMPI_File_iread_c_f08(fh, buf, count, datatype, request, ierror)
+    end subroutine PMPI_File_iread_f08ts
+    subroutine PMPI_File_iread_c_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_c_f08
+    end subroutine PMPI_File_iread_c_f08ts
   end interface PMPI_File_iread
   interface MPI_File_iread_all
-    subroutine MPI_File_iread_all_f08(fh, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iread_all_f08
-    subroutine MPI_File_iread_all_c_f08(fh, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iread_all_f08ts
+    subroutine MPI_File_iread_all_c_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iread_all_c_f08
+    end subroutine MPI_File_iread_all_c_f08ts
   end interface MPI_File_iread_all
   interface PMPI_File_iread_all
-    subroutine PMPI_File_iread_all_f08(fh, buf, count, datatype, request, ierror)
+    subroutine PMPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_all_f08
-    subroutine PMPI_File_iread_all_c_f08(fh, buf, count, datatype, request, ierror)
+    end subroutine PMPI_File_iread_all_f08ts
+    subroutine PMPI_File_iread_all_c_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_all_c_f08
+    end subroutine PMPI_File_iread_all_c_f08ts
   end interface PMPI_File_iread_all
   interface MPI_File_iread_at
-    subroutine MPI_File_iread_at_f08(fh, offset, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iread_at_f08
-    subroutine MPI_File_iread_at_c_f08(fh, offset, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iread_at_f08ts
+    subroutine MPI_File_iread_at_c_f08ts(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iread_at_c_f08
+    end subroutine MPI_File_iread_at_c_f08ts
   end interface MPI_File_iread_at
   interface PMPI_File_iread_at
-    subroutine PMPI_File_iread_at_f08(fh, offset, buf, count, datatype, request, ierror)
+    subroutine PMPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_at_f08
-    subroutine PMPI_File_iread_at_c_f08(fh, offset, buf, count, datatype, request, ierror)
+    end subroutine PMPI_File_iread_at_f08ts
+    subroutine PMPI_File_iread_at_c_f08ts(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_at_c_f08
+    end subroutine PMPI_File_iread_at_c_f08ts
   end interface PMPI_File_iread_at
   interface MPI_File_iread_at_all
-    subroutine MPI_File_iread_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iread_at_all_f08
-    subroutine MPI_File_iread_at_all_c_f08(fh, offset, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iread_at_all_f08ts
+    subroutine MPI_File_iread_at_all_c_f08ts(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iread_at_all_c_f08
+    end subroutine MPI_File_iread_at_all_c_f08ts
   end interface MPI_File_iread_at_all
   interface PMPI_File_iread_at_all
-    subroutine PMPI_File_iread_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
+    subroutine PMPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_at_all_f08
-    subroutine PMPI_File_iread_at_all_c_f08(fh, offset, buf, count, datatype, request, ierror)
+    end subroutine PMPI_File_iread_at_all_f08ts
+    subroutine PMPI_File_iread_at_all_c_f08ts(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_at_all_c_f08
+    end subroutine PMPI_File_iread_at_all_c_f08ts
   end interface PMPI_File_iread_at_all
   interface MPI_File_iread_shared
-    subroutine MPI_File_iread_shared_f08(fh, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iread_shared_f08
-    subroutine MPI_File_iread_shared_c_f08(fh, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iread_shared_f08ts
+    subroutine MPI_File_iread_shared_c_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iread_shared_c_f08
+    end subroutine MPI_File_iread_shared_c_f08ts
   end interface MPI_File_iread_shared
   interface PMPI_File_iread_shared
-    subroutine PMPI_File_iread_shared_f08(fh, buf, count, datatype, request, ierror)
+    subroutine PMPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_shared_f08
-    subroutine PMPI_File_iread_shared_c_f08(fh, buf, count, datatype, request, ierror)
+    end subroutine PMPI_File_iread_shared_f08ts
+    subroutine PMPI_File_iread_shared_c_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iread_shared_c_f08
+    end subroutine PMPI_File_iread_shared_c_f08ts
   end interface PMPI_File_iread_shared
   interface MPI_File_iwrite
-    subroutine MPI_File_iwrite_f08(fh, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iwrite_f08
-    subroutine MPI_File_iwrite_c_f08(fh, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iwrite_f08ts
+    subroutine MPI_File_iwrite_c_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iwrite_c_f08
+    end subroutine MPI_File_iwrite_c_f08ts
   end interface MPI_File_iwrite
   interface PMPI_File_iwrite
-    subroutine PMPI_File_iwrite_f08(fh, buf, count, datatype, request, ierror)
+    subroutine PMPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_f08
-    subroutine PMPI_File_iwrite_c_f08(fh, buf, count, datatype, request, ierror)
+    end subroutine PMPI_File_iwrite_f08ts
+    subroutine PMPI_File_iwrite_c_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_c_f08
+    end subroutine PMPI_File_iwrite_c_f08ts
   end interface PMPI_File_iwrite
   interface MPI_File_iwrite_all
-    subroutine MPI_File_iwrite_all_f08(fh, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iwrite_all_f08
-    subroutine MPI_File_iwrite_all_c_f08(fh, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iwrite_all_f08ts
+    subroutine MPI_File_iwrite_all_c_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iwrite_all_c_f08
+    end subroutine MPI_File_iwrite_all_c_f08ts
   end interface MPI_File_iwrite_all
   interface PMPI_File_iwrite_all
-    subroutine PMPI_File_iwrite_all_f08(fh, buf, count, datatype, request, ierror)
+    subroutine PMPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_all_f08
-    subroutine PMPI_File_iwrite_all_c_f08(fh, buf, count, datatype, request, ierror)
+    end subroutine PMPI_File_iwrite_all_f08ts
+    subroutine PMPI_File_iwrite_all_c_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_all_c_f08
+    end subroutine PMPI_File_iwrite_all_c_f08ts
   end interface PMPI_File_iwrite_all
   interface MPI_File_iwrite_at
-    subroutine MPI_File_iwrite_at_f08(fh, offset, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iwrite_at_f08
-    subroutine MPI_File_iwrite_at_c_f08(fh, offset, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iwrite_at_f08ts
+    subroutine MPI_File_iwrite_at_c_f08ts(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iwrite_at_c_f08
+    end subroutine MPI_File_iwrite_at_c_f08ts
   end interface MPI_File_iwrite_at
   interface PMPI_File_iwrite_at
-    subroutine PMPI_File_iwrite_at_f08(fh, offset, buf, count, datatype, request, ierror)
+    subroutine PMPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_at_f08
-    subroutine PMPI_File_iwrite_at_c_f08(fh, offset, buf, count, datatype, request, ierror)
+    end subroutine PMPI_File_iwrite_at_f08ts
+    subroutine PMPI_File_iwrite_at_c_f08ts(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_at_c_f08
+    end subroutine PMPI_File_iwrite_at_c_f08ts
   end interface PMPI_File_iwrite_at
   interface MPI_File_iwrite_at_all
-    subroutine MPI_File_iwrite_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iwrite_at_all_f08
-    subroutine MPI_File_iwrite_at_all_c_f08(fh, offset, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iwrite_at_all_f08ts
+    subroutine MPI_File_iwrite_at_all_c_f08ts(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iwrite_at_all_c_f08
+    end subroutine MPI_File_iwrite_at_all_c_f08ts
   end interface MPI_File_iwrite_at_all
   interface PMPI_File_iwrite_at_all
-    subroutine PMPI_File_iwrite_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
+    subroutine PMPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_at_all_f08
-    subroutine PMPI_File_iwrite_at_all_c_f08(fh, offset, buf, count, datatype, request, ierror)
+    end subroutine PMPI_File_iwrite_at_all_f08ts
+    subroutine PMPI_File_iwrite_at_all_c_f08ts(fh, offset, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_at_all_c_f08
+    end subroutine PMPI_File_iwrite_at_all_c_f08ts
   end interface PMPI_File_iwrite_at_all
   interface MPI_File_iwrite_shared
-    subroutine MPI_File_iwrite_shared_f08(fh, buf, count, datatype, request, ierror)
+    subroutine MPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iwrite_shared_f08
-    subroutine MPI_File_iwrite_shared_c_f08(fh, buf, count, datatype, request, ierror)
+    end subroutine MPI_File_iwrite_shared_f08ts
+    subroutine MPI_File_iwrite_shared_c_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_iwrite_shared_c_f08
+    end subroutine MPI_File_iwrite_shared_c_f08ts
   end interface MPI_File_iwrite_shared
   interface PMPI_File_iwrite_shared
-    subroutine PMPI_File_iwrite_shared_f08(fh, buf, count, datatype, request, ierror)
+    subroutine PMPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_shared_f08
-    subroutine PMPI_File_iwrite_shared_c_f08(fh, buf, count, datatype, request, ierror)
+    end subroutine PMPI_File_iwrite_shared_f08ts
+    subroutine PMPI_File_iwrite_shared_c_f08ts(fh, buf, count, datatype, request, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_iwrite_shared_c_f08
+    end subroutine PMPI_File_iwrite_shared_c_f08ts
   end interface PMPI_File_iwrite_shared
   interface MPI_File_open
     subroutine MPI_File_open_f08(comm, filename, amode, info, fh, ierror)
@@ -4430,502 +4239,460 @@ module mpi_f08
     end subroutine PMPI_File_preallocate_f08
   end interface PMPI_File_preallocate
   interface MPI_File_read
-    subroutine MPI_File_read_f08(fh, buf, count, datatype, status, ierror)
+    subroutine MPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_f08
-    subroutine MPI_File_read_c_f08(fh, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_read_f08ts
+    subroutine MPI_File_read_c_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_c_f08
+    end subroutine MPI_File_read_c_f08ts
   end interface MPI_File_read
   interface PMPI_File_read
-    subroutine PMPI_File_read_f08(fh, buf, count, datatype, status, ierror)
+    subroutine PMPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_f08
-    subroutine PMPI_File_read_c_f08(fh, buf, count, datatype, status, ierror)
+    end subroutine PMPI_File_read_f08ts
+    subroutine PMPI_File_read_c_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_c_f08
+    end subroutine PMPI_File_read_c_f08ts
   end interface PMPI_File_read
   interface MPI_File_read_all
-    subroutine MPI_File_read_all_f08(fh, buf, count, datatype, status, ierror)
+    subroutine MPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_all_f08
-    subroutine MPI_File_read_all_c_f08(fh, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_read_all_f08ts
+    subroutine MPI_File_read_all_c_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_all_c_f08
+    end subroutine MPI_File_read_all_c_f08ts
   end interface MPI_File_read_all
   interface PMPI_File_read_all
-    subroutine PMPI_File_read_all_f08(fh, buf, count, datatype, status, ierror)
+    subroutine PMPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_all_f08
-    subroutine PMPI_File_read_all_c_f08(fh, buf, count, datatype, status, ierror)
+    end subroutine PMPI_File_read_all_f08ts
+    subroutine PMPI_File_read_all_c_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_all_c_f08
+    end subroutine PMPI_File_read_all_c_f08ts
   end interface PMPI_File_read_all
   interface MPI_File_read_all_begin
-    subroutine MPI_File_read_all_begin_f08(fh, buf, count, datatype, ierror)
+    subroutine MPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_all_begin_f08
-    subroutine MPI_File_read_all_begin_c_f08(fh, buf, count, datatype, ierror)
+    end subroutine MPI_File_read_all_begin_f08ts
+    subroutine MPI_File_read_all_begin_c_f08ts(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_all_begin_c_f08
+    end subroutine MPI_File_read_all_begin_c_f08ts
   end interface MPI_File_read_all_begin
   interface PMPI_File_read_all_begin
-    subroutine PMPI_File_read_all_begin_f08(fh, buf, count, datatype, ierror)
+    subroutine PMPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_all_begin_f08
-    subroutine PMPI_File_read_all_begin_c_f08(fh, buf, count, datatype, ierror)
+    end subroutine PMPI_File_read_all_begin_f08ts
+    subroutine PMPI_File_read_all_begin_c_f08ts(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_all_begin_c_f08
+    end subroutine PMPI_File_read_all_begin_c_f08ts
   end interface PMPI_File_read_all_begin
   interface MPI_File_read_all_end
-    subroutine MPI_File_read_all_end_f08(fh, buf, status, ierror)
+    subroutine MPI_File_read_all_end_f08ts(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_all_end_f08
+    end subroutine MPI_File_read_all_end_f08ts
   end interface MPI_File_read_all_end
   interface PMPI_File_read_all_end
-    subroutine PMPI_File_read_all_end_f08(fh, buf, status, ierror)
+    subroutine PMPI_File_read_all_end_f08ts(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_all_end_f08
+    end subroutine PMPI_File_read_all_end_f08ts
   end interface PMPI_File_read_all_end
   interface MPI_File_read_at
-    subroutine MPI_File_read_at_f08(fh, offset, buf, count, datatype, status, ierror)
+    subroutine MPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_at_f08
-    subroutine MPI_File_read_at_c_f08(fh, offset, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_read_at_f08ts
+    subroutine MPI_File_read_at_c_f08ts(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_at_c_f08
+    end subroutine MPI_File_read_at_c_f08ts
   end interface MPI_File_read_at
   interface PMPI_File_read_at
-    subroutine PMPI_File_read_at_f08(fh, offset, buf, count, datatype, status, ierror)
+    subroutine PMPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_at_f08
-    subroutine PMPI_File_read_at_c_f08(fh, offset, buf, count, datatype, status, ierror)
+    end subroutine PMPI_File_read_at_f08ts
+    subroutine PMPI_File_read_at_c_f08ts(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_at_c_f08
+    end subroutine PMPI_File_read_at_c_f08ts
   end interface PMPI_File_read_at
   interface MPI_File_read_at_all
-    subroutine MPI_File_read_at_all_f08(fh, offset, buf, count, datatype, status, ierror)
+    subroutine MPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_at_all_f08
-    subroutine MPI_File_read_at_all_c_f08(fh, offset, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_read_at_all_f08ts
+    subroutine MPI_File_read_at_all_c_f08ts(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_at_all_c_f08
+    end subroutine MPI_File_read_at_all_c_f08ts
   end interface MPI_File_read_at_all
   interface PMPI_File_read_at_all
-    subroutine PMPI_File_read_at_all_f08(fh, offset, buf, count, datatype, status, ierror)
+    subroutine PMPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_at_all_f08
-    subroutine PMPI_File_read_at_all_c_f08(fh, offset, buf, count, datatype, status, ierror)
+    end subroutine PMPI_File_read_at_all_f08ts
+    subroutine PMPI_File_read_at_all_c_f08ts(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_at_all_c_f08
+    end subroutine PMPI_File_read_at_all_c_f08ts
   end interface PMPI_File_read_at_all
   interface MPI_File_read_at_all_begin
-    subroutine MPI_File_read_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
+    subroutine MPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_at_all_begin_f08
-    subroutine MPI_File_read_at_all_begin_c_f08(fh, offset, buf, count, datatype, ierror)
+    end subroutine MPI_File_read_at_all_begin_f08ts
+    subroutine MPI_File_read_at_all_begin_c_f08ts(fh, offset, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_at_all_begin_c_f08
+    end subroutine MPI_File_read_at_all_begin_c_f08ts
   end interface MPI_File_read_at_all_begin
   interface PMPI_File_read_at_all_begin
-    subroutine PMPI_File_read_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
+    subroutine PMPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_at_all_begin_f08
-    subroutine PMPI_File_read_at_all_begin_c_f08(fh, offset, buf, count, datatype, ierror)
+    end subroutine PMPI_File_read_at_all_begin_f08ts
+    subroutine PMPI_File_read_at_all_begin_c_f08ts(fh, offset, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_at_all_begin_c_f08
+    end subroutine PMPI_File_read_at_all_begin_c_f08ts
   end interface PMPI_File_read_at_all_begin
   interface MPI_File_read_at_all_end
-    subroutine MPI_File_read_at_all_end_f08(fh, buf, status, ierror)
+    subroutine MPI_File_read_at_all_end_f08ts(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_at_all_end_f08
+    end subroutine MPI_File_read_at_all_end_f08ts
   end interface MPI_File_read_at_all_end
   interface PMPI_File_read_at_all_end
-    subroutine PMPI_File_read_at_all_end_f08(fh, buf, status, ierror)
+    subroutine PMPI_File_read_at_all_end_f08ts(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_at_all_end_f08
+    end subroutine PMPI_File_read_at_all_end_f08ts
   end interface PMPI_File_read_at_all_end
   interface MPI_File_read_ordered
-    subroutine MPI_File_read_ordered_f08(fh, buf, count, datatype, status, ierror)
+    subroutine MPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_ordered_f08
-    subroutine MPI_File_read_ordered_c_f08(fh, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_read_ordered_f08ts
+    subroutine MPI_File_read_ordered_c_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_ordered_c_f08
+    end subroutine MPI_File_read_ordered_c_f08ts
   end interface MPI_File_read_ordered
   interface PMPI_File_read_ordered
-    subroutine PMPI_File_read_ordered_f08(fh, buf, count, datatype, status, ierror)
+    subroutine PMPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_ordered_f08
-    subroutine PMPI_File_read_ordered_c_f08(fh, buf, count, datatype, status, ierror)
+    end subroutine PMPI_File_read_ordered_f08ts
+    subroutine PMPI_File_read_ordered_c_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_ordered_c_f08
+    end subroutine PMPI_File_read_ordered_c_f08ts
   end interface PMPI_File_read_ordered
   interface MPI_File_read_ordered_begin
-    subroutine MPI_File_read_ordered_begin_f08(fh, buf, count, datatype, ierror)
+    subroutine MPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_ordered_begin_f08
-    subroutine MPI_File_read_ordered_begin_c_f08(fh, buf, count, datatype, ierror)
+    end subroutine MPI_File_read_ordered_begin_f08ts
+    subroutine MPI_File_read_ordered_begin_c_f08ts(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_ordered_begin_c_f08
+    end subroutine MPI_File_read_ordered_begin_c_f08ts
   end interface MPI_File_read_ordered_begin
   interface PMPI_File_read_ordered_begin
-    subroutine PMPI_File_read_ordered_begin_f08(fh, buf, count, datatype, ierror)
+    subroutine PMPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_ordered_begin_f08
-    subroutine PMPI_File_read_ordered_begin_c_f08(fh, buf, count, datatype, ierror)
+    end subroutine PMPI_File_read_ordered_begin_f08ts
+    subroutine PMPI_File_read_ordered_begin_c_f08ts(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_ordered_begin_c_f08
+    end subroutine PMPI_File_read_ordered_begin_c_f08ts
   end interface PMPI_File_read_ordered_begin
   interface MPI_File_read_ordered_end
-    subroutine MPI_File_read_ordered_end_f08(fh, buf, status, ierror)
+    subroutine MPI_File_read_ordered_end_f08ts(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_ordered_end_f08
+    end subroutine MPI_File_read_ordered_end_f08ts
   end interface MPI_File_read_ordered_end
   interface PMPI_File_read_ordered_end
-    subroutine PMPI_File_read_ordered_end_f08(fh, buf, status, ierror)
+    subroutine PMPI_File_read_ordered_end_f08ts(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_ordered_end_f08
+    end subroutine PMPI_File_read_ordered_end_f08ts
   end interface PMPI_File_read_ordered_end
   interface MPI_File_read_shared
-    subroutine MPI_File_read_shared_f08(fh, buf, count, datatype, status, ierror)
+    subroutine MPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_shared_f08
-    subroutine MPI_File_read_shared_c_f08(fh, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_read_shared_f08ts
+    subroutine MPI_File_read_shared_c_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_read_shared_c_f08
+    end subroutine MPI_File_read_shared_c_f08ts
   end interface MPI_File_read_shared
   interface PMPI_File_read_shared
-    subroutine PMPI_File_read_shared_f08(fh, buf, count, datatype, status, ierror)
+    subroutine PMPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_shared_f08
-    subroutine PMPI_File_read_shared_c_f08(fh, buf, count, datatype, status, ierror)
+    end subroutine PMPI_File_read_shared_f08ts
+    subroutine PMPI_File_read_shared_c_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_read_shared_c_f08
+    end subroutine PMPI_File_read_shared_c_f08ts
   end interface PMPI_File_read_shared
   interface MPI_File_seek
     subroutine MPI_File_seek_f08(fh, offset, whence, ierror)
@@ -5082,502 +4849,460 @@ module mpi_f08
     end subroutine PMPI_File_sync_f08
   end interface PMPI_File_sync
   interface MPI_File_write
-    subroutine MPI_File_write_f08(fh, buf, count, datatype, status, ierror)
+    subroutine MPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_f08
-    subroutine MPI_File_write_c_f08(fh, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_write_f08ts
+    subroutine MPI_File_write_c_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_c_f08
+    end subroutine MPI_File_write_c_f08ts
   end interface MPI_File_write
   interface PMPI_File_write
-    subroutine PMPI_File_write_f08(fh, buf, count, datatype, status, ierror)
+    subroutine PMPI_File_write_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_f08
-    subroutine PMPI_File_write_c_f08(fh, buf, count, datatype, status, ierror)
+    end subroutine PMPI_File_write_f08ts
+    subroutine PMPI_File_write_c_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_c_f08
+    end subroutine PMPI_File_write_c_f08ts
   end interface PMPI_File_write
   interface MPI_File_write_all
-    subroutine MPI_File_write_all_f08(fh, buf, count, datatype, status, ierror)
+    subroutine MPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_all_f08
-    subroutine MPI_File_write_all_c_f08(fh, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_write_all_f08ts
+    subroutine MPI_File_write_all_c_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_all_c_f08
+    end subroutine MPI_File_write_all_c_f08ts
   end interface MPI_File_write_all
   interface PMPI_File_write_all
-    subroutine PMPI_File_write_all_f08(fh, buf, count, datatype, status, ierror)
+    subroutine PMPI_File_write_all_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_all_f08
-    subroutine PMPI_File_write_all_c_f08(fh, buf, count, datatype, status, ierror)
+    end subroutine PMPI_File_write_all_f08ts
+    subroutine PMPI_File_write_all_c_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_all_c_f08
+    end subroutine PMPI_File_write_all_c_f08ts
   end interface PMPI_File_write_all
   interface MPI_File_write_all_begin
-    subroutine MPI_File_write_all_begin_f08(fh, buf, count, datatype, ierror)
+    subroutine MPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_all_begin_f08
-    subroutine MPI_File_write_all_begin_c_f08(fh, buf, count, datatype, ierror)
+    end subroutine MPI_File_write_all_begin_f08ts
+    subroutine MPI_File_write_all_begin_c_f08ts(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_all_begin_c_f08
+    end subroutine MPI_File_write_all_begin_c_f08ts
   end interface MPI_File_write_all_begin
   interface PMPI_File_write_all_begin
-    subroutine PMPI_File_write_all_begin_f08(fh, buf, count, datatype, ierror)
+    subroutine PMPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_all_begin_f08
-    subroutine PMPI_File_write_all_begin_c_f08(fh, buf, count, datatype, ierror)
+    end subroutine PMPI_File_write_all_begin_f08ts
+    subroutine PMPI_File_write_all_begin_c_f08ts(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_all_begin_c_f08
+    end subroutine PMPI_File_write_all_begin_c_f08ts
   end interface PMPI_File_write_all_begin
   interface MPI_File_write_all_end
-    subroutine MPI_File_write_all_end_f08(fh, buf, status, ierror)
+    subroutine MPI_File_write_all_end_f08ts(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_all_end_f08
+    end subroutine MPI_File_write_all_end_f08ts
   end interface MPI_File_write_all_end
   interface PMPI_File_write_all_end
-    subroutine PMPI_File_write_all_end_f08(fh, buf, status, ierror)
+    subroutine PMPI_File_write_all_end_f08ts(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_all_end_f08
+    end subroutine PMPI_File_write_all_end_f08ts
   end interface PMPI_File_write_all_end
   interface MPI_File_write_at
-    subroutine MPI_File_write_at_f08(fh, offset, buf, count, datatype, status, ierror)
+    subroutine MPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_at_f08
-    subroutine MPI_File_write_at_c_f08(fh, offset, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_write_at_f08ts
+    subroutine MPI_File_write_at_c_f08ts(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_at_c_f08
+    end subroutine MPI_File_write_at_c_f08ts
   end interface MPI_File_write_at
   interface PMPI_File_write_at
-    subroutine PMPI_File_write_at_f08(fh, offset, buf, count, datatype, status, ierror)
+    subroutine PMPI_File_write_at_f08ts(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_at_f08
-    subroutine PMPI_File_write_at_c_f08(fh, offset, buf, count, datatype, status, ierror)
+    end subroutine PMPI_File_write_at_f08ts
+    subroutine PMPI_File_write_at_c_f08ts(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_at_c_f08
+    end subroutine PMPI_File_write_at_c_f08ts
   end interface PMPI_File_write_at
   interface MPI_File_write_at_all
-    subroutine MPI_File_write_at_all_f08(fh, offset, buf, count, datatype, status, ierror)
+    subroutine MPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_at_all_f08
-    subroutine MPI_File_write_at_all_c_f08(fh, offset, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_write_at_all_f08ts
+    subroutine MPI_File_write_at_all_c_f08ts(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_at_all_c_f08
+    end subroutine MPI_File_write_at_all_c_f08ts
   end interface MPI_File_write_at_all
   interface PMPI_File_write_at_all
-    subroutine PMPI_File_write_at_all_f08(fh, offset, buf, count, datatype, status, ierror)
+    subroutine PMPI_File_write_at_all_f08ts(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_at_all_f08
-    subroutine PMPI_File_write_at_all_c_f08(fh, offset, buf, count, datatype, status, ierror)
+    end subroutine PMPI_File_write_at_all_f08ts
+    subroutine PMPI_File_write_at_all_c_f08ts(fh, offset, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_at_all_c_f08
+    end subroutine PMPI_File_write_at_all_c_f08ts
   end interface PMPI_File_write_at_all
   interface MPI_File_write_at_all_begin
-    subroutine MPI_File_write_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
+    subroutine MPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_at_all_begin_f08
-    subroutine MPI_File_write_at_all_begin_c_f08(fh, offset, buf, count, datatype, ierror)
+    end subroutine MPI_File_write_at_all_begin_f08ts
+    subroutine MPI_File_write_at_all_begin_c_f08ts(fh, offset, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_at_all_begin_c_f08
+    end subroutine MPI_File_write_at_all_begin_c_f08ts
   end interface MPI_File_write_at_all_begin
   interface PMPI_File_write_at_all_begin
-    subroutine PMPI_File_write_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
+    subroutine PMPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_at_all_begin_f08
-    subroutine PMPI_File_write_at_all_begin_c_f08(fh, offset, buf, count, datatype, ierror)
+    end subroutine PMPI_File_write_at_all_begin_f08ts
+    subroutine PMPI_File_write_at_all_begin_c_f08ts(fh, offset, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
       INTEGER(KIND=MPI_OFFSET_KIND), INTENT(IN) :: offset
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_at_all_begin_c_f08
+    end subroutine PMPI_File_write_at_all_begin_c_f08ts
   end interface PMPI_File_write_at_all_begin
   interface MPI_File_write_at_all_end
-    subroutine MPI_File_write_at_all_end_f08(fh, buf, status, ierror)
+    subroutine MPI_File_write_at_all_end_f08ts(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_at_all_end_f08
+    end subroutine MPI_File_write_at_all_end_f08ts
   end interface MPI_File_write_at_all_end
   interface PMPI_File_write_at_all_end
-    subroutine PMPI_File_write_at_all_end_f08(fh, buf, status, ierror)
+    subroutine PMPI_File_write_at_all_end_f08ts(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_at_all_end_f08
+    end subroutine PMPI_File_write_at_all_end_f08ts
   end interface PMPI_File_write_at_all_end
   interface MPI_File_write_ordered
-    subroutine MPI_File_write_ordered_f08(fh, buf, count, datatype, status, ierror)
+    subroutine MPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_ordered_f08
-    subroutine MPI_File_write_ordered_c_f08(fh, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_write_ordered_f08ts
+    subroutine MPI_File_write_ordered_c_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_ordered_c_f08
+    end subroutine MPI_File_write_ordered_c_f08ts
   end interface MPI_File_write_ordered
   interface PMPI_File_write_ordered
-    subroutine PMPI_File_write_ordered_f08(fh, buf, count, datatype, status, ierror)
+    subroutine PMPI_File_write_ordered_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_ordered_f08
-    subroutine PMPI_File_write_ordered_c_f08(fh, buf, count, datatype, status, ierror)
+    end subroutine PMPI_File_write_ordered_f08ts
+    subroutine PMPI_File_write_ordered_c_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_ordered_c_f08
+    end subroutine PMPI_File_write_ordered_c_f08ts
   end interface PMPI_File_write_ordered
   interface MPI_File_write_ordered_begin
-    subroutine MPI_File_write_ordered_begin_f08(fh, buf, count, datatype, ierror)
+    subroutine MPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_ordered_begin_f08
-    subroutine MPI_File_write_ordered_begin_c_f08(fh, buf, count, datatype, ierror)
+    end subroutine MPI_File_write_ordered_begin_f08ts
+    subroutine MPI_File_write_ordered_begin_c_f08ts(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_ordered_begin_c_f08
+    end subroutine MPI_File_write_ordered_begin_c_f08ts
   end interface MPI_File_write_ordered_begin
   interface PMPI_File_write_ordered_begin
-    subroutine PMPI_File_write_ordered_begin_f08(fh, buf, count, datatype, ierror)
+    subroutine PMPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_ordered_begin_f08
-    subroutine PMPI_File_write_ordered_begin_c_f08(fh, buf, count, datatype, ierror)
+    end subroutine PMPI_File_write_ordered_begin_f08ts
+    subroutine PMPI_File_write_ordered_begin_c_f08ts(fh, buf, count, datatype, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_ordered_begin_c_f08
+    end subroutine PMPI_File_write_ordered_begin_c_f08ts
   end interface PMPI_File_write_ordered_begin
   interface MPI_File_write_ordered_end
-    subroutine MPI_File_write_ordered_end_f08(fh, buf, status, ierror)
+    subroutine MPI_File_write_ordered_end_f08ts(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_ordered_end_f08
+    end subroutine MPI_File_write_ordered_end_f08ts
   end interface MPI_File_write_ordered_end
   interface PMPI_File_write_ordered_end
-    subroutine PMPI_File_write_ordered_end_f08(fh, buf, status, ierror)
+    subroutine PMPI_File_write_ordered_end_f08ts(fh, buf, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_ordered_end_f08
+    end subroutine PMPI_File_write_ordered_end_f08ts
   end interface PMPI_File_write_ordered_end
   interface MPI_File_write_shared
-    subroutine MPI_File_write_shared_f08(fh, buf, count, datatype, status, ierror)
+    subroutine MPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_shared_f08
-    subroutine MPI_File_write_shared_c_f08(fh, buf, count, datatype, status, ierror)
+    end subroutine MPI_File_write_shared_f08ts
+    subroutine MPI_File_write_shared_c_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_File_write_shared_c_f08
+    end subroutine MPI_File_write_shared_c_f08ts
   end interface MPI_File_write_shared
   interface PMPI_File_write_shared
-    subroutine PMPI_File_write_shared_f08(fh, buf, count, datatype, status, ierror)
+    subroutine PMPI_File_write_shared_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_shared_f08
-    subroutine PMPI_File_write_shared_c_f08(fh, buf, count, datatype, status, ierror)
+    end subroutine PMPI_File_write_shared_f08ts
+    subroutine PMPI_File_write_shared_c_f08ts(fh, buf, count, datatype, status, ierror)
       import
       implicit none
       TYPE(MPI_File), INTENT(IN) :: fh
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_File_write_shared_c_f08
+    end subroutine PMPI_File_write_shared_c_f08ts
   end interface PMPI_File_write_shared
   interface MPI_Finalize
     subroutine MPI_Finalize_f08(ierror)
@@ -5610,102 +5335,90 @@ module mpi_f08
     end subroutine PMPI_Finalized_f08
   end interface PMPI_Finalized
   interface MPI_Free_mem
-    subroutine MPI_Free_mem_f08(base, ierror)
+    subroutine MPI_Free_mem_f08ts(base, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: base
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: base
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Free_mem_f08
+    end subroutine MPI_Free_mem_f08ts
   end interface MPI_Free_mem
   interface PMPI_Free_mem
-    subroutine PMPI_Free_mem_f08(base, ierror)
+    subroutine PMPI_Free_mem_f08ts(base, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: base
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: base
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Free_mem_f08
+    end subroutine PMPI_Free_mem_f08ts
   end interface PMPI_Free_mem
   interface MPI_Gather
-    subroutine MPI_Gather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+    subroutine MPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
       comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Gather_f08
-    subroutine MPI_Gather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-      comm, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Gather_c_f08
-  end interface MPI_Gather
-  interface PMPI_Gather
-    subroutine PMPI_Gather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-      comm, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
-      INTEGER, INTENT(IN) :: recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Gather_f08
-    subroutine PMPI_Gather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    end subroutine MPI_Gather_f08ts
+    subroutine MPI_Gather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Gather_c_f08
+    end subroutine MPI_Gather_c_f08ts
+  end interface MPI_Gather
+  interface PMPI_Gather
+    subroutine PMPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, ierror)
+      import
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Gather_f08ts
+    subroutine PMPI_Gather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, ierror)
+      import
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Gather_c_f08ts
   end interface PMPI_Gather
   interface MPI_Gather_init
-    subroutine MPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    subroutine MPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
@@ -5713,17 +5426,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Gather_init_f08
-    subroutine MPI_Gather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-      root, comm, info, request, ierror)
+    end subroutine MPI_Gather_init_f08ts
+    subroutine MPI_Gather_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
@@ -5731,19 +5442,17 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Gather_init_c_f08
+    end subroutine MPI_Gather_init_c_f08ts
   end interface MPI_Gather_init
   interface PMPI_Gather_init
-    subroutine PMPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    subroutine PMPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
@@ -5751,17 +5460,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Gather_init_f08
-    subroutine PMPI_Gather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-      root, comm, info, request, ierror)
+    end subroutine PMPI_Gather_init_f08ts
+    subroutine PMPI_Gather_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
@@ -5769,91 +5476,81 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Gather_init_c_f08
+    end subroutine PMPI_Gather_init_c_f08ts
   end interface PMPI_Gather_init
   interface MPI_Gatherv
-    subroutine MPI_Gatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    subroutine MPI_Gatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcounts(*)
       INTEGER, INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Gatherv_f08
-    subroutine MPI_Gatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    end subroutine MPI_Gatherv_f08ts
+    subroutine MPI_Gatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Gatherv_c_f08
+    end subroutine MPI_Gatherv_c_f08ts
   end interface MPI_Gatherv
   interface PMPI_Gatherv
-    subroutine PMPI_Gatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    subroutine PMPI_Gatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcounts(*)
       INTEGER, INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Gatherv_f08
-    subroutine PMPI_Gatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    end subroutine PMPI_Gatherv_f08ts
+    subroutine PMPI_Gatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Gatherv_c_f08
+    end subroutine PMPI_Gatherv_c_f08ts
   end interface PMPI_Gatherv
   interface MPI_Gatherv_init
-    subroutine MPI_Gatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    subroutine MPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -5862,17 +5559,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Gatherv_init_f08
-    subroutine MPI_Gatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-      recvtype, root, comm, info, request, ierror)
+    end subroutine MPI_Gatherv_init_f08ts
+    subroutine MPI_Gatherv_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -5881,19 +5576,17 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Gatherv_init_c_f08
+    end subroutine MPI_Gatherv_init_c_f08ts
   end interface MPI_Gatherv_init
   interface PMPI_Gatherv_init
-    subroutine PMPI_Gatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    subroutine PMPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -5902,17 +5595,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Gatherv_init_f08
-    subroutine PMPI_Gatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-      recvtype, root, comm, info, request, ierror)
+    end subroutine PMPI_Gatherv_init_f08ts
+    subroutine PMPI_Gatherv_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -5921,15 +5612,14 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Gatherv_init_c_f08
+    end subroutine PMPI_Gatherv_init_c_f08ts
   end interface PMPI_Gatherv_init
   interface MPI_Get
-    subroutine MPI_Get_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-      target_count, target_datatype, win, ierror)
+    subroutine MPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
       INTEGER, INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -5938,13 +5628,12 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Get_f08
-    subroutine MPI_Get_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    end subroutine MPI_Get_f08ts
+    subroutine MPI_Get_c_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -5953,30 +5642,28 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Get_c_f08
+    end subroutine MPI_Get_c_f08ts
   end interface MPI_Get
   interface PMPI_Get
-    subroutine PMPI_Get_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-      target_count, target_datatype, win, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
-      INTEGER, INTENT(IN) :: origin_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-      INTEGER, INTENT(IN) :: target_rank
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      INTEGER, INTENT(IN) :: target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
-      TYPE(MPI_Win), INTENT(IN) :: win
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_f08
-    subroutine PMPI_Get_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    subroutine PMPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Win), INTENT(IN) :: win
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Get_f08ts
+    subroutine PMPI_Get_c_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, win, ierror)
+      import
+      implicit none
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -5985,20 +5672,18 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_c_f08
+    end subroutine PMPI_Get_c_f08ts
   end interface PMPI_Get
   interface MPI_Get_accumulate
-    subroutine MPI_Get_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
+    subroutine MPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, &
       result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
       win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER, INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
       INTEGER, INTENT(IN) :: result_count
       TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -6008,18 +5693,16 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Get_accumulate_f08
-    subroutine MPI_Get_accumulate_c_f08(origin_addr, origin_count, origin_datatype, result_addr, &
-      result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
-      win, ierror)
+    end subroutine MPI_Get_accumulate_f08ts
+    subroutine MPI_Get_accumulate_c_f08ts(origin_addr, origin_count, origin_datatype, &
+      result_addr, result_count, result_datatype, target_rank, target_disp, target_count, &
+      target_datatype, op, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: result_count
       TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -6029,20 +5712,18 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Get_accumulate_c_f08
+    end subroutine MPI_Get_accumulate_c_f08ts
   end interface MPI_Get_accumulate
   interface PMPI_Get_accumulate
-    subroutine PMPI_Get_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
+    subroutine PMPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, &
       result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
       win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER, INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
       INTEGER, INTENT(IN) :: result_count
       TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -6052,18 +5733,16 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_accumulate_f08
-    subroutine PMPI_Get_accumulate_c_f08(origin_addr, origin_count, origin_datatype, result_addr, &
-      result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
-      win, ierror)
+    end subroutine PMPI_Get_accumulate_f08ts
+    subroutine PMPI_Get_accumulate_c_f08ts(origin_addr, origin_count, origin_datatype, &
+      result_addr, result_count, result_datatype, target_rank, target_disp, target_count, &
+      target_datatype, op, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: result_count
       TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -6073,27 +5752,25 @@ module mpi_f08
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_accumulate_c_f08
+    end subroutine PMPI_Get_accumulate_c_f08ts
   end interface PMPI_Get_accumulate
   interface MPI_Get_address
-    subroutine MPI_Get_address_f08(location, address, ierror)
+    subroutine MPI_Get_address_f08ts(location, address, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: location
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: location
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: location
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: address
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Get_address_f08
+    end subroutine MPI_Get_address_f08ts
   end interface MPI_Get_address
   interface PMPI_Get_address
-    subroutine PMPI_Get_address_f08(location, address, ierror)
+    subroutine PMPI_Get_address_f08ts(location, address, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: location
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: location
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: location
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: address
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Get_address_f08
+    end subroutine PMPI_Get_address_f08ts
   end interface PMPI_Get_address
   interface MPI_Get_count
     subroutine MPI_Get_count_f08(status, datatype, count, ierror)
@@ -6698,424 +6375,376 @@ module mpi_f08
     end subroutine PMPI_Group_union_f08
   end interface PMPI_Group_union
   interface MPI_Iallgather
-    subroutine MPI_Iallgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    subroutine MPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Iallgather_f08
-    subroutine MPI_Iallgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    end subroutine MPI_Iallgather_f08ts
+    subroutine MPI_Iallgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Iallgather_c_f08
+    end subroutine MPI_Iallgather_c_f08ts
   end interface MPI_Iallgather
   interface PMPI_Iallgather
-    subroutine PMPI_Iallgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    subroutine PMPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iallgather_f08
-    subroutine PMPI_Iallgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-      comm, request, ierror)
+    end subroutine PMPI_Iallgather_f08ts
+    subroutine PMPI_Iallgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iallgather_c_f08
+    end subroutine PMPI_Iallgather_c_f08ts
   end interface PMPI_Iallgather
   interface MPI_Iallgatherv
-    subroutine MPI_Iallgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    subroutine MPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Iallgatherv_f08
-    subroutine MPI_Iallgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    end subroutine MPI_Iallgatherv_f08ts
+    subroutine MPI_Iallgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Iallgatherv_c_f08
+    end subroutine MPI_Iallgatherv_c_f08ts
   end interface MPI_Iallgatherv
   interface PMPI_Iallgatherv
-    subroutine PMPI_Iallgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    subroutine PMPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iallgatherv_f08
-    subroutine PMPI_Iallgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-      recvtype, comm, request, ierror)
+    end subroutine PMPI_Iallgatherv_f08ts
+    subroutine PMPI_Iallgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+      displs, recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iallgatherv_c_f08
+    end subroutine PMPI_Iallgatherv_c_f08ts
   end interface PMPI_Iallgatherv
   interface MPI_Iallreduce
-    subroutine MPI_Iallreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    subroutine MPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Iallreduce_f08
-    subroutine MPI_Iallreduce_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    end subroutine MPI_Iallreduce_f08ts
+    subroutine MPI_Iallreduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Iallreduce_c_f08
+    end subroutine MPI_Iallreduce_c_f08ts
   end interface MPI_Iallreduce
   interface PMPI_Iallreduce
-    subroutine PMPI_Iallreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    subroutine PMPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iallreduce_f08
-    subroutine PMPI_Iallreduce_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    end subroutine PMPI_Iallreduce_f08ts
+    subroutine PMPI_Iallreduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iallreduce_c_f08
+    end subroutine PMPI_Iallreduce_c_f08ts
   end interface PMPI_Iallreduce
   interface MPI_Ialltoall
-    subroutine MPI_Ialltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    subroutine MPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ialltoall_f08
-    subroutine MPI_Ialltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    end subroutine MPI_Ialltoall_f08ts
+    subroutine MPI_Ialltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ialltoall_c_f08
+    end subroutine MPI_Ialltoall_c_f08ts
   end interface MPI_Ialltoall
   interface PMPI_Ialltoall
-    subroutine PMPI_Ialltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    subroutine PMPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ialltoall_f08
-    subroutine PMPI_Ialltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    end subroutine PMPI_Ialltoall_f08ts
+    subroutine PMPI_Ialltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ialltoall_c_f08
+    end subroutine PMPI_Ialltoall_c_f08ts
   end interface PMPI_Ialltoall
   interface MPI_Ialltoallv
-    subroutine MPI_Ialltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    subroutine MPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
       rdispls, recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ialltoallv_f08
-    subroutine MPI_Ialltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-      rdispls, recvtype, comm, request, ierror)
+    end subroutine MPI_Ialltoallv_f08ts
+    subroutine MPI_Ialltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ialltoallv_c_f08
+    end subroutine MPI_Ialltoallv_c_f08ts
   end interface MPI_Ialltoallv
   interface PMPI_Ialltoallv
-    subroutine PMPI_Ialltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+    subroutine PMPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
       rdispls, recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ialltoallv_f08
-    subroutine PMPI_Ialltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-      rdispls, recvtype, comm, request, ierror)
+    end subroutine PMPI_Ialltoallv_f08ts
+    subroutine PMPI_Ialltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+      recvcounts, rdispls, recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ialltoallv_c_f08
+    end subroutine PMPI_Ialltoallv_c_f08ts
   end interface PMPI_Ialltoallv
   interface MPI_Ialltoallw
-    subroutine MPI_Ialltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+    subroutine MPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
       rdispls, recvtypes, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ialltoallw_f08
-    subroutine MPI_Ialltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-      rdispls, recvtypes, comm, request, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ialltoallw_c_f08
-  end interface MPI_Ialltoallw
-  interface PMPI_Ialltoallw
-    subroutine PMPI_Ialltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-      rdispls, recvtypes, comm, request, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ialltoallw_f08
-    subroutine PMPI_Ialltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    end subroutine MPI_Ialltoallw_f08ts
+    subroutine MPI_Ialltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ialltoallw_c_f08
+    end subroutine MPI_Ialltoallw_c_f08ts
+  end interface MPI_Ialltoallw
+  interface PMPI_Ialltoallw
+    subroutine PMPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, request, ierror)
+      import
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ialltoallw_f08ts
+    subroutine PMPI_Ialltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+      recvcounts, rdispls, recvtypes, comm, request, ierror)
+      import
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Ialltoallw_c_f08ts
   end interface PMPI_Ialltoallw
   interface MPI_Ibarrier
     subroutine MPI_Ibarrier_f08(comm, request, ierror)
@@ -7136,63 +6765,58 @@ module mpi_f08
     end subroutine PMPI_Ibarrier_f08
   end interface PMPI_Ibarrier
   interface MPI_Ibcast
-    subroutine MPI_Ibcast_f08(buffer, count, datatype, root, comm, request, ierror)
+    subroutine MPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ibcast_f08
-    subroutine MPI_Ibcast_c_f08(buffer, count, datatype, root, comm, request, ierror)
+    end subroutine MPI_Ibcast_f08ts
+    subroutine MPI_Ibcast_c_f08ts(buffer, count, datatype, root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ibcast_c_f08
+    end subroutine MPI_Ibcast_c_f08ts
   end interface MPI_Ibcast
   interface PMPI_Ibcast
-    subroutine PMPI_Ibcast_f08(buffer, count, datatype, root, comm, request, ierror)
+    subroutine PMPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ibcast_f08
-    subroutine PMPI_Ibcast_c_f08(buffer, count, datatype, root, comm, request, ierror)
+    end subroutine PMPI_Ibcast_f08ts
+    subroutine PMPI_Ibcast_c_f08ts(buffer, count, datatype, root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ibcast_c_f08
+    end subroutine PMPI_Ibcast_c_f08ts
   end interface PMPI_Ibcast
   interface MPI_Ibsend
-    subroutine MPI_Ibsend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine MPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -7200,12 +6824,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ibsend_f08
-    subroutine MPI_Ibsend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine MPI_Ibsend_f08ts
+    subroutine MPI_Ibsend_c_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -7213,14 +6836,13 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ibsend_c_f08
+    end subroutine MPI_Ibsend_c_f08ts
   end interface MPI_Ibsend
   interface PMPI_Ibsend
-    subroutine PMPI_Ibsend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine PMPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -7228,12 +6850,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ibsend_f08
-    subroutine PMPI_Ibsend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine PMPI_Ibsend_f08ts
+    subroutine PMPI_Ibsend_c_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -7241,151 +6862,133 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ibsend_c_f08
+    end subroutine PMPI_Ibsend_c_f08ts
   end interface PMPI_Ibsend
   interface MPI_Iexscan
-    subroutine MPI_Iexscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    subroutine MPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Iexscan_f08
-    subroutine MPI_Iexscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    end subroutine MPI_Iexscan_f08ts
+    subroutine MPI_Iexscan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Iexscan_c_f08
+    end subroutine MPI_Iexscan_c_f08ts
   end interface MPI_Iexscan
   interface PMPI_Iexscan
-    subroutine PMPI_Iexscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    subroutine PMPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iexscan_f08
-    subroutine PMPI_Iexscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    end subroutine PMPI_Iexscan_f08ts
+    subroutine PMPI_Iexscan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iexscan_c_f08
+    end subroutine PMPI_Iexscan_c_f08ts
   end interface PMPI_Iexscan
   interface MPI_Igather
-    subroutine MPI_Igather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-      comm, request, ierror)
+    subroutine MPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Igather_f08
-    subroutine MPI_Igather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    end subroutine MPI_Igather_f08ts
+    subroutine MPI_Igather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Igather_c_f08
+    end subroutine MPI_Igather_c_f08ts
   end interface MPI_Igather
   interface PMPI_Igather
-    subroutine PMPI_Igather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-      comm, request, ierror)
+    subroutine PMPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Igather_f08
-    subroutine PMPI_Igather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    end subroutine PMPI_Igather_f08ts
+    subroutine PMPI_Igather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Igather_c_f08
+    end subroutine PMPI_Igather_c_f08ts
   end interface PMPI_Igather
   interface MPI_Igatherv
-    subroutine MPI_Igatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    subroutine MPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -7393,17 +6996,15 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Igatherv_f08
-    subroutine MPI_Igatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    end subroutine MPI_Igatherv_f08ts
+    subroutine MPI_Igatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -7411,19 +7012,17 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Igatherv_c_f08
+    end subroutine MPI_Igatherv_c_f08ts
   end interface MPI_Igatherv
   interface PMPI_Igatherv
-    subroutine PMPI_Igatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    subroutine PMPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -7431,17 +7030,15 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Igatherv_f08
-    subroutine PMPI_Igatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+    end subroutine PMPI_Igatherv_f08ts
+    subroutine PMPI_Igatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
       recvtype, root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -7449,7 +7046,7 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Igatherv_c_f08
+    end subroutine PMPI_Igatherv_c_f08ts
   end interface PMPI_Igatherv
   interface MPI_Improbe
     subroutine MPI_Improbe_f08(source, tag, comm, flag, message, status, ierror)
@@ -7478,412 +7075,368 @@ module mpi_f08
     end subroutine PMPI_Improbe_f08
   end interface PMPI_Improbe
   interface MPI_Imrecv
-    subroutine MPI_Imrecv_f08(buf, count, datatype, message, request, ierror)
+    subroutine MPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Message), INTENT(INOUT) :: message
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Imrecv_f08
-    subroutine MPI_Imrecv_c_f08(buf, count, datatype, message, request, ierror)
+    end subroutine MPI_Imrecv_f08ts
+    subroutine MPI_Imrecv_c_f08ts(buf, count, datatype, message, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Message), INTENT(INOUT) :: message
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Imrecv_c_f08
+    end subroutine MPI_Imrecv_c_f08ts
   end interface MPI_Imrecv
   interface PMPI_Imrecv
-    subroutine PMPI_Imrecv_f08(buf, count, datatype, message, request, ierror)
+    subroutine PMPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Message), INTENT(INOUT) :: message
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Imrecv_f08
-    subroutine PMPI_Imrecv_c_f08(buf, count, datatype, message, request, ierror)
+    end subroutine PMPI_Imrecv_f08ts
+    subroutine PMPI_Imrecv_c_f08ts(buf, count, datatype, message, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Message), INTENT(INOUT) :: message
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Imrecv_c_f08
+    end subroutine PMPI_Imrecv_c_f08ts
   end interface PMPI_Imrecv
   interface MPI_Ineighbor_allgather
-    subroutine MPI_Ineighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    subroutine MPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ineighbor_allgather_f08
-    subroutine MPI_Ineighbor_allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine MPI_Ineighbor_allgather_f08ts
+    subroutine MPI_Ineighbor_allgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ineighbor_allgather_c_f08
+    end subroutine MPI_Ineighbor_allgather_c_f08ts
   end interface MPI_Ineighbor_allgather
   interface PMPI_Ineighbor_allgather
-    subroutine PMPI_Ineighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    subroutine PMPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_allgather_f08
-    subroutine PMPI_Ineighbor_allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine PMPI_Ineighbor_allgather_f08ts
+    subroutine PMPI_Ineighbor_allgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_allgather_c_f08
+    end subroutine PMPI_Ineighbor_allgather_c_f08ts
   end interface PMPI_Ineighbor_allgather
   interface MPI_Ineighbor_allgatherv
-    subroutine MPI_Ineighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    subroutine MPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ineighbor_allgatherv_f08
-    subroutine MPI_Ineighbor_allgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
-      displs, recvtype, comm, request, ierror)
+    end subroutine MPI_Ineighbor_allgatherv_f08ts
+    subroutine MPI_Ineighbor_allgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, &
+      recvcounts, displs, recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ineighbor_allgatherv_c_f08
+    end subroutine MPI_Ineighbor_allgatherv_c_f08ts
   end interface MPI_Ineighbor_allgatherv
   interface PMPI_Ineighbor_allgatherv
-    subroutine PMPI_Ineighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    subroutine PMPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_allgatherv_f08
-    subroutine PMPI_Ineighbor_allgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
-      displs, recvtype, comm, request, ierror)
+    end subroutine PMPI_Ineighbor_allgatherv_f08ts
+    subroutine PMPI_Ineighbor_allgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, &
+      recvcounts, displs, recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_allgatherv_c_f08
+    end subroutine PMPI_Ineighbor_allgatherv_c_f08ts
   end interface PMPI_Ineighbor_allgatherv
   interface MPI_Ineighbor_alltoall
-    subroutine MPI_Ineighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    subroutine MPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ineighbor_alltoall_f08
-    subroutine MPI_Ineighbor_alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine MPI_Ineighbor_alltoall_f08ts
+    subroutine MPI_Ineighbor_alltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ineighbor_alltoall_c_f08
+    end subroutine MPI_Ineighbor_alltoall_c_f08ts
   end interface MPI_Ineighbor_alltoall
   interface PMPI_Ineighbor_alltoall
-    subroutine PMPI_Ineighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    subroutine PMPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_alltoall_f08
-    subroutine PMPI_Ineighbor_alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine PMPI_Ineighbor_alltoall_f08ts
+    subroutine PMPI_Ineighbor_alltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_alltoall_c_f08
+    end subroutine PMPI_Ineighbor_alltoall_c_f08ts
   end interface PMPI_Ineighbor_alltoall
   interface MPI_Ineighbor_alltoallv
-    subroutine MPI_Ineighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    subroutine MPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ineighbor_alltoallv_f08
-    subroutine MPI_Ineighbor_alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    end subroutine MPI_Ineighbor_alltoallv_f08ts
+    subroutine MPI_Ineighbor_alltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ineighbor_alltoallv_c_f08
+    end subroutine MPI_Ineighbor_alltoallv_c_f08ts
   end interface MPI_Ineighbor_alltoallv
   interface PMPI_Ineighbor_alltoallv
-    subroutine PMPI_Ineighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    subroutine PMPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_alltoallv_f08
-    subroutine PMPI_Ineighbor_alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    end subroutine PMPI_Ineighbor_alltoallv_f08ts
+    subroutine PMPI_Ineighbor_alltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_alltoallv_c_f08
+    end subroutine PMPI_Ineighbor_alltoallv_c_f08ts
   end interface PMPI_Ineighbor_alltoallv
   interface MPI_Ineighbor_alltoallw
-    subroutine MPI_Ineighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    subroutine MPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ineighbor_alltoallw_f08
-    subroutine MPI_Ineighbor_alltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    end subroutine MPI_Ineighbor_alltoallw_f08ts
+    subroutine MPI_Ineighbor_alltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ineighbor_alltoallw_c_f08
+    end subroutine MPI_Ineighbor_alltoallw_c_f08ts
   end interface MPI_Ineighbor_alltoallw
   interface PMPI_Ineighbor_alltoallw
-    subroutine PMPI_Ineighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    subroutine PMPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_alltoallw_f08
-    subroutine PMPI_Ineighbor_alltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    end subroutine PMPI_Ineighbor_alltoallw_f08ts
+    subroutine PMPI_Ineighbor_alltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ineighbor_alltoallw_c_f08
+    end subroutine PMPI_Ineighbor_alltoallw_c_f08ts
   end interface PMPI_Ineighbor_alltoallw
   interface MPI_Info_create
     subroutine MPI_Info_create_f08(info, ierror)
@@ -8250,11 +7803,10 @@ module mpi_f08
     end subroutine PMPI_Iprobe_f08
   end interface PMPI_Iprobe
   interface MPI_Irecv
-    subroutine MPI_Irecv_f08(buf, count, datatype, source, tag, comm, request, ierror)
+    subroutine MPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: source
@@ -8262,12 +7814,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Irecv_f08
-    subroutine MPI_Irecv_c_f08(buf, count, datatype, source, tag, comm, request, ierror)
+    end subroutine MPI_Irecv_f08ts
+    subroutine MPI_Irecv_c_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: source
@@ -8275,14 +7826,13 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Irecv_c_f08
+    end subroutine MPI_Irecv_c_f08ts
   end interface MPI_Irecv
   interface PMPI_Irecv
-    subroutine PMPI_Irecv_f08(buf, count, datatype, source, tag, comm, request, ierror)
+    subroutine PMPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: source
@@ -8290,12 +7840,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Irecv_f08
-    subroutine PMPI_Irecv_c_f08(buf, count, datatype, source, tag, comm, request, ierror)
+    end subroutine PMPI_Irecv_f08ts
+    subroutine PMPI_Irecv_c_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: source
@@ -8303,16 +7852,14 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Irecv_c_f08
+    end subroutine PMPI_Irecv_c_f08ts
   end interface PMPI_Irecv
   interface MPI_Ireduce
-    subroutine MPI_Ireduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+    subroutine MPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -8320,14 +7867,13 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ireduce_f08
-    subroutine MPI_Ireduce_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+    end subroutine MPI_Ireduce_f08ts
+    subroutine MPI_Ireduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, request, &
+      ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -8335,16 +7881,15 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ireduce_c_f08
+    end subroutine MPI_Ireduce_c_f08ts
   end interface MPI_Ireduce
   interface PMPI_Ireduce
-    subroutine PMPI_Ireduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+    subroutine PMPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, request, &
+      ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -8352,15 +7897,13 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ireduce_f08
-    subroutine PMPI_Ireduce_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, &
+    end subroutine PMPI_Ireduce_f08ts
+    subroutine PMPI_Ireduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, request, &
       ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -8368,142 +7911,125 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ireduce_c_f08
+    end subroutine PMPI_Ireduce_c_f08ts
   end interface PMPI_Ireduce
   interface MPI_Ireduce_scatter
-    subroutine MPI_Ireduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
-      ierror)
+    subroutine MPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+      request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ireduce_scatter_f08
-    subroutine MPI_Ireduce_scatter_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+    end subroutine MPI_Ireduce_scatter_f08ts
+    subroutine MPI_Ireduce_scatter_c_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ireduce_scatter_c_f08
+    end subroutine MPI_Ireduce_scatter_c_f08ts
   end interface MPI_Ireduce_scatter
   interface PMPI_Ireduce_scatter
-    subroutine PMPI_Ireduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+    subroutine PMPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ireduce_scatter_f08
-    subroutine PMPI_Ireduce_scatter_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+    end subroutine PMPI_Ireduce_scatter_f08ts
+    subroutine PMPI_Ireduce_scatter_c_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ireduce_scatter_c_f08
+    end subroutine PMPI_Ireduce_scatter_c_f08ts
   end interface PMPI_Ireduce_scatter
   interface MPI_Ireduce_scatter_block
-    subroutine MPI_Ireduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    subroutine MPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ireduce_scatter_block_f08
-    subroutine MPI_Ireduce_scatter_block_c_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    end subroutine MPI_Ireduce_scatter_block_f08ts
+    subroutine MPI_Ireduce_scatter_block_c_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ireduce_scatter_block_c_f08
+    end subroutine MPI_Ireduce_scatter_block_c_f08ts
   end interface MPI_Ireduce_scatter_block
   interface PMPI_Ireduce_scatter_block
-    subroutine PMPI_Ireduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    subroutine PMPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ireduce_scatter_block_f08
-    subroutine PMPI_Ireduce_scatter_block_c_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
-      request, ierror)
+    end subroutine PMPI_Ireduce_scatter_block_f08ts
+    subroutine PMPI_Ireduce_scatter_block_c_f08ts(sendbuf, recvbuf, recvcount, datatype, op, &
+      comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ireduce_scatter_block_c_f08
+    end subroutine PMPI_Ireduce_scatter_block_c_f08ts
   end interface PMPI_Ireduce_scatter_block
   interface MPI_Irsend
-    subroutine MPI_Irsend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine MPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -8511,12 +8037,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Irsend_f08
-    subroutine MPI_Irsend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine MPI_Irsend_f08ts
+    subroutine MPI_Irsend_c_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -8524,14 +8049,13 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Irsend_c_f08
+    end subroutine MPI_Irsend_c_f08ts
   end interface MPI_Irsend
   interface PMPI_Irsend
-    subroutine PMPI_Irsend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine PMPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -8539,12 +8063,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Irsend_f08
-    subroutine PMPI_Irsend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine PMPI_Irsend_f08ts
+    subroutine PMPI_Irsend_c_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -8552,7 +8075,7 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Irsend_c_f08
+    end subroutine PMPI_Irsend_c_f08ts
   end interface PMPI_Irsend
   interface MPI_Is_thread_main
     subroutine MPI_Is_thread_main_f08(flag, ierror)
@@ -8571,219 +8094,194 @@ module mpi_f08
     end subroutine PMPI_Is_thread_main_f08
   end interface PMPI_Is_thread_main
   interface MPI_Iscan
-    subroutine MPI_Iscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    subroutine MPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Iscan_f08
-    subroutine MPI_Iscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    end subroutine MPI_Iscan_f08ts
+    subroutine MPI_Iscan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Iscan_c_f08
+    end subroutine MPI_Iscan_c_f08ts
   end interface MPI_Iscan
   interface PMPI_Iscan
-    subroutine PMPI_Iscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    subroutine PMPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iscan_f08
-    subroutine PMPI_Iscan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+    end subroutine PMPI_Iscan_f08ts
+    subroutine PMPI_Iscan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iscan_c_f08
+    end subroutine PMPI_Iscan_c_f08ts
   end interface PMPI_Iscan
   interface MPI_Iscatter
-    subroutine MPI_Iscatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-      comm, request, ierror)
+    subroutine MPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Iscatter_f08
-    subroutine MPI_Iscatter_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    end subroutine MPI_Iscatter_f08ts
+    subroutine MPI_Iscatter_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Iscatter_c_f08
+    end subroutine MPI_Iscatter_c_f08ts
   end interface MPI_Iscatter
   interface PMPI_Iscatter
-    subroutine PMPI_Iscatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    subroutine PMPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iscatter_f08
-    subroutine PMPI_Iscatter_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    end subroutine PMPI_Iscatter_f08ts
+    subroutine PMPI_Iscatter_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iscatter_c_f08
+    end subroutine PMPI_Iscatter_c_f08ts
   end interface PMPI_Iscatter
   interface MPI_Iscatterv
-    subroutine MPI_Iscatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    subroutine MPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Iscatterv_f08
-    subroutine MPI_Iscatterv_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    end subroutine MPI_Iscatterv_f08ts
+    subroutine MPI_Iscatterv_c_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Iscatterv_c_f08
+    end subroutine MPI_Iscatterv_c_f08ts
   end interface MPI_Iscatterv
   interface PMPI_Iscatterv
-    subroutine PMPI_Iscatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    subroutine PMPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iscatterv_f08
-    subroutine PMPI_Iscatterv_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    end subroutine PMPI_Iscatterv_f08ts
+    subroutine PMPI_Iscatterv_c_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Iscatterv_c_f08
+    end subroutine PMPI_Iscatterv_c_f08ts
   end interface PMPI_Iscatterv
   interface MPI_Isend
-    subroutine MPI_Isend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine MPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -8791,12 +8289,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Isend_f08
-    subroutine MPI_Isend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine MPI_Isend_f08ts
+    subroutine MPI_Isend_c_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -8804,14 +8301,13 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Isend_c_f08
+    end subroutine MPI_Isend_c_f08ts
   end interface MPI_Isend
   interface PMPI_Isend
-    subroutine PMPI_Isend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine PMPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -8819,12 +8315,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Isend_f08
-    subroutine PMPI_Isend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine PMPI_Isend_f08ts
+    subroutine PMPI_Isend_c_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -8832,21 +8327,19 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Isend_c_f08
+    end subroutine PMPI_Isend_c_f08ts
   end interface PMPI_Isend
   interface MPI_Isendrecv
-    subroutine MPI_Isendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-      recvtype, source, recvtag, comm, request, ierror)
+    subroutine MPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+      recvcount, recvtype, source, recvtag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: sendtag
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: source
@@ -8854,19 +8347,17 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Isendrecv_f08
-    subroutine MPI_Isendrecv_c_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+    end subroutine MPI_Isendrecv_f08ts
+    subroutine MPI_Isendrecv_c_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
       recvcount, recvtype, source, recvtag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: sendtag
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: source
@@ -8874,21 +8365,19 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Isendrecv_c_f08
+    end subroutine MPI_Isendrecv_c_f08ts
   end interface MPI_Isendrecv
   interface PMPI_Isendrecv
-    subroutine PMPI_Isendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+    subroutine PMPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
       recvcount, recvtype, source, recvtag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: sendtag
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: source
@@ -8896,19 +8385,17 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Isendrecv_f08
-    subroutine PMPI_Isendrecv_c_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+    end subroutine PMPI_Isendrecv_f08ts
+    subroutine PMPI_Isendrecv_c_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
       recvcount, recvtype, source, recvtag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: sendtag
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: source
@@ -8916,15 +8403,14 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Isendrecv_c_f08
+    end subroutine PMPI_Isendrecv_c_f08ts
   end interface PMPI_Isendrecv
   interface MPI_Isendrecv_replace
-    subroutine MPI_Isendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
+    subroutine MPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, &
       comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -8934,13 +8420,12 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Isendrecv_replace_f08
-    subroutine MPI_Isendrecv_replace_c_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
-      comm, request, ierror)
+    end subroutine MPI_Isendrecv_replace_f08ts
+    subroutine MPI_Isendrecv_replace_c_f08ts(buf, count, datatype, dest, sendtag, source, &
+      recvtag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -8950,15 +8435,14 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Isendrecv_replace_c_f08
+    end subroutine MPI_Isendrecv_replace_c_f08ts
   end interface MPI_Isendrecv_replace
   interface PMPI_Isendrecv_replace
-    subroutine PMPI_Isendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
+    subroutine PMPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, &
       comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -8968,13 +8452,12 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Isendrecv_replace_f08
-    subroutine PMPI_Isendrecv_replace_c_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
-      comm, request, ierror)
+    end subroutine PMPI_Isendrecv_replace_f08ts
+    subroutine PMPI_Isendrecv_replace_c_f08ts(buf, count, datatype, dest, sendtag, source, &
+      recvtag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -8984,14 +8467,13 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Isendrecv_replace_c_f08
+    end subroutine PMPI_Isendrecv_replace_c_f08ts
   end interface PMPI_Isendrecv_replace
   interface MPI_Issend
-    subroutine MPI_Issend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine MPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -8999,12 +8481,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Issend_f08
-    subroutine MPI_Issend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine MPI_Issend_f08ts
+    subroutine MPI_Issend_c_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -9012,14 +8493,13 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Issend_c_f08
+    end subroutine MPI_Issend_c_f08ts
   end interface MPI_Issend
   interface PMPI_Issend
-    subroutine PMPI_Issend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine PMPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -9027,12 +8507,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Issend_f08
-    subroutine PMPI_Issend_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine PMPI_Issend_f08ts
+    subroutine PMPI_Issend_c_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -9040,7 +8519,7 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Issend_c_f08
+    end subroutine PMPI_Issend_c_f08ts
   end interface PMPI_Issend
   interface MPI_Lookup_name
     subroutine MPI_Lookup_name_f08(service_name, info, port_name, ierror)
@@ -9087,268 +8566,238 @@ module mpi_f08
     end subroutine PMPI_Mprobe_f08
   end interface PMPI_Mprobe
   interface MPI_Mrecv
-    subroutine MPI_Mrecv_f08(buf, count, datatype, message, status, ierror)
+    subroutine MPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Message), INTENT(INOUT) :: message
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Mrecv_f08
-    subroutine MPI_Mrecv_c_f08(buf, count, datatype, message, status, ierror)
+    end subroutine MPI_Mrecv_f08ts
+    subroutine MPI_Mrecv_c_f08ts(buf, count, datatype, message, status, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Message), INTENT(INOUT) :: message
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Mrecv_c_f08
+    end subroutine MPI_Mrecv_c_f08ts
   end interface MPI_Mrecv
   interface PMPI_Mrecv
-    subroutine PMPI_Mrecv_f08(buf, count, datatype, message, status, ierror)
+    subroutine PMPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Message), INTENT(INOUT) :: message
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Mrecv_f08
-    subroutine PMPI_Mrecv_c_f08(buf, count, datatype, message, status, ierror)
+    end subroutine PMPI_Mrecv_f08ts
+    subroutine PMPI_Mrecv_c_f08ts(buf, count, datatype, message, status, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Message), INTENT(INOUT) :: message
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Mrecv_c_f08
+    end subroutine PMPI_Mrecv_c_f08ts
   end interface PMPI_Mrecv
   interface MPI_Neighbor_allgather
-    subroutine MPI_Neighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    subroutine MPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_allgather_f08
-    subroutine MPI_Neighbor_allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine MPI_Neighbor_allgather_f08ts
+    subroutine MPI_Neighbor_allgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_allgather_c_f08
+    end subroutine MPI_Neighbor_allgather_c_f08ts
   end interface MPI_Neighbor_allgather
   interface PMPI_Neighbor_allgather
-    subroutine PMPI_Neighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    subroutine PMPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_allgather_f08
-    subroutine PMPI_Neighbor_allgather_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine PMPI_Neighbor_allgather_f08ts
+    subroutine PMPI_Neighbor_allgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_allgather_c_f08
+    end subroutine PMPI_Neighbor_allgather_c_f08ts
   end interface PMPI_Neighbor_allgather
   interface MPI_Neighbor_allgather_init
-    subroutine MPI_Neighbor_allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
-      recvtype, comm, info, request, ierror)
+    subroutine MPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, &
+      recvcount, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_allgather_init_f08
-    subroutine MPI_Neighbor_allgather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, &
+    end subroutine MPI_Neighbor_allgather_init_f08ts
+    subroutine MPI_Neighbor_allgather_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, &
       recvcount, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_allgather_init_c_f08
+    end subroutine MPI_Neighbor_allgather_init_c_f08ts
   end interface MPI_Neighbor_allgather_init
   interface PMPI_Neighbor_allgather_init
-    subroutine PMPI_Neighbor_allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
-      recvtype, comm, info, request, ierror)
+    subroutine PMPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, &
+      recvcount, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_allgather_init_f08
-    subroutine PMPI_Neighbor_allgather_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, &
+    end subroutine PMPI_Neighbor_allgather_init_f08ts
+    subroutine PMPI_Neighbor_allgather_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, &
       recvcount, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_allgather_init_c_f08
+    end subroutine PMPI_Neighbor_allgather_init_c_f08ts
   end interface PMPI_Neighbor_allgather_init
   interface MPI_Neighbor_allgatherv
-    subroutine MPI_Neighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    subroutine MPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcounts(*)
       INTEGER, INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_allgatherv_f08
-    subroutine MPI_Neighbor_allgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    end subroutine MPI_Neighbor_allgatherv_f08ts
+    subroutine MPI_Neighbor_allgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_allgatherv_c_f08
+    end subroutine MPI_Neighbor_allgatherv_c_f08ts
   end interface MPI_Neighbor_allgatherv
   interface PMPI_Neighbor_allgatherv
-    subroutine PMPI_Neighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+    subroutine PMPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
       displs, recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcounts(*)
       INTEGER, INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_allgatherv_f08
-    subroutine PMPI_Neighbor_allgatherv_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
-      displs, recvtype, comm, ierror)
+    end subroutine PMPI_Neighbor_allgatherv_f08ts
+    subroutine PMPI_Neighbor_allgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, &
+      recvcounts, displs, recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_allgatherv_c_f08
+    end subroutine PMPI_Neighbor_allgatherv_c_f08ts
   end interface PMPI_Neighbor_allgatherv
   interface MPI_Neighbor_allgatherv_init
-    subroutine MPI_Neighbor_allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, &
+    subroutine MPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, &
       recvcounts, displs, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -9356,17 +8805,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_allgatherv_init_f08
-    subroutine MPI_Neighbor_allgatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, &
+    end subroutine MPI_Neighbor_allgatherv_init_f08ts
+    subroutine MPI_Neighbor_allgatherv_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, &
       recvcounts, displs, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -9374,19 +8821,17 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_allgatherv_init_c_f08
+    end subroutine MPI_Neighbor_allgatherv_init_c_f08ts
   end interface MPI_Neighbor_allgatherv_init
   interface PMPI_Neighbor_allgatherv_init
-    subroutine PMPI_Neighbor_allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, &
+    subroutine PMPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, &
       recvcounts, displs, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -9394,17 +8839,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_allgatherv_init_f08
-    subroutine PMPI_Neighbor_allgatherv_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, &
+    end subroutine PMPI_Neighbor_allgatherv_init_f08ts
+    subroutine PMPI_Neighbor_allgatherv_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, &
       recvcounts, displs, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -9412,228 +8855,202 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_allgatherv_init_c_f08
+    end subroutine PMPI_Neighbor_allgatherv_init_c_f08ts
   end interface PMPI_Neighbor_allgatherv_init
   interface MPI_Neighbor_alltoall
-    subroutine MPI_Neighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    subroutine MPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_alltoall_f08
-    subroutine MPI_Neighbor_alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine MPI_Neighbor_alltoall_f08ts
+    subroutine MPI_Neighbor_alltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_alltoall_c_f08
+    end subroutine MPI_Neighbor_alltoall_c_f08ts
   end interface MPI_Neighbor_alltoall
   interface PMPI_Neighbor_alltoall
-    subroutine PMPI_Neighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    subroutine PMPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoall_f08
-    subroutine PMPI_Neighbor_alltoall_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine PMPI_Neighbor_alltoall_f08ts
+    subroutine PMPI_Neighbor_alltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoall_c_f08
+    end subroutine PMPI_Neighbor_alltoall_c_f08ts
   end interface PMPI_Neighbor_alltoall
   interface MPI_Neighbor_alltoall_init
-    subroutine MPI_Neighbor_alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    subroutine MPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_alltoall_init_f08
-    subroutine MPI_Neighbor_alltoall_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
-      recvtype, comm, info, request, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_alltoall_init_c_f08
-  end interface MPI_Neighbor_alltoall_init
-  interface PMPI_Neighbor_alltoall_init
-    subroutine PMPI_Neighbor_alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
-      recvtype, comm, info, request, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoall_init_f08
-    subroutine PMPI_Neighbor_alltoall_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, &
+    end subroutine MPI_Neighbor_alltoall_init_f08ts
+    subroutine MPI_Neighbor_alltoall_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, &
       recvcount, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoall_init_c_f08
+    end subroutine MPI_Neighbor_alltoall_init_c_f08ts
+  end interface MPI_Neighbor_alltoall_init
+  interface PMPI_Neighbor_alltoall_init
+    subroutine PMPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, &
+      recvcount, recvtype, comm, info, request, ierror)
+      import
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_alltoall_init_f08ts
+    subroutine PMPI_Neighbor_alltoall_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, &
+      recvcount, recvtype, comm, info, request, ierror)
+      import
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_alltoall_init_c_f08ts
   end interface PMPI_Neighbor_alltoall_init
   interface MPI_Neighbor_alltoallv
-    subroutine MPI_Neighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    subroutine MPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcounts(*)
       INTEGER, INTENT(IN) :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcounts(*)
       INTEGER, INTENT(IN) :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_alltoallv_f08
-    subroutine MPI_Neighbor_alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    end subroutine MPI_Neighbor_alltoallv_f08ts
+    subroutine MPI_Neighbor_alltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_alltoallv_c_f08
+    end subroutine MPI_Neighbor_alltoallv_c_f08ts
   end interface MPI_Neighbor_alltoallv
   interface PMPI_Neighbor_alltoallv
-    subroutine PMPI_Neighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    subroutine PMPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcounts(*)
       INTEGER, INTENT(IN) :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcounts(*)
       INTEGER, INTENT(IN) :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoallv_f08
-    subroutine PMPI_Neighbor_alltoallv_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    end subroutine PMPI_Neighbor_alltoallv_f08ts
+    subroutine PMPI_Neighbor_alltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoallv_c_f08
+    end subroutine PMPI_Neighbor_alltoallv_c_f08ts
   end interface PMPI_Neighbor_alltoallv
   interface MPI_Neighbor_alltoallv_init
-    subroutine MPI_Neighbor_alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+    subroutine MPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
       recvcounts, rdispls, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -9641,58 +9058,16 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_alltoallv_init_f08
-    subroutine MPI_Neighbor_alltoallv_init_c_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
-      recvcounts, rdispls, recvtype, comm, info, request, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_alltoallv_init_c_f08
-  end interface MPI_Neighbor_alltoallv_init
-  interface PMPI_Neighbor_alltoallv_init
-    subroutine PMPI_Neighbor_alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
-      recvcounts, rdispls, recvtype, comm, info, request, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoallv_init_f08
-    subroutine PMPI_Neighbor_alltoallv_init_c_f08(sendbuf, sendcounts, sdispls, sendtype, &
+    end subroutine MPI_Neighbor_alltoallv_init_f08ts
+    subroutine MPI_Neighbor_alltoallv_init_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, &
       recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
@@ -9700,92 +9075,118 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoallv_init_c_f08
+    end subroutine MPI_Neighbor_alltoallv_init_c_f08ts
+  end interface MPI_Neighbor_alltoallv_init
+  interface PMPI_Neighbor_alltoallv_init
+    subroutine PMPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, &
+      recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      import
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_alltoallv_init_f08ts
+    subroutine PMPI_Neighbor_alltoallv_init_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, &
+      recvbuf, recvcounts, rdispls, recvtype, comm, info, request, ierror)
+      import
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Neighbor_alltoallv_init_c_f08ts
   end interface PMPI_Neighbor_alltoallv_init
   interface MPI_Neighbor_alltoallw
-    subroutine MPI_Neighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    subroutine MPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_alltoallw_f08
-    subroutine MPI_Neighbor_alltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    end subroutine MPI_Neighbor_alltoallw_f08ts
+    subroutine MPI_Neighbor_alltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_alltoallw_c_f08
+    end subroutine MPI_Neighbor_alltoallw_c_f08ts
   end interface MPI_Neighbor_alltoallw
   interface PMPI_Neighbor_alltoallw
-    subroutine PMPI_Neighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    subroutine PMPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoallw_f08
-    subroutine PMPI_Neighbor_alltoallw_c_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+    end subroutine PMPI_Neighbor_alltoallw_f08ts
+    subroutine PMPI_Neighbor_alltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
       recvcounts, rdispls, recvtypes, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoallw_c_f08
+    end subroutine PMPI_Neighbor_alltoallw_c_f08ts
   end interface PMPI_Neighbor_alltoallw
   interface MPI_Neighbor_alltoallw_init
-    subroutine MPI_Neighbor_alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
-      recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+    subroutine MPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, &
+      recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
@@ -9793,18 +9194,16 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_alltoallw_init_f08
-    subroutine MPI_Neighbor_alltoallw_init_c_f08(sendbuf, sendcounts, sdispls, sendtypes, &
+    end subroutine MPI_Neighbor_alltoallw_init_f08ts
+    subroutine MPI_Neighbor_alltoallw_init_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, &
       recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
@@ -9812,20 +9211,18 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Neighbor_alltoallw_init_c_f08
+    end subroutine MPI_Neighbor_alltoallw_init_c_f08ts
   end interface MPI_Neighbor_alltoallw_init
   interface PMPI_Neighbor_alltoallw_init
-    subroutine PMPI_Neighbor_alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
-      recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+    subroutine PMPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, &
+      recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
@@ -9833,18 +9230,16 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoallw_init_f08
-    subroutine PMPI_Neighbor_alltoallw_init_c_f08(sendbuf, sendcounts, sdispls, sendtypes, &
+    end subroutine PMPI_Neighbor_alltoallw_init_f08ts
+    subroutine PMPI_Neighbor_alltoallw_init_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, &
       recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: sdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: sendtypes(*)
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: rdispls(*)
       TYPE(MPI_Datatype), INTENT(IN), ASYNCHRONOUS :: recvtypes(*)
@@ -9852,7 +9247,7 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Neighbor_alltoallw_init_c_f08
+    end subroutine PMPI_Neighbor_alltoallw_init_c_f08ts
   end interface PMPI_Neighbor_alltoallw_init
   interface MPI_Op_commutative
     subroutine MPI_Op_commutative_f08(op, commute, ierror)
@@ -9927,128 +9322,112 @@ module mpi_f08
     end subroutine PMPI_Open_port_f08
   end interface PMPI_Open_port
   interface MPI_Pack
-    subroutine MPI_Pack_f08(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+    subroutine MPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
       INTEGER, INTENT(IN) :: incount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      TYPE(*), DIMENSION(*) :: outbuf
+      TYPE(*), DIMENSION(..) :: outbuf
       INTEGER, INTENT(IN) :: outsize
       INTEGER, INTENT(INOUT) :: position
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Pack_f08
-    subroutine MPI_Pack_c_f08(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+    end subroutine MPI_Pack_f08ts
+    subroutine MPI_Pack_c_f08ts(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      TYPE(*), DIMENSION(*) :: outbuf
+      TYPE(*), DIMENSION(..) :: outbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outsize
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Pack_c_f08
+    end subroutine MPI_Pack_c_f08ts
   end interface MPI_Pack
   interface PMPI_Pack
-    subroutine PMPI_Pack_f08(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+    subroutine PMPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
       INTEGER, INTENT(IN) :: incount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      TYPE(*), DIMENSION(*) :: outbuf
+      TYPE(*), DIMENSION(..) :: outbuf
       INTEGER, INTENT(IN) :: outsize
       INTEGER, INTENT(INOUT) :: position
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Pack_f08
-    subroutine PMPI_Pack_c_f08(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+    end subroutine PMPI_Pack_f08ts
+    subroutine PMPI_Pack_c_f08ts(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      TYPE(*), DIMENSION(*) :: outbuf
+      TYPE(*), DIMENSION(..) :: outbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outsize
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Pack_c_f08
+    end subroutine PMPI_Pack_c_f08ts
   end interface PMPI_Pack
   interface MPI_Pack_external
-    subroutine MPI_Pack_external_f08(datarep, inbuf, incount, datatype, outbuf, outsize, &
+    subroutine MPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, outsize, &
       position, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: datarep
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
       INTEGER, INTENT(IN) :: incount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      TYPE(*), DIMENSION(*) :: outbuf
+      TYPE(*), DIMENSION(..) :: outbuf
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: outsize
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Pack_external_f08
-    subroutine MPI_Pack_external_c_f08(datarep, inbuf, incount, datatype, outbuf, outsize, &
+    end subroutine MPI_Pack_external_f08ts
+    subroutine MPI_Pack_external_c_f08ts(datarep, inbuf, incount, datatype, outbuf, outsize, &
       position, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: datarep
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      TYPE(*), DIMENSION(*) :: outbuf
+      TYPE(*), DIMENSION(..) :: outbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outsize
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Pack_external_c_f08
+    end subroutine MPI_Pack_external_c_f08ts
   end interface MPI_Pack_external
   interface PMPI_Pack_external
-    subroutine PMPI_Pack_external_f08(datarep, inbuf, incount, datatype, outbuf, outsize, &
+    subroutine PMPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, outsize, &
       position, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: datarep
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
       INTEGER, INTENT(IN) :: incount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      TYPE(*), DIMENSION(*) :: outbuf
+      TYPE(*), DIMENSION(..) :: outbuf
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: outsize
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Pack_external_f08
-    subroutine PMPI_Pack_external_c_f08(datarep, inbuf, incount, datatype, outbuf, outsize, &
+    end subroutine PMPI_Pack_external_f08ts
+    subroutine PMPI_Pack_external_c_f08ts(datarep, inbuf, incount, datatype, outbuf, outsize, &
       position, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: datarep
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: incount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      TYPE(*), DIMENSION(*) :: outbuf
+      TYPE(*), DIMENSION(..) :: outbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outsize
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Pack_external_c_f08
+    end subroutine PMPI_Pack_external_c_f08ts
   end interface PMPI_Pack_external
   interface MPI_Pack_external_size
     subroutine MPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
@@ -10223,12 +9602,11 @@ module mpi_f08
     end subroutine PMPI_Pready_range_f08
   end interface PMPI_Pready_range
   interface MPI_Precv_init
-    subroutine MPI_Precv_init_f08(buf, partitions, count, datatype, source, tag, comm, info, &
+    subroutine MPI_Precv_init_f08ts(buf, partitions, count, datatype, source, tag, comm, info, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: partitions
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
@@ -10238,15 +9616,14 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Precv_init_f08
+    end subroutine MPI_Precv_init_f08ts
   end interface MPI_Precv_init
   interface PMPI_Precv_init
-    subroutine PMPI_Precv_init_f08(buf, partitions, count, datatype, source, tag, comm, info, &
+    subroutine PMPI_Precv_init_f08ts(buf, partitions, count, datatype, source, tag, comm, info, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: partitions
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
@@ -10256,7 +9633,7 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Precv_init_f08
+    end subroutine PMPI_Precv_init_f08ts
   end interface PMPI_Precv_init
   interface MPI_Probe
     subroutine MPI_Probe_f08(source, tag, comm, status, ierror)
@@ -10281,12 +9658,11 @@ module mpi_f08
     end subroutine PMPI_Probe_f08
   end interface PMPI_Probe
   interface MPI_Psend_init
-    subroutine MPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, &
+    subroutine MPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, comm, info, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: partitions
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
@@ -10296,15 +9672,14 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Psend_init_f08
+    end subroutine MPI_Psend_init_f08ts
   end interface MPI_Psend_init
   interface PMPI_Psend_init
-    subroutine PMPI_Psend_init_f08(buf, partitions, count, datatype, dest, tag, comm, info, &
+    subroutine PMPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, comm, info, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: partitions
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
@@ -10314,7 +9689,7 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Psend_init_f08
+    end subroutine PMPI_Psend_init_f08ts
   end interface PMPI_Psend_init
   interface MPI_Publish_name
     subroutine MPI_Publish_name_f08(service_name, info, port_name, ierror)
@@ -10337,12 +9712,11 @@ module mpi_f08
     end subroutine PMPI_Publish_name_f08
   end interface PMPI_Publish_name
   interface MPI_Put
-    subroutine MPI_Put_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-      target_count, target_datatype, win, ierror)
+    subroutine MPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER, INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -10351,13 +9725,12 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Put_f08
-    subroutine MPI_Put_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    end subroutine MPI_Put_f08ts
+    subroutine MPI_Put_c_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -10366,15 +9739,14 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Put_c_f08
+    end subroutine MPI_Put_c_f08ts
   end interface MPI_Put
   interface PMPI_Put
-    subroutine PMPI_Put_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-      target_count, target_datatype, win, ierror)
+    subroutine PMPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER, INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -10383,13 +9755,12 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Put_f08
-    subroutine PMPI_Put_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    end subroutine PMPI_Put_f08ts
+    subroutine PMPI_Put_c_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -10398,7 +9769,7 @@ module mpi_f08
       TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
       TYPE(MPI_Win), INTENT(IN) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Put_c_f08
+    end subroutine PMPI_Put_c_f08ts
   end interface PMPI_Put
   interface MPI_Query_thread
     subroutine MPI_Query_thread_f08(provided, ierror)
@@ -10417,12 +9788,11 @@ module mpi_f08
     end subroutine PMPI_Query_thread_f08
   end interface PMPI_Query_thread
   interface MPI_Raccumulate
-    subroutine MPI_Raccumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    subroutine MPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, op, win, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER, INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -10433,13 +9803,12 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Raccumulate_f08
-    subroutine MPI_Raccumulate_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    end subroutine MPI_Raccumulate_f08ts
+    subroutine MPI_Raccumulate_c_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, op, win, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -10450,15 +9819,14 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Raccumulate_c_f08
+    end subroutine MPI_Raccumulate_c_f08ts
   end interface MPI_Raccumulate
   interface PMPI_Raccumulate
-    subroutine PMPI_Raccumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    subroutine PMPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, op, win, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER, INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -10469,13 +9837,12 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Raccumulate_f08
-    subroutine PMPI_Raccumulate_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    end subroutine PMPI_Raccumulate_f08ts
+    subroutine PMPI_Raccumulate_c_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, op, win, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -10486,14 +9853,13 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Raccumulate_c_f08
+    end subroutine PMPI_Raccumulate_c_f08ts
   end interface PMPI_Raccumulate
   interface MPI_Recv
-    subroutine MPI_Recv_f08(buf, count, datatype, source, tag, comm, status, ierror)
+    subroutine MPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: source
@@ -10501,12 +9867,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Recv_f08
-    subroutine MPI_Recv_c_f08(buf, count, datatype, source, tag, comm, status, ierror)
+    end subroutine MPI_Recv_f08ts
+    subroutine MPI_Recv_c_f08ts(buf, count, datatype, source, tag, comm, status, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: source
@@ -10514,14 +9879,13 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Recv_c_f08
+    end subroutine MPI_Recv_c_f08ts
   end interface MPI_Recv
   interface PMPI_Recv
-    subroutine PMPI_Recv_f08(buf, count, datatype, source, tag, comm, status, ierror)
+    subroutine PMPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: source
@@ -10529,12 +9893,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Recv_f08
-    subroutine PMPI_Recv_c_f08(buf, count, datatype, source, tag, comm, status, ierror)
+    end subroutine PMPI_Recv_f08ts
+    subroutine PMPI_Recv_c_f08ts(buf, count, datatype, source, tag, comm, status, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: source
@@ -10542,14 +9905,13 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Recv_c_f08
+    end subroutine PMPI_Recv_c_f08ts
   end interface PMPI_Recv
   interface MPI_Recv_init
-    subroutine MPI_Recv_init_f08(buf, count, datatype, source, tag, comm, request, ierror)
+    subroutine MPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: source
@@ -10557,12 +9919,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Recv_init_f08
-    subroutine MPI_Recv_init_c_f08(buf, count, datatype, source, tag, comm, request, ierror)
+    end subroutine MPI_Recv_init_f08ts
+    subroutine MPI_Recv_init_c_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: source
@@ -10570,14 +9931,13 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Recv_init_c_f08
+    end subroutine MPI_Recv_init_c_f08ts
   end interface MPI_Recv_init
   interface PMPI_Recv_init
-    subroutine PMPI_Recv_init_f08(buf, count, datatype, source, tag, comm, request, ierror)
+    subroutine PMPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: source
@@ -10585,12 +9945,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Recv_init_f08
-    subroutine PMPI_Recv_init_c_f08(buf, count, datatype, source, tag, comm, request, ierror)
+    end subroutine PMPI_Recv_init_f08ts
+    subroutine PMPI_Recv_init_c_f08ts(buf, count, datatype, source, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: source
@@ -10598,77 +9957,67 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Recv_init_c_f08
+    end subroutine PMPI_Recv_init_c_f08ts
   end interface PMPI_Recv_init
   interface MPI_Reduce
-    subroutine MPI_Reduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+    subroutine MPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Reduce_f08
-    subroutine MPI_Reduce_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+    end subroutine MPI_Reduce_f08ts
+    subroutine MPI_Reduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Reduce_c_f08
+    end subroutine MPI_Reduce_c_f08ts
   end interface MPI_Reduce
   interface PMPI_Reduce
-    subroutine PMPI_Reduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+    subroutine PMPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_f08
-    subroutine PMPI_Reduce_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+    end subroutine PMPI_Reduce_f08ts
+    subroutine PMPI_Reduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_c_f08
+    end subroutine PMPI_Reduce_c_f08ts
   end interface PMPI_Reduce
   interface MPI_Reduce_init
-    subroutine MPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
+    subroutine MPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -10677,15 +10026,13 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Reduce_init_f08
-    subroutine MPI_Reduce_init_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
+    end subroutine MPI_Reduce_init_f08ts
+    subroutine MPI_Reduce_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -10694,17 +10041,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Reduce_init_c_f08
+    end subroutine MPI_Reduce_init_c_f08ts
   end interface MPI_Reduce_init
   interface PMPI_Reduce_init
-    subroutine PMPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
+    subroutine PMPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -10713,15 +10058,13 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_init_f08
-    subroutine PMPI_Reduce_init_c_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
+    end subroutine PMPI_Reduce_init_f08ts
+    subroutine PMPI_Reduce_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
       request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -10730,184 +10073,159 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_init_c_f08
+    end subroutine PMPI_Reduce_init_c_f08ts
   end interface PMPI_Reduce_init
   interface MPI_Reduce_local
-    subroutine MPI_Reduce_local_f08(inbuf, inoutbuf, count, datatype, op, ierror)
+    subroutine MPI_Reduce_local_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
-      TYPE(*), DIMENSION(*) :: inoutbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..) :: inoutbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Reduce_local_f08
-    subroutine MPI_Reduce_local_c_f08(inbuf, inoutbuf, count, datatype, op, ierror)
+    end subroutine MPI_Reduce_local_f08ts
+    subroutine MPI_Reduce_local_c_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
-      TYPE(*), DIMENSION(*) :: inoutbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..) :: inoutbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Reduce_local_c_f08
+    end subroutine MPI_Reduce_local_c_f08ts
   end interface MPI_Reduce_local
   interface PMPI_Reduce_local
-    subroutine PMPI_Reduce_local_f08(inbuf, inoutbuf, count, datatype, op, ierror)
+    subroutine PMPI_Reduce_local_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
-      TYPE(*), DIMENSION(*) :: inoutbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..) :: inoutbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_local_f08
-    subroutine PMPI_Reduce_local_c_f08(inbuf, inoutbuf, count, datatype, op, ierror)
+    end subroutine PMPI_Reduce_local_f08ts
+    subroutine PMPI_Reduce_local_c_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
-      TYPE(*), DIMENSION(*) :: inoutbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..) :: inoutbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_local_c_f08
+    end subroutine PMPI_Reduce_local_c_f08ts
   end interface PMPI_Reduce_local
   interface MPI_Reduce_scatter
-    subroutine MPI_Reduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+    subroutine MPI_Reduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcounts(*)
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Reduce_scatter_f08
-    subroutine MPI_Reduce_scatter_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+    end subroutine MPI_Reduce_scatter_f08ts
+    subroutine MPI_Reduce_scatter_c_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Reduce_scatter_c_f08
+    end subroutine MPI_Reduce_scatter_c_f08ts
   end interface MPI_Reduce_scatter
   interface PMPI_Reduce_scatter
-    subroutine PMPI_Reduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+    subroutine PMPI_Reduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcounts(*)
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_scatter_f08
-    subroutine PMPI_Reduce_scatter_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+    end subroutine PMPI_Reduce_scatter_f08ts
+    subroutine PMPI_Reduce_scatter_c_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_scatter_c_f08
+    end subroutine PMPI_Reduce_scatter_c_f08ts
   end interface PMPI_Reduce_scatter
   interface MPI_Reduce_scatter_block
-    subroutine MPI_Reduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+    subroutine MPI_Reduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+      ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Reduce_scatter_block_f08
-    subroutine MPI_Reduce_scatter_block_c_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    end subroutine MPI_Reduce_scatter_block_f08ts
+    subroutine MPI_Reduce_scatter_block_c_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, &
       ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Reduce_scatter_block_c_f08
+    end subroutine MPI_Reduce_scatter_block_c_f08ts
   end interface MPI_Reduce_scatter_block
   interface PMPI_Reduce_scatter_block
-    subroutine PMPI_Reduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    subroutine PMPI_Reduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, &
       ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_scatter_block_f08
-    subroutine PMPI_Reduce_scatter_block_c_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+    end subroutine PMPI_Reduce_scatter_block_f08ts
+    subroutine PMPI_Reduce_scatter_block_c_f08ts(sendbuf, recvbuf, recvcount, datatype, op, comm, &
       ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_scatter_block_c_f08
+    end subroutine PMPI_Reduce_scatter_block_c_f08ts
   end interface PMPI_Reduce_scatter_block
   interface MPI_Reduce_scatter_block_init
-    subroutine MPI_Reduce_scatter_block_init_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
-      info, request, ierror)
+    subroutine MPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, datatype, op, &
+      comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -10915,15 +10233,13 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Reduce_scatter_block_init_f08
-    subroutine MPI_Reduce_scatter_block_init_c_f08(sendbuf, recvbuf, recvcount, datatype, op, &
+    end subroutine MPI_Reduce_scatter_block_init_f08ts
+    subroutine MPI_Reduce_scatter_block_init_c_f08ts(sendbuf, recvbuf, recvcount, datatype, op, &
       comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -10931,17 +10247,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Reduce_scatter_block_init_c_f08
+    end subroutine MPI_Reduce_scatter_block_init_c_f08ts
   end interface MPI_Reduce_scatter_block_init
   interface PMPI_Reduce_scatter_block_init
-    subroutine PMPI_Reduce_scatter_block_init_f08(sendbuf, recvbuf, recvcount, datatype, op, &
+    subroutine PMPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, datatype, op, &
       comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -10949,15 +10263,13 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_scatter_block_init_f08
-    subroutine PMPI_Reduce_scatter_block_init_c_f08(sendbuf, recvbuf, recvcount, datatype, op, &
+    end subroutine PMPI_Reduce_scatter_block_init_f08ts
+    subroutine PMPI_Reduce_scatter_block_init_c_f08ts(sendbuf, recvbuf, recvcount, datatype, op, &
       comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -10965,17 +10277,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_scatter_block_init_c_f08
+    end subroutine PMPI_Reduce_scatter_block_init_c_f08ts
   end interface PMPI_Reduce_scatter_block_init
   interface MPI_Reduce_scatter_init
-    subroutine MPI_Reduce_scatter_init_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+    subroutine MPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
       info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -10983,15 +10293,13 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Reduce_scatter_init_f08
-    subroutine MPI_Reduce_scatter_init_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+    end subroutine MPI_Reduce_scatter_init_f08ts
+    subroutine MPI_Reduce_scatter_init_c_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
       info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -10999,17 +10307,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Reduce_scatter_init_c_f08
+    end subroutine MPI_Reduce_scatter_init_c_f08ts
   end interface MPI_Reduce_scatter_init
   interface PMPI_Reduce_scatter_init
-    subroutine PMPI_Reduce_scatter_init_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+    subroutine PMPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
       info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -11017,15 +10323,13 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_scatter_init_f08
-    subroutine PMPI_Reduce_scatter_init_c_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+    end subroutine PMPI_Reduce_scatter_init_f08ts
+    subroutine PMPI_Reduce_scatter_init_c_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
       info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: recvcounts(*)
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -11033,7 +10337,7 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Reduce_scatter_init_c_f08
+    end subroutine PMPI_Reduce_scatter_init_c_f08ts
   end interface PMPI_Reduce_scatter_init
   interface MPI_Register_datarep
     subroutine MPI_Register_datarep_f08(datarep, read_conversion_fn, write_conversion_fn, &
@@ -11221,12 +10525,11 @@ module mpi_f08
     end subroutine PMPI_Request_get_status_some_f08
   end interface PMPI_Request_get_status_some
   interface MPI_Rget
-    subroutine MPI_Rget_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-      target_count, target_datatype, win, request, ierror)
+    subroutine MPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, win, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
       INTEGER, INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -11236,13 +10539,12 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Rget_f08
-    subroutine MPI_Rget_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    end subroutine MPI_Rget_f08ts
+    subroutine MPI_Rget_c_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, win, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -11252,15 +10554,14 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Rget_c_f08
+    end subroutine MPI_Rget_c_f08ts
   end interface MPI_Rget
   interface PMPI_Rget
-    subroutine PMPI_Rget_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    subroutine PMPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, win, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
       INTEGER, INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -11270,13 +10571,12 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rget_f08
-    subroutine PMPI_Rget_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    end subroutine PMPI_Rget_f08ts
+    subroutine PMPI_Rget_c_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, win, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: origin_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -11286,20 +10586,18 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rget_c_f08
+    end subroutine PMPI_Rget_c_f08ts
   end interface PMPI_Rget
   interface MPI_Rget_accumulate
-    subroutine MPI_Rget_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
+    subroutine MPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype, result_addr, &
       result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
       win, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER, INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
       INTEGER, INTENT(IN) :: result_count
       TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -11310,64 +10608,16 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Rget_accumulate_f08
-    subroutine MPI_Rget_accumulate_c_f08(origin_addr, origin_count, origin_datatype, result_addr, &
-      result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
-      win, request, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: result_count
-      TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
-      INTEGER, INTENT(IN) :: target_rank
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Rget_accumulate_c_f08
-  end interface MPI_Rget_accumulate
-  interface PMPI_Rget_accumulate
-    subroutine PMPI_Rget_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
-      result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, &
-      win, request, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
-      INTEGER, INTENT(IN) :: origin_count
-      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
-      INTEGER, INTENT(IN) :: result_count
-      TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
-      INTEGER, INTENT(IN) :: target_rank
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
-      INTEGER, INTENT(IN) :: target_count
-      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
-      TYPE(MPI_Op), INTENT(IN) :: op
-      TYPE(MPI_Win), INTENT(IN) :: win
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rget_accumulate_f08
-    subroutine PMPI_Rget_accumulate_c_f08(origin_addr, origin_count, origin_datatype, &
+    end subroutine MPI_Rget_accumulate_f08ts
+    subroutine MPI_Rget_accumulate_c_f08ts(origin_addr, origin_count, origin_datatype, &
       result_addr, result_count, result_datatype, target_rank, target_disp, target_count, &
       target_datatype, op, win, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: result_addr
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: result_count
       TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -11378,15 +10628,56 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rget_accumulate_c_f08
+    end subroutine MPI_Rget_accumulate_c_f08ts
+  end interface MPI_Rget_accumulate
+  interface PMPI_Rget_accumulate
+    subroutine PMPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype, &
+      result_addr, result_count, result_datatype, target_rank, target_disp, target_count, &
+      target_datatype, op, win, request, ierror)
+      import
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER, INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
+      INTEGER, INTENT(IN) :: result_count
+      TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER, INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Rget_accumulate_f08ts
+    subroutine PMPI_Rget_accumulate_c_f08ts(origin_addr, origin_count, origin_datatype, &
+      result_addr, result_count, result_datatype, target_rank, target_disp, target_count, &
+      target_datatype, op, win, request, ierror)
+      import
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
+      TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: result_addr
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: result_count
+      TYPE(MPI_Datatype), INTENT(IN) :: result_datatype
+      INTEGER, INTENT(IN) :: target_rank
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: target_disp
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: target_count
+      TYPE(MPI_Datatype), INTENT(IN) :: target_datatype
+      TYPE(MPI_Op), INTENT(IN) :: op
+      TYPE(MPI_Win), INTENT(IN) :: win
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Rget_accumulate_c_f08ts
   end interface PMPI_Rget_accumulate
   interface MPI_Rput
-    subroutine MPI_Rput_f08(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-      target_count, target_datatype, win, request, ierror)
+    subroutine MPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
+      target_disp, target_count, target_datatype, win, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER, INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -11396,13 +10687,12 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Rput_f08
-    subroutine MPI_Rput_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    end subroutine MPI_Rput_f08ts
+    subroutine MPI_Rput_c_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, win, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -11412,15 +10702,14 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Rput_c_f08
+    end subroutine MPI_Rput_c_f08ts
   end interface MPI_Rput
   interface PMPI_Rput
-    subroutine PMPI_Rput_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    subroutine PMPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, win, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER, INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -11430,13 +10719,12 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rput_f08
-    subroutine PMPI_Rput_c_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+    end subroutine PMPI_Rput_f08ts
+    subroutine PMPI_Rput_c_f08ts(origin_addr, origin_count, origin_datatype, target_rank, &
       target_disp, target_count, target_datatype, win, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: origin_addr
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: origin_addr
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: origin_count
       TYPE(MPI_Datatype), INTENT(IN) :: origin_datatype
       INTEGER, INTENT(IN) :: target_rank
@@ -11446,66 +10734,61 @@ module mpi_f08
       TYPE(MPI_Win), INTENT(IN) :: win
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rput_c_f08
+    end subroutine PMPI_Rput_c_f08ts
   end interface PMPI_Rput
   interface MPI_Rsend
-    subroutine MPI_Rsend_f08(buf, count, datatype, dest, tag, comm, ierror)
+    subroutine MPI_Rsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Rsend_f08
-    subroutine MPI_Rsend_c_f08(buf, count, datatype, dest, tag, comm, ierror)
+    end subroutine MPI_Rsend_f08ts
+    subroutine MPI_Rsend_c_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Rsend_c_f08
+    end subroutine MPI_Rsend_c_f08ts
   end interface MPI_Rsend
   interface PMPI_Rsend
-    subroutine PMPI_Rsend_f08(buf, count, datatype, dest, tag, comm, ierror)
+    subroutine PMPI_Rsend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rsend_f08
-    subroutine PMPI_Rsend_c_f08(buf, count, datatype, dest, tag, comm, ierror)
+    end subroutine PMPI_Rsend_f08ts
+    subroutine PMPI_Rsend_c_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rsend_c_f08
+    end subroutine PMPI_Rsend_c_f08ts
   end interface PMPI_Rsend
   interface MPI_Rsend_init
-    subroutine MPI_Rsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine MPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -11513,12 +10796,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Rsend_init_f08
-    subroutine MPI_Rsend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine MPI_Rsend_init_f08ts
+    subroutine MPI_Rsend_init_c_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -11526,14 +10808,13 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Rsend_init_c_f08
+    end subroutine MPI_Rsend_init_c_f08ts
   end interface MPI_Rsend_init
   interface PMPI_Rsend_init
-    subroutine PMPI_Rsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine PMPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -11541,12 +10822,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rsend_init_f08
-    subroutine PMPI_Rsend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine PMPI_Rsend_init_f08ts
+    subroutine PMPI_Rsend_init_c_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -11554,72 +10834,63 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Rsend_init_c_f08
+    end subroutine PMPI_Rsend_init_c_f08ts
   end interface PMPI_Rsend_init
   interface MPI_Scan
-    subroutine MPI_Scan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    subroutine MPI_Scan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Scan_f08
-    subroutine MPI_Scan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    end subroutine MPI_Scan_f08ts
+    subroutine MPI_Scan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Scan_c_f08
+    end subroutine MPI_Scan_c_f08ts
   end interface MPI_Scan
   interface PMPI_Scan
-    subroutine PMPI_Scan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    subroutine PMPI_Scan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scan_f08
-    subroutine PMPI_Scan_c_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+    end subroutine PMPI_Scan_f08ts
+    subroutine PMPI_Scan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scan_c_f08
+    end subroutine PMPI_Scan_c_f08ts
   end interface PMPI_Scan
   interface MPI_Scan_init
-    subroutine MPI_Scan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
+    subroutine MPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+      ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -11627,15 +10898,13 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Scan_init_f08
-    subroutine MPI_Scan_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    end subroutine MPI_Scan_init_f08ts
+    subroutine MPI_Scan_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
       ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -11643,17 +10912,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Scan_init_c_f08
+    end subroutine MPI_Scan_init_c_f08ts
   end interface MPI_Scan_init
   interface PMPI_Scan_init
-    subroutine PMPI_Scan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    subroutine PMPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
       ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -11661,15 +10928,13 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scan_init_f08
-    subroutine PMPI_Scan_init_c_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+    end subroutine PMPI_Scan_init_f08ts
+    subroutine PMPI_Scan_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
       ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Op), INTENT(IN) :: op
@@ -11677,87 +10942,77 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scan_init_c_f08
+    end subroutine PMPI_Scan_init_c_f08ts
   end interface PMPI_Scan_init
   interface MPI_Scatter
-    subroutine MPI_Scatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-      comm, ierror)
+    subroutine MPI_Scatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Scatter_f08
-    subroutine MPI_Scatter_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    end subroutine MPI_Scatter_f08ts
+    subroutine MPI_Scatter_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Scatter_c_f08
+    end subroutine MPI_Scatter_c_f08ts
   end interface MPI_Scatter
   interface PMPI_Scatter
-    subroutine PMPI_Scatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-      comm, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
-      INTEGER, INTENT(IN) :: sendcount
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
-      INTEGER, INTENT(IN) :: recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scatter_f08
-    subroutine PMPI_Scatter_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    subroutine PMPI_Scatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
+      INTEGER, INTENT(IN) :: sendcount
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      TYPE(*), DIMENSION(..) :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Scatter_f08ts
+    subroutine PMPI_Scatter_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+      root, comm, ierror)
+      import
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scatter_c_f08
+    end subroutine PMPI_Scatter_c_f08ts
   end interface PMPI_Scatter
   interface MPI_Scatter_init
-    subroutine MPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+    subroutine MPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
       root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
@@ -11765,17 +11020,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Scatter_init_f08
-    subroutine MPI_Scatter_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-      root, comm, info, request, ierror)
+    end subroutine MPI_Scatter_init_f08ts
+    subroutine MPI_Scatter_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
@@ -11783,19 +11036,17 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Scatter_init_c_f08
+    end subroutine MPI_Scatter_init_c_f08ts
   end interface MPI_Scatter_init
   interface PMPI_Scatter_init
-    subroutine PMPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-      root, comm, info, request, ierror)
+    subroutine PMPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+      recvtype, root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
@@ -11803,17 +11054,15 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scatter_init_f08
-    subroutine PMPI_Scatter_init_c_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+    end subroutine PMPI_Scatter_init_f08ts
+    subroutine PMPI_Scatter_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
@@ -11821,92 +11070,82 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scatter_init_c_f08
+    end subroutine PMPI_Scatter_init_c_f08ts
   end interface PMPI_Scatter_init
   interface MPI_Scatterv
-    subroutine MPI_Scatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    subroutine MPI_Scatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcounts(*)
       INTEGER, INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Scatterv_f08
-    subroutine MPI_Scatterv_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    end subroutine MPI_Scatterv_f08ts
+    subroutine MPI_Scatterv_c_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Scatterv_c_f08
+    end subroutine MPI_Scatterv_c_f08ts
   end interface MPI_Scatterv
   interface PMPI_Scatterv
-    subroutine PMPI_Scatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    subroutine PMPI_Scatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcounts(*)
       INTEGER, INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scatterv_f08
-    subroutine PMPI_Scatterv_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    end subroutine PMPI_Scatterv_f08ts
+    subroutine PMPI_Scatterv_c_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scatterv_c_f08
+    end subroutine PMPI_Scatterv_c_f08ts
   end interface PMPI_Scatterv
   interface MPI_Scatterv_init
-    subroutine MPI_Scatterv_init_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+    subroutine MPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
       recvtype, root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
@@ -11914,58 +11153,16 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Scatterv_init_f08
-    subroutine MPI_Scatterv_init_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
-      recvtype, root, comm, info, request, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Scatterv_init_c_f08
-  end interface MPI_Scatterv_init
-  interface PMPI_Scatterv_init
-    subroutine PMPI_Scatterv_init_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
-      recvtype, root, comm, info, request, ierror)
-      import
-      implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
-      INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
-      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
-      INTEGER, INTENT(IN) :: recvcount
-      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
-      INTEGER, INTENT(IN) :: root
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      TYPE(MPI_Info), INTENT(IN) :: info
-      TYPE(MPI_Request), INTENT(OUT) :: request
-      INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scatterv_init_f08
-    subroutine PMPI_Scatterv_init_c_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, &
+    end subroutine MPI_Scatterv_init_f08ts
+    subroutine MPI_Scatterv_init_c_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, &
       recvcount, recvtype, root, comm, info, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: recvbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: root
@@ -11973,66 +11170,97 @@ module mpi_f08
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Scatterv_init_c_f08
+    end subroutine MPI_Scatterv_init_c_f08ts
+  end interface MPI_Scatterv_init
+  interface PMPI_Scatterv_init
+    subroutine PMPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, &
+      recvcount, recvtype, root, comm, info, request, ierror)
+      import
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER, INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER, INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Scatterv_init_f08ts
+    subroutine PMPI_Scatterv_init_c_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, &
+      recvcount, recvtype, root, comm, info, request, ierror)
+      import
+      implicit none
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN), ASYNCHRONOUS :: sendcounts(*)
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN), ASYNCHRONOUS :: displs(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+      INTEGER, INTENT(IN) :: root
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      TYPE(MPI_Info), INTENT(IN) :: info
+      TYPE(MPI_Request), INTENT(OUT) :: request
+      INTEGER, INTENT(OUT), OPTIONAL :: ierror
+    end subroutine PMPI_Scatterv_init_c_f08ts
   end interface PMPI_Scatterv_init
   interface MPI_Send
-    subroutine MPI_Send_f08(buf, count, datatype, dest, tag, comm, ierror)
+    subroutine MPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Send_f08
-    subroutine MPI_Send_c_f08(buf, count, datatype, dest, tag, comm, ierror)
+    end subroutine MPI_Send_f08ts
+    subroutine MPI_Send_c_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Send_c_f08
+    end subroutine MPI_Send_c_f08ts
   end interface MPI_Send
   interface PMPI_Send
-    subroutine PMPI_Send_f08(buf, count, datatype, dest, tag, comm, ierror)
+    subroutine PMPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Send_f08
-    subroutine PMPI_Send_c_f08(buf, count, datatype, dest, tag, comm, ierror)
+    end subroutine PMPI_Send_f08ts
+    subroutine PMPI_Send_c_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Send_c_f08
+    end subroutine PMPI_Send_c_f08ts
   end interface PMPI_Send
   interface MPI_Send_init
-    subroutine MPI_Send_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine MPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -12040,12 +11268,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Send_init_f08
-    subroutine MPI_Send_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine MPI_Send_init_f08ts
+    subroutine MPI_Send_init_c_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -12053,14 +11280,13 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Send_init_c_f08
+    end subroutine MPI_Send_init_c_f08ts
   end interface MPI_Send_init
   interface PMPI_Send_init
-    subroutine PMPI_Send_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine PMPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -12068,12 +11294,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Send_init_f08
-    subroutine PMPI_Send_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine PMPI_Send_init_f08ts
+    subroutine PMPI_Send_init_c_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -12081,21 +11306,19 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Send_init_c_f08
+    end subroutine PMPI_Send_init_c_f08ts
   end interface PMPI_Send_init
   interface MPI_Sendrecv
-    subroutine MPI_Sendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-      recvtype, source, recvtag, comm, status, ierror)
+    subroutine MPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+      recvcount, recvtype, source, recvtag, comm, status, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: sendtag
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: source
@@ -12103,19 +11326,17 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Sendrecv_f08
-    subroutine MPI_Sendrecv_c_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+    end subroutine MPI_Sendrecv_f08ts
+    subroutine MPI_Sendrecv_c_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
       recvcount, recvtype, source, recvtag, comm, status, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: sendtag
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: source
@@ -12123,21 +11344,19 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Sendrecv_c_f08
+    end subroutine MPI_Sendrecv_c_f08ts
   end interface MPI_Sendrecv
   interface PMPI_Sendrecv
-    subroutine PMPI_Sendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-      recvtype, source, recvtag, comm, status, ierror)
+    subroutine PMPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+      recvcount, recvtype, source, recvtag, comm, status, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER, INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: sendtag
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER, INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: source
@@ -12145,19 +11364,17 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Sendrecv_f08
-    subroutine PMPI_Sendrecv_c_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+    end subroutine PMPI_Sendrecv_f08ts
+    subroutine PMPI_Sendrecv_c_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
       recvcount, recvtype, source, recvtag, comm, status, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: sendbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: sendbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
       TYPE(MPI_Datatype), INTENT(IN) :: sendtype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: sendtag
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      TYPE(*), DIMENSION(*) :: recvbuf
+      TYPE(*), DIMENSION(..) :: recvbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
       TYPE(MPI_Datatype), INTENT(IN) :: recvtype
       INTEGER, INTENT(IN) :: source
@@ -12165,15 +11382,14 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Sendrecv_c_f08
+    end subroutine PMPI_Sendrecv_c_f08ts
   end interface PMPI_Sendrecv
   interface MPI_Sendrecv_replace
-    subroutine MPI_Sendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
+    subroutine MPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, &
       comm, status, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -12183,13 +11399,12 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Sendrecv_replace_f08
-    subroutine MPI_Sendrecv_replace_c_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
+    end subroutine MPI_Sendrecv_replace_f08ts
+    subroutine MPI_Sendrecv_replace_c_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, &
       comm, status, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -12199,15 +11414,14 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Sendrecv_replace_c_f08
+    end subroutine MPI_Sendrecv_replace_c_f08ts
   end interface MPI_Sendrecv_replace
   interface PMPI_Sendrecv_replace
-    subroutine PMPI_Sendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
+    subroutine PMPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, source, recvtag, &
       comm, status, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -12217,13 +11431,12 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Sendrecv_replace_f08
-    subroutine PMPI_Sendrecv_replace_c_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
-      comm, status, ierror)
+    end subroutine PMPI_Sendrecv_replace_f08ts
+    subroutine PMPI_Sendrecv_replace_c_f08ts(buf, count, datatype, dest, sendtag, source, &
+      recvtag, comm, status, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*) :: buf
+      TYPE(*), DIMENSION(..) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -12233,47 +11446,43 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Status) :: status
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Sendrecv_replace_c_f08
+    end subroutine PMPI_Sendrecv_replace_c_f08ts
   end interface PMPI_Sendrecv_replace
   interface MPI_Session_attach_buffer
-    subroutine MPI_Session_attach_buffer_f08(session, buffer, size, ierror)
+    subroutine MPI_Session_attach_buffer_f08ts(session, buffer, size, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER, INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Session_attach_buffer_f08
-    subroutine MPI_Session_attach_buffer_c_f08(session, buffer, size, ierror)
+    end subroutine MPI_Session_attach_buffer_f08ts
+    subroutine MPI_Session_attach_buffer_c_f08ts(session, buffer, size, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Session_attach_buffer_c_f08
+    end subroutine MPI_Session_attach_buffer_c_f08ts
   end interface MPI_Session_attach_buffer
   interface PMPI_Session_attach_buffer
-    subroutine PMPI_Session_attach_buffer_f08(session, buffer, size, ierror)
+    subroutine PMPI_Session_attach_buffer_f08ts(session, buffer, size, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER, INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_attach_buffer_f08
-    subroutine PMPI_Session_attach_buffer_c_f08(session, buffer, size, ierror)
+    end subroutine PMPI_Session_attach_buffer_f08ts
+    subroutine PMPI_Session_attach_buffer_c_f08ts(session, buffer, size, ierror)
       import
       implicit none
       TYPE(MPI_Session), INTENT(IN) :: session
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: buffer
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Session_attach_buffer_c_f08
+    end subroutine PMPI_Session_attach_buffer_c_f08ts
   end interface PMPI_Session_attach_buffer
   interface MPI_Session_call_errhandler
     subroutine MPI_Session_call_errhandler_f08(session, errorcode, ierror)
@@ -12536,63 +11745,58 @@ module mpi_f08
     end subroutine PMPI_Session_set_errhandler_f08
   end interface PMPI_Session_set_errhandler
   interface MPI_Ssend
-    subroutine MPI_Ssend_f08(buf, count, datatype, dest, tag, comm, ierror)
+    subroutine MPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ssend_f08
-    subroutine MPI_Ssend_c_f08(buf, count, datatype, dest, tag, comm, ierror)
+    end subroutine MPI_Ssend_f08ts
+    subroutine MPI_Ssend_c_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ssend_c_f08
+    end subroutine MPI_Ssend_c_f08ts
   end interface MPI_Ssend
   interface PMPI_Ssend
-    subroutine PMPI_Ssend_f08(buf, count, datatype, dest, tag, comm, ierror)
+    subroutine PMPI_Ssend_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ssend_f08
-    subroutine PMPI_Ssend_c_f08(buf, count, datatype, dest, tag, comm, ierror)
+    end subroutine PMPI_Ssend_f08ts
+    subroutine PMPI_Ssend_c_f08ts(buf, count, datatype, dest, tag, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
       INTEGER, INTENT(IN) :: tag
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ssend_c_f08
+    end subroutine PMPI_Ssend_c_f08ts
   end interface PMPI_Ssend
   interface MPI_Ssend_init
-    subroutine MPI_Ssend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine MPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -12600,12 +11804,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ssend_init_f08
-    subroutine MPI_Ssend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine MPI_Ssend_init_f08ts
+    subroutine MPI_Ssend_init_c_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -12613,14 +11816,13 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Ssend_init_c_f08
+    end subroutine MPI_Ssend_init_c_f08ts
   end interface MPI_Ssend_init
   interface PMPI_Ssend_init
-    subroutine PMPI_Ssend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    subroutine PMPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -12628,12 +11830,11 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ssend_init_f08
-    subroutine PMPI_Ssend_init_c_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+    end subroutine PMPI_Ssend_init_f08ts
+    subroutine PMPI_Ssend_init_c_f08ts(buf, count, datatype, dest, tag, comm, request, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      TYPE(*), DIMENSION(*), INTENT(IN), ASYNCHRONOUS :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(IN) :: dest
@@ -12641,7 +11842,7 @@ module mpi_f08
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Request), INTENT(OUT) :: request
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Ssend_init_c_f08
+    end subroutine PMPI_Ssend_init_c_f08ts
   end interface PMPI_Ssend_init
   interface MPI_Start
     subroutine MPI_Start_f08(request, ierror)
@@ -14124,128 +13325,113 @@ module mpi_f08
     end subroutine PMPI_Type_vector_c_f08
   end interface PMPI_Type_vector
   interface MPI_Unpack
-    subroutine MPI_Unpack_f08(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+    subroutine MPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
       INTEGER, INTENT(IN) :: insize
       INTEGER, INTENT(INOUT) :: position
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      TYPE(*), DIMENSION(*) :: outbuf
+      TYPE(*), DIMENSION(..) :: outbuf
       INTEGER, INTENT(IN) :: outcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Unpack_f08
-    subroutine MPI_Unpack_c_f08(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+    end subroutine MPI_Unpack_f08ts
+    subroutine MPI_Unpack_c_f08ts(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      TYPE(*), DIMENSION(*) :: outbuf
+      TYPE(*), DIMENSION(..) :: outbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Unpack_c_f08
+    end subroutine MPI_Unpack_c_f08ts
   end interface MPI_Unpack
   interface PMPI_Unpack
-    subroutine PMPI_Unpack_f08(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+    subroutine PMPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
       INTEGER, INTENT(IN) :: insize
       INTEGER, INTENT(INOUT) :: position
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      TYPE(*), DIMENSION(*) :: outbuf
+      TYPE(*), DIMENSION(..) :: outbuf
       INTEGER, INTENT(IN) :: outcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Unpack_f08
-    subroutine PMPI_Unpack_c_f08(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+    end subroutine PMPI_Unpack_f08ts
+    subroutine PMPI_Unpack_c_f08ts(inbuf, insize, position, outbuf, outcount, datatype, comm, &
+      ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      TYPE(*), DIMENSION(*) :: outbuf
+      TYPE(*), DIMENSION(..) :: outbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       TYPE(MPI_Comm), INTENT(IN) :: comm
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Unpack_c_f08
+    end subroutine PMPI_Unpack_c_f08ts
   end interface PMPI_Unpack
   interface MPI_Unpack_external
-    subroutine MPI_Unpack_external_f08(datarep, inbuf, insize, position, outbuf, outcount, &
+    subroutine MPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, outcount, &
       datatype, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: datarep
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: insize
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      TYPE(*), DIMENSION(*) :: outbuf
+      TYPE(*), DIMENSION(..) :: outbuf
       INTEGER, INTENT(IN) :: outcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Unpack_external_f08
-    subroutine MPI_Unpack_external_c_f08(datarep, inbuf, insize, position, outbuf, outcount, &
+    end subroutine MPI_Unpack_external_f08ts
+    subroutine MPI_Unpack_external_c_f08ts(datarep, inbuf, insize, position, outbuf, outcount, &
       datatype, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: datarep
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      TYPE(*), DIMENSION(*) :: outbuf
+      TYPE(*), DIMENSION(..) :: outbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Unpack_external_c_f08
+    end subroutine MPI_Unpack_external_c_f08ts
   end interface MPI_Unpack_external
   interface PMPI_Unpack_external
-    subroutine PMPI_Unpack_external_f08(datarep, inbuf, insize, position, outbuf, outcount, &
+    subroutine PMPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, outcount, &
       datatype, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: datarep
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: insize
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: position
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      TYPE(*), DIMENSION(*) :: outbuf
+      TYPE(*), DIMENSION(..) :: outbuf
       INTEGER, INTENT(IN) :: outcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Unpack_external_f08
-    subroutine PMPI_Unpack_external_c_f08(datarep, inbuf, insize, position, outbuf, outcount, &
+    end subroutine PMPI_Unpack_external_f08ts
+    subroutine PMPI_Unpack_external_c_f08ts(datarep, inbuf, insize, position, outbuf, outcount, &
       datatype, ierror)
       import
       implicit none
       CHARACTER(LEN=*), INTENT(IN) :: datarep
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      TYPE(*), DIMENSION(*), INTENT(IN) :: inbuf
+      TYPE(*), DIMENSION(..), INTENT(IN) :: inbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: insize
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(INOUT) :: position
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      TYPE(*), DIMENSION(*) :: outbuf
+      TYPE(*), DIMENSION(..) :: outbuf
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: outcount
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Unpack_external_c_f08
+    end subroutine PMPI_Unpack_external_c_f08ts
   end interface PMPI_Unpack_external
   interface MPI_Unpublish_name
     subroutine MPI_Unpublish_name_f08(service_name, info, port_name, ierror)
@@ -14450,26 +13636,24 @@ module mpi_f08
     end subroutine PMPI_Win_allocate_shared_c_f08
   end interface PMPI_Win_allocate_shared
   interface MPI_Win_attach
-    subroutine MPI_Win_attach_f08(win, base, size, ierror)
+    subroutine MPI_Win_attach_f08ts(win, base, size, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Win_attach_f08
+    end subroutine MPI_Win_attach_f08ts
   end interface MPI_Win_attach
   interface PMPI_Win_attach
-    subroutine PMPI_Win_attach_f08(win, base, size, ierror)
+    subroutine PMPI_Win_attach_f08ts(win, base, size, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_attach_f08
+    end subroutine PMPI_Win_attach_f08ts
   end interface PMPI_Win_attach
   interface MPI_Win_call_errhandler
     subroutine MPI_Win_call_errhandler_f08(win, errorcode, ierror)
@@ -14506,56 +13690,52 @@ module mpi_f08
     end subroutine PMPI_Win_complete_f08
   end interface PMPI_Win_complete
   interface MPI_Win_create
-    subroutine MPI_Win_create_f08(base, size, disp_unit, info, comm, win, ierror)
+    subroutine MPI_Win_create_f08ts(base, size, disp_unit, info, comm, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
       INTEGER, INTENT(IN) :: disp_unit
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Win), INTENT(OUT) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Win_create_f08
-    subroutine MPI_Win_create_c_f08(base, size, disp_unit, info, comm, win, ierror)
+    end subroutine MPI_Win_create_f08ts
+    subroutine MPI_Win_create_c_f08ts(base, size, disp_unit, info, comm, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Win), INTENT(OUT) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Win_create_c_f08
+    end subroutine MPI_Win_create_c_f08ts
   end interface MPI_Win_create
   interface PMPI_Win_create
-    subroutine PMPI_Win_create_f08(base, size, disp_unit, info, comm, win, ierror)
+    subroutine PMPI_Win_create_f08ts(base, size, disp_unit, info, comm, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
       INTEGER, INTENT(IN) :: disp_unit
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Win), INTENT(OUT) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_create_f08
-    subroutine PMPI_Win_create_c_f08(base, size, disp_unit, info, comm, win, ierror)
+    end subroutine PMPI_Win_create_f08ts
+    subroutine PMPI_Win_create_c_f08ts(base, size, disp_unit, info, comm, win, ierror)
       import
       implicit none
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: size
       INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: disp_unit
       TYPE(MPI_Info), INTENT(IN) :: info
       TYPE(MPI_Comm), INTENT(IN) :: comm
       TYPE(MPI_Win), INTENT(OUT) :: win
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_create_c_f08
+    end subroutine PMPI_Win_create_c_f08ts
   end interface PMPI_Win_create
   interface MPI_Win_create_dynamic
     subroutine MPI_Win_create_dynamic_f08(info, comm, win, ierror)
@@ -14638,24 +13818,22 @@ module mpi_f08
     end subroutine PMPI_Win_delete_attr_f08
   end interface PMPI_Win_delete_attr
   interface MPI_Win_detach
-    subroutine MPI_Win_detach_f08(win, base, ierror)
+    subroutine MPI_Win_detach_f08ts(win, base, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine MPI_Win_detach_f08
+    end subroutine MPI_Win_detach_f08ts
   end interface MPI_Win_detach
   interface PMPI_Win_detach
-    subroutine PMPI_Win_detach_f08(win, base, ierror)
+    subroutine PMPI_Win_detach_f08ts(win, base, ierror)
       import
       implicit none
       TYPE(MPI_Win), INTENT(IN) :: win
-!GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      TYPE(*), DIMENSION(*), ASYNCHRONOUS :: base
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: base
       INTEGER, INTENT(OUT), OPTIONAL :: ierror
-    end subroutine PMPI_Win_detach_f08
+    end subroutine PMPI_Win_detach_f08ts
   end interface PMPI_Win_detach
   interface MPI_Win_fence
     subroutine MPI_Win_fence_f08(assert, win, ierror)

@@ -548,11 +548,12 @@ F08_TOP = """\
 ! Handles are derived types of one INTEGER (MPI_VAL, the integer handle of
 ! mpif.h; c_int is the default INTEGER), statuses TYPE(MPI_Status), IERROR
 ! optional. Choice buffers are
-! assumed-size TYPE(*) without argument checks (MPI_SUBARRAYS_SUPPORTED is
-! .FALSE.: a non-contiguous section passes through a contiguous copy);
-! procedure arguments are EXTERNAL. Each generic MPI_X (and PMPI_X) names
-! the specific MPI_X_f08 (and MPI_X_c_f08, the large-count form), which the
-! library's Fortran wrappers implement.
+! assumed-rank TYPE(*), DIMENSION(..) (MPI_SUBARRAYS_SUPPORTED is .TRUE.:
+! any array section may be passed, src/fortran/f08ts.c); procedure
+! arguments are EXTERNAL. Each generic MPI_X (and PMPI_X) names the
+! specific MPI_X_f08 (and MPI_X_c_f08, the large-count form), or
+! MPI_X_f08ts (MPI_X_c_f08ts) for a procedure with choice buffers, which
+! the library's wrappers implement (the _f08ts ones in mpi_f08ts.f90).
 module mpi_f08
   use, intrinsic :: iso_c_binding, only: c_ptr, c_char, c_int
   implicit none
@@ -564,8 +565,7 @@ def f08_decl(p):
     t = p.type
     attrs = [a for a in (p.intent, p.optional, p.asynchronous) if a]
     if t == "TYPE(*), DIMENSION(..)":
-        return [f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {p.name}",
-                "      " + ", ".join(["TYPE(*), DIMENSION(*)"] + attrs) + f" :: {p.name}"]
+        return ["      " + ", ".join(["TYPE(*), DIMENSION(..)"] + attrs) + f" :: {p.name}"]
     if t.startswith("PROCEDURE("):
         return [f"      EXTERNAL :: {p.name}"]
     if t == "CHARACTER":
@@ -672,7 +672,7 @@ def gen_f08(consts, procs, bigs):
     out.append("  ! Removed by MPI-3.0, for old programs (as in mpif.h)")
     for n in ("MPI_LB", "MPI_UB"):
         out.append(f"  type(MPI_Datatype), parameter :: {n} = MPI_Datatype({fortran_int(by_name_removed(n))})")
-    out.append("  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.")
+    out.append("  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .true.")
     out.append("  logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.")
     out.append("  ! Special addresses: the variables of mpif.h's common blocks")
     for decl, block, _ in COMMONS:
@@ -711,23 +711,218 @@ def gen_f08(consts, procs, bigs):
         if f08 is None or proc.name == "mpi_sizeof":
             continue
         big = proc.express.embiggen.f08 if proc.name in big_names else None
+        sfx = "_f08ts" if f08_choice(f08) else "_f08"
         for pre in ("", "P"):
             generic = pre + f08.name
             apart = big is not None and f08_signature(big) != f08_signature(f08)
             out.append(f"  interface {generic}")
-            out.extend(f08_body(generic + "_f08", f08))
+            out.extend(f08_body(generic + sfx, f08))
             if apart:
-                out.extend(f08_body(generic + "_c_f08", big))
+                out.extend(f08_body(generic + "_c" + sfx, big))
             out.append(f"  end interface {generic}")
             if big is not None and not apart:
                 # Not told apart from the small form (its wide integers are
                 # all of one kind here): only by its own name.
                 out.append(f"  interface {generic}_c")
-                out.extend(f08_body(generic + "_c_f08", big))
+                out.extend(f08_body(generic + "_c" + sfx, big))
                 out.append(f"  end interface {generic}_c")
     out.extend(sizeof_generic("MPI_Sizeof", ["      INTEGER :: SIZE", "      INTEGER, OPTIONAL :: IERROR"]))
     out.append("end module mpi_f08")
     return "\n".join(out) + "\n"
+
+
+def f08_choice(f08):
+    """The choice buffers of an mpi_f08 procedure."""
+    return [p for p in f08.parameters if p.type == "TYPE(*), DIMENSION(..)"]
+
+
+# How halo_f08ts_begin treats a non-contiguous section (src/fortran/f08ts.c).
+TS_ADDR, TS_CONTIG, TS_COPY_IN, TS_COPY_INOUT, TS_MAP, TS_NOMAP = range(6)
+# Only the first element's address counts.
+TS_ADDR_PROCS = {"MPI_Get_address", "MPI_Free_mem", "MPI_Win_detach", "MPI_F_sync_reg",
+                 "MPI_Fetch_and_op", "MPI_Compare_and_swap"}
+# Memory the library keeps.
+TS_CONTIG_PROCS = {"MPI_Buffer_attach", "MPI_Comm_attach_buffer", "MPI_Session_attach_buffer",
+                   "MPI_Win_create", "MPI_Win_attach"}
+# Nonblocking or persistent, the data left in place through a datatype.
+TS_MAP_PROCS = {
+    "MPI_Isend", "MPI_Ibsend", "MPI_Issend", "MPI_Irsend", "MPI_Irecv", "MPI_Imrecv",
+    "MPI_Send_init", "MPI_Bsend_init", "MPI_Ssend_init", "MPI_Rsend_init", "MPI_Recv_init",
+    "MPI_Isendrecv", "MPI_Isendrecv_replace", "MPI_Ibcast", "MPI_Bcast_init",
+    "MPI_Put", "MPI_Get", "MPI_Rput", "MPI_Rget", "MPI_Accumulate", "MPI_Raccumulate",
+    "MPI_Get_accumulate", "MPI_Rget_accumulate",
+}
+# Buffers of nonblocking and persistent collectives whose count covers the
+# whole buffer (the others have a count per rank): mapped too.
+TS_MAP_BUFFERS = {(f"MPI_{pre}{c}{post}", "sendbuf")
+                  for c in ("gather", "gatherv", "allgather", "allgatherv", "neighbor_allgather",
+                            "neighbor_allgatherv")
+                  for pre, post in (("I", ""), ("", "_init"))} | \
+                 {(f"MPI_{pre}{c}{post}", "recvbuf")
+                  for c in ("scatter", "scatterv") for pre, post in (("I", ""), ("", "_init"))}
+TS_OBJECTS = {"TYPE(MPI_Comm)": 1, "TYPE(MPI_Win)": 2, "TYPE(MPI_File)": 3, "TYPE(MPI_Session)": 4}
+
+
+def ts_mode(name, p):
+    if name in TS_ADDR_PROCS or name.startswith("MPI_File_") and name.endswith("_end"):
+        return TS_ADDR
+    if name in TS_CONTIG_PROCS:
+        return TS_CONTIG
+    if name in TS_MAP_PROCS or name.startswith("MPI_File_i") or name.endswith("_begin") or \
+            (name, p.name) in TS_MAP_BUFFERS:
+        return TS_MAP
+    if name.startswith("MPI_I") or name.endswith("_init"):
+        return TS_NOMAP
+    return TS_COPY_IN if p.intent == "INTENT(IN)" else TS_COPY_INOUT
+
+
+def ts_pair(f08, p):
+    """The count and datatype arguments of a mapped buffer."""
+    names = {q.name for q in f08.parameters}
+    pre = p.name[:-3] if p.name.endswith("buf") else p.name[:-4] if p.name.endswith("addr") else ""
+    count = next(c for c in (pre + "count", pre + "_count", "count") if c in names)
+    dtype = next(c for c in (pre + "type", pre + "datatype", "datatype") if c in names)
+    return count, dtype
+
+
+F08TS_TOP = """\
+! The specifics of the mpi_f08 module with choice buffers (MPI_X_f08ts,
+! MPI_X_c_f08ts and their PMPI_ twins): each hands its buffers' descriptors
+! to halo_f08ts_begin (src/fortran/f08ts.c), which says what the call gets
+! for them, calls the C wrapper of the procedure (pmpi_x_f08_,
+! fortran_gen.c) and then halo_f08ts_end. MPI_X_f08ts calls PMPI_X_f08ts,
+! so that a tool may replace either.
+!
+! Generated by tools/gen/gen_fortran.py. Do not edit: change the generator.
+module halo_f08ts_internal
+  use, intrinsic :: iso_c_binding
+  implicit none
+  type, bind(C) :: halo_f08ts_buf
+    type(c_ptr) :: addr, tmp
+    integer(c_int64_t) :: count
+    integer(c_int) :: dtype, mode, own_type, pad
+  end type halo_f08ts_buf
+  interface
+    subroutine halo_f08ts_begin(b, buf, mode, count, dtype, objkind, handle, where, ierr) &
+        bind(C, name="halo_f08ts_begin")
+      import
+      type(halo_f08ts_buf) :: b
+      type(*), dimension(..) :: buf
+      integer(c_int) :: mode, dtype, objkind, handle, ierr
+      integer(c_int64_t) :: count
+      character(kind=c_char) :: where(*)
+    end subroutine halo_f08ts_begin
+    subroutine halo_f08ts_end(b, buf) bind(C, name="halo_f08ts_end")
+      import
+      type(halo_f08ts_buf) :: b
+      type(*), dimension(..) :: buf
+    end subroutine halo_f08ts_end
+  end interface
+end module halo_f08ts_internal
+"""
+
+
+def f08ts_wrapper(cname, f08, name, lower, big):
+    """PMPI_<name> (the work) and MPI_<name> (calls it) for one specific."""
+    params = f08.parameters
+    args = ", ".join(q.name for q in params)
+    bufs = f08_choice(f08)
+    types = sorted({q.type[5:-1] for q in params if q.type.startswith("TYPE(MPI_")})
+    kinds = [k for k in ("MPI_ADDRESS_KIND", "MPI_OFFSET_KIND", "MPI_COUNT_KIND")
+             if any(k in q.type for q in params)]
+    uses = ", ".join(types + kinds)
+    obj = next(((TS_OBJECTS[q.type], q.name) for q in params if q.type in TS_OBJECTS), (0, None))
+    out = []
+    out.extend(wrap_free(f"subroutine P{name}({args})", "  "))
+    out.append("  use, intrinsic :: iso_c_binding")
+    out.extend(wrap_free(f"  use :: mpi_f08, only : {uses}", "    "))
+    out.append("  use :: halo_f08ts_internal")
+    out.append("  implicit none")
+    for q in params:
+        out.extend(ln[4:] if ln.startswith("      ") else ln for ln in f08_decl(q))
+    # The C wrapper: buffers as addresses, everything else by reference,
+    # a CHARACTER's length after the others.
+    raw = f"p{lower}{'_c' if big else ''}_f08_"
+    hidden = [q.name for q in params if q.type == "CHARACTER"]
+    rargs = [q.name for q in params] + [h + "_len" for h in hidden]
+    out.append("  interface")
+    out.extend(wrap_free(f"    subroutine raw({', '.join(rargs)}) bind(C, name=\"{raw}\")", "      "))
+    out.append("      import")
+    out.append("      implicit none")
+    for q in params:
+        if q.type == "TYPE(*), DIMENSION(..)":
+            out.append(f"      type(c_ptr), value :: {q.name}")
+        elif q.type == "CHARACTER":
+            out.append(f"      character(kind=c_char) :: {q.name}(*)")
+        elif q.name == "ierror":
+            out.append("      integer(c_int) :: ierror")
+        else:
+            t = "integer(c_int)" if q.type == "INTEGER" else \
+                "integer(c_int64_t)" if q.type.startswith("INTEGER(KIND=") else q.type
+            out.append(f"      {t} :: {q.name}{q.name_length.replace(' ', '')}")
+    for h in hidden:
+        out.append(f"      integer(c_size_t), value :: {h}_len")
+    out.append("    end subroutine raw")
+    out.append("  end interface")
+    out.append("  integer :: ierr")
+    for i, b in enumerate(bufs):
+        out.append(f"  type(halo_f08ts_buf) :: b{i}")
+    out.append("  ierr = 0")
+    subst = {}
+    byname = {q.name: q for q in params}
+    objarg = f"{obj[1]}%MPI_VAL" if obj[1] else "0_c_int"
+    for i, b in enumerate(bufs):
+        mode = ts_mode(cname, b)
+        count, dtype = "0_c_int64_t", "0_c_int"
+        if mode == TS_MAP:
+            cn, dn = ts_pair(f08, b)
+            count, dtype = f"int({cn}, c_int64_t)", f"{dn}%MPI_VAL"
+            ck = byname[cn].type
+            subst[cn] = f"int(b{i}%count)" if ck == "INTEGER" else f"int(b{i}%count, {ck[ck.index('=') + 1:-1]})"
+            subst[dn] = f"MPI_Datatype(b{i}%dtype)"
+        subst[b.name] = f"b{i}%addr"
+        where = f"{cname}:{b.name}"
+        out.append(f"  b{i} = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)")
+        out.extend(wrap_free(f"  if (ierr == 0) call halo_f08ts_begin(b{i}, {b.name}, {mode}_c_int, {count}, "
+                             f"{dtype}, {obj[0]}_c_int, {objarg}, \"{where}\"//c_null_char, ierr)", "    "))
+    cargs = [subst.get(q.name, "ierr" if q.name == "ierror" else q.name) for q in params]
+    cargs += [f"len({h}, c_size_t)" for h in hidden]
+    out.extend(wrap_free(f"  if (ierr == 0) call raw({', '.join(cargs)})", "    "))
+    for i, b in reversed(list(enumerate(bufs))):
+        out.append(f"  call halo_f08ts_end(b{i}, {b.name})")
+    if "ierror" in byname:
+        out.append("  if (present(ierror)) ierror = ierr")
+    out.append(f"end subroutine P{name}")
+    out.append("")
+    out.extend(wrap_free(f"subroutine {name}({args})", "  "))
+    out.extend(wrap_free(f"  use :: mpi_f08, only : {', '.join([f'P{name}'] + types + kinds)}", "    "))
+    out.append("  implicit none")
+    for q in params:
+        out.extend(ln[4:] if ln.startswith("      ") else ln for ln in f08_decl(q))
+    out.extend(wrap_free(f"  call P{name}({args})", "    "))
+    out.append(f"end subroutine {name}")
+    out.append("")
+    return out
+
+
+def gen_f08ts(procs, bigs):
+    big_names = {cname[:-2].lower() for cname, _, _ in bigs}
+    cnames = {cname.lower(): cname for cname, _, _ in procs}
+    out = [F08TS_TOP]
+    for proc in sorted(std.PROCEDURES.values(), key=lambda p: p.name):
+        try:
+            f08 = proc.express.f08
+        except Exception:
+            f08 = None
+        if f08 is None or proc.name == "mpi_sizeof" or not f08_choice(f08):
+            continue
+        cname = cnames[proc.name]
+        lower = cname.lower()
+        out.extend(f08ts_wrapper(cname, f08, f08.name + "_f08ts", lower, False))
+        if proc.name in big_names:
+            big = proc.express.embiggen.f08
+            out.extend(f08ts_wrapper(cname, big, f08.name + "_c_f08ts", lower, True))
+    return "\n".join(out).rstrip("\n") + "\n"
 
 
 # Written by hand for mpi_f08 too (leading blanks of arguments kept).
@@ -771,6 +966,7 @@ def main():
     gb.write_or_check("src/fortran/fortran_gen.c", gen_c(procs, bigs), args.check, stale)
     gb.write_or_check("src/fortran/mpi_f08.f90", gen_f08(consts, procs, bigs), args.check, stale)
     gb.write_or_check("src/fortran/fortran_alias_gen.h", gen_alias_header(procs), args.check, stale)
+    gb.write_or_check("src/fortran/mpi_f08ts.f90", gen_f08ts(procs, bigs), args.check, stale)
     if stale:
         print("generated files are stale (run tools/gen/gen_fortran.py):", ", ".join(stale))
         return 1
