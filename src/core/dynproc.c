@@ -254,6 +254,10 @@ int halo_dynproc_reach(void)
     return rc;
 }
 
+/* Messages name what was under way when it is not the MPI function that
+ * the binding puts in front of them anyway (`what` NULL). */
+#define WHAT(what) (what) ? (what) : "", (what) ? ": " : ""
+
 /* The collective part shared by accept, connect and spawn: `w->fd` is the
  * roots' connection (root only; -1 when the root failed before, with
  * root_rc its error class and message already recorded). */
@@ -291,16 +295,17 @@ static int meet(halo_comm_t *comm, int root, fd_wait_t *w, int root_rc, const ch
                         continue;
                 }
                 if (w->timed_out)
-                    res.status = halo_err(MPI_ERR_PORT, ": %s: nobody accepted on the port within %g s "
-                                          "(info key \"timeout\", HALO_CONNECT_TIMEOUT)", what, w->timeout);
+                    res.status = halo_err(MPI_ERR_PORT, ": %s%snobody accepted on the port within %g s "
+                                          "(info key \"timeout\", HALO_CONNECT_TIMEOUT)", WHAT(what), w->timeout);
                 else
                     res.status = halo_err(w->watch > 0 ? MPI_ERR_SPAWN : MPI_ERR_PORT,
-                                          ": %s: the other side %s", what,
+                                          ": %s%sthe other side %s", WHAT(what),
                                           w->ended ? "ended before it connected" : "broke off the handshake");
             } else {
                 remote = halo_malloc(th.n * sizeof *remote);
                 if (xfer(w, remote, th.n * sizeof *remote, false))
-                    res.status = halo_err(MPI_ERR_PORT, ": %s: the other side broke off the handshake", what);
+                    res.status = halo_err(MPI_ERR_PORT, ": %s%sthe other side broke off the handshake",
+                                          WHAT(what));
                 res.n = (int32_t)th.n;
                 res.ctx = mine > th.ctx ? mine : th.ctx;
             }
@@ -322,7 +327,7 @@ static int meet(halo_comm_t *comm, int root, fd_wait_t *w, int root_rc, const ch
             return crc;
         if (comm->rank == root)
             return res.status;
-        return halo_err(res.status, ": %s failed at the root (rank %d)", what, root);
+        return halo_err(res.status, ": %s%sfailed at the root (rank %d)", WHAT(what), root);
     }
     int *wr = halo_malloc((size_t)res.n * sizeof *wr);
     for (int i = 0; i < res.n; i++)
@@ -333,8 +338,8 @@ static int meet(halo_comm_t *comm, int root, fd_wait_t *w, int root_rc, const ch
         if (halo_group_rank_of(comm->group, wr[i]) != MPI_UNDEFINED) {
             int w = wr[i];
             free(wr);
-            return halo_err(MPI_ERR_PORT, ": %s: the other group includes this process's own (world rank %d)",
-                            what, w);
+            return halo_err(MPI_ERR_PORT, ": %s%sthe other group includes this process's own (world rank %d)",
+                            WHAT(what), w);
         }
     }
     halo_group_t *rg = halo_group_new(res.n, wr);
@@ -393,11 +398,11 @@ static int accept_common(port_t *p, int root, halo_comm_t *c, pid_t watch, int r
     fd_wait_t w = {.fd = -1, .watch = watch, .retry = watch <= 0 && p, .lfd = p ? p->fd : -1};
     if (c->rank == root && p && accept_on(p->fd, &w) != 0) {
         if (w.ended)
-            root_rc = halo_err(MPI_ERR_SPAWN, ": %s: the launcher of the new processes ended (%s %d) before "
-                               "they connected", what, WIFEXITED(w.status) ? "exit status" : "signal",
+            root_rc = halo_err(MPI_ERR_SPAWN, ": %s%sthe launcher of the new processes ended (%s %d) before "
+                               "they connected", WHAT(what), WIFEXITED(w.status) ? "exit status" : "signal",
                                WIFEXITED(w.status) ? WEXITSTATUS(w.status) : WTERMSIG(w.status));
         else
-            root_rc = halo_err(MPI_ERR_PORT, ": %s: accept failed: %s", what, strerror(errno));
+            root_rc = halo_err(MPI_ERR_PORT, ": %s%saccept failed: %s", WHAT(what), strerror(errno));
     }
     return meet_close(c, root, &w, root_rc, what, out, asked);
 }
@@ -418,7 +423,7 @@ int halo_api_comm_accept(const char *port_name, MPI_Info info, int root, MPI_Com
             root_rc = halo_err(MPI_ERR_PORT, "(port_name=\"%.64s\"): not a port this process opened", port_name);
     }
     halo_comm_t *nc = NULL;
-    rc = accept_common(p, root, c, 0, root_rc, "MPI_Comm_accept", &nc, NULL);
+    rc = accept_common(p, root, c, 0, root_rc, NULL, &nc, NULL);
     if (rc == MPI_SUCCESS)
         *newcomm = (MPI_Comm)nc;
     return rc;
@@ -464,7 +469,7 @@ int halo_api_comm_connect(const char *port_name, MPI_Info info, int root, MPI_Co
             timeout = v;
     }
     halo_comm_t *nc = NULL;
-    rc = connect_common(port_name, root, c, timeout, "MPI_Comm_connect", &nc);
+    rc = connect_common(port_name, root, c, timeout, NULL, &nc);
     if (rc == MPI_SUCCESS)
         *newcomm = (MPI_Comm)nc;
     return rc;
@@ -709,7 +714,7 @@ static void launcher_add(pid_t pid)
 
 
 static int spawn_common(int count, char *cmds[], char **argvs[], const int maxprocs[], const MPI_Info infos[],
-                        int root, MPI_Comm comm, MPI_Comm *intercomm, int errcodes[], const char *what)
+                        int root, MPI_Comm comm, MPI_Comm *intercomm, int errcodes[])
 {
     halo_comm_t *c = halo_comm_ptr(comm);
     int rc = root_check(c, root);
@@ -740,7 +745,7 @@ static int spawn_common(int count, char *cmds[], char **argvs[], const int maxpr
         }
     }
     halo_comm_t *nc = NULL;
-    rc = accept_common(root_rc ? NULL : p, root, c, pid, root_rc, what, &nc, &total);
+    rc = accept_common(root_rc ? NULL : p, root, c, pid, root_rc, NULL, &nc, &total);
     if (p)
         port_close(p);
     if (pid > 0) {
@@ -767,8 +772,7 @@ int halo_api_comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Inf
 {
     char *cmd = (char *)command;
     char **argvs[1] = {argv};
-    return spawn_common(1, &cmd, argvs, &maxprocs, &info, root, comm, intercomm, array_of_errcodes,
-                        "MPI_Comm_spawn");
+    return spawn_common(1, &cmd, argvs, &maxprocs, &info, root, comm, intercomm, array_of_errcodes);
 }
 
 int halo_api_comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[],
@@ -785,7 +789,7 @@ int halo_api_comm_spawn_multiple(int count, char *array_of_commands[], char **ar
                             : !array_of_maxprocs ? "array_of_maxprocs" : "array_of_info");
     }
     return spawn_common(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm,
-                        intercomm, array_of_errcodes, "MPI_Comm_spawn_multiple");
+                        intercomm, array_of_errcodes);
 }
 
 int halo_api_comm_get_parent(MPI_Comm *parent)

@@ -333,9 +333,17 @@ static void test_ports_and_names(void)
     MPI_OK(MPI_Info_create(&info));
     MPI_OK(MPI_Info_set(info, "timeout", "1"));
     double t0 = MPI_Wtime();
-    MPI_FAILS(MPI_ERR_PORT, MPI_Comm_connect(port, info, 0, MPI_COMM_SELF, &c));
+    int rc = MPI_Comm_connect(port, info, 0, MPI_COMM_SELF, &c), cls = -1;
     double waited = MPI_Wtime() - t0;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_PORT, "a connect nobody accepts: class %d", cls);
     CHECK(waited >= 0.9 && waited < 20, "the connect gave up after %.2f s (timeout 1 s)", waited);
+    /* The message names the call once and says why. */
+    char msg[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_OK(MPI_Error_string(rc, msg, &len));
+    CHECK(strstr(msg, "MPI_Comm_connect") && !strstr(strstr(msg, "MPI_Comm_connect") + 1, "MPI_Comm_connect") &&
+          strstr(msg, "nobody accepted"), "message of a connect that timed out: \"%s\"", msg);
     MPI_OK(MPI_Info_free(&info));
     MPI_OK(MPI_Close_port(port));
 }
