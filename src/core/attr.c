@@ -17,7 +17,8 @@ _Thread_local int halo_attr_fortran;
 
 typedef struct keyval {
     halo_kind_t kind;     /* kind of object it applies to */
-    int fortran;          /* made through the Fortran binding */
+    int fortran;          /* made through the Fortran binding (extra: its
+                           * record, allocated there, freed here) */
     int live;             /* not yet freed by the user */
     int refs;             /* attributes using it, plus one while live */
     halo_copy_fn_t *copy;
@@ -43,7 +44,12 @@ static keyval_t *keyval_get(int keyval)
 
 static void keyval_unref(keyval_t *k)
 {
-    k->refs--;
+    /* The Fortran binding's record of the procedures (its extra state)
+     * goes with the keyval's last use. */
+    if (--k->refs == 0 && k->fortran) {
+        free(k->extra);
+        k->extra = NULL;
+    }
 }
 
 static int keyval_create(halo_kind_t kind, void *copy, void *del, int *keyval_p, void *extra)

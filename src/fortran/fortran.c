@@ -300,7 +300,8 @@ HALO_F_EXPORT void mpi_conversion_fn_null_(void *userbuf, MPI_Fint *datatype, MP
     F_RETURN(ierror, MPI_SUCCESS);
 }
 
-/* What a keyval made in Fortran keeps as its C extra state. */
+/* What a keyval made in Fortran keeps as its C extra state (attr.c frees
+ * it with the keyval). */
 typedef struct f_keyval {
     f_copy_fn_t *copy;
     f_delete_fn_t *del;
