@@ -24,8 +24,13 @@
  *             (1, a datatype that picks those elements out of the section)
  *             when a datatype's extent is the array element's length, or
  *             the element is a whole number of a dense datatype;
- *   NOMAP     the other buffers of nonblocking and persistent collectives
- *             (a count per rank, two buffers under one datatype): refused with
+ *   NB_COPY   the other buffers of nonblocking and persistent collectives
+ *             (a count per rank, two buffers under one datatype): copied as
+ *             for a blocking call, the temporary kept with the request
+ *             (halo_f08ts_attach), copied back at each completion, copied
+ *             in again at each start of a persistent one, freed with it;
+ *   NOMAP     partitioned communication (partitions are filled and read
+ *             while the request is active): refused with
  *             MPI_ERR_UNSUPPORTED_OPERATION;
  *   CONTIG    memory the library keeps (attached buffers, window memory):
  *             must be contiguous, else MPI_ERR_BUFFER;
@@ -41,6 +46,7 @@
 
 #include "binding/binding.h"
 #include "core/errors.h"
+#include "pt2pt/pt2pt.h"
 
 #include <ISO_Fortran_binding.h>
 #include <stdint.h>
@@ -48,7 +54,10 @@
 #include <string.h>
 
 /* Kinds of buffer, as the generated wrappers pass them. */
-enum { F08TS_ADDR = 0, F08TS_CONTIG, F08TS_COPY_IN, F08TS_COPY_INOUT, F08TS_MAP, F08TS_NOMAP };
+enum {
+    F08TS_ADDR = 0, F08TS_CONTIG, F08TS_COPY_IN, F08TS_COPY_INOUT, F08TS_MAP, F08TS_NOMAP,
+    F08TS_NB_COPY_IN, F08TS_NB_COPY_INOUT
+};
 /* Objects an error is raised on (HALO_EOBJ_*). */
 
 /* TYPE(halo_f08ts_buf) of mpi_f08ts.f90. */
@@ -66,6 +75,7 @@ void halo_f08ts_begin(halo_f08ts_buf_t *b, CFI_cdesc_t *d, const int *mode, cons
                       const MPI_Fint *dtype, const int *objkind, const MPI_Fint *handle, const char *where,
                       MPI_Fint *ierr);
 void halo_f08ts_end(halo_f08ts_buf_t *b, CFI_cdesc_t *d);
+void halo_f08ts_attach(halo_f08ts_buf_t *b, CFI_cdesc_t *d, const MPI_Fint *request);
 
 static bool section_empty(const CFI_cdesc_t *d)
 {
@@ -276,11 +286,13 @@ HALO_F_EXPORT void halo_f08ts_begin(halo_f08ts_buf_t *b, CFI_cdesc_t *d, const i
         return;
     case F08TS_NOMAP:
         *ierr = section_error(MPI_ERR_UNSUPPORTED_OPERATION, where, *objkind, handle,
-                              "a non-contiguous array section is not supported by this nonblocking or "
-                              "persistent collective (blocking collectives and point-to-point take one)");
+                              "a non-contiguous array section is not supported for partitioned "
+                              "communication (pass contiguous memory or a datatype)");
         return;
     case F08TS_COPY_IN:
-    case F08TS_COPY_INOUT: {
+    case F08TS_COPY_INOUT:
+    case F08TS_NB_COPY_IN:
+    case F08TS_NB_COPY_INOUT: {
         size_t bytes = section_elements(d) * d->elem_len;
         b->tmp = malloc(bytes ? bytes : 1);
         if (!b->tmp) {
@@ -318,7 +330,7 @@ HALO_F_EXPORT void halo_f08ts_begin(halo_f08ts_buf_t *b, CFI_cdesc_t *d, const i
 HALO_F_EXPORT void halo_f08ts_end(halo_f08ts_buf_t *b, CFI_cdesc_t *d)
 {
     if (b->tmp) {
-        if (b->mode == F08TS_COPY_INOUT)
+        if (b->mode == F08TS_COPY_INOUT || b->mode == F08TS_NB_COPY_INOUT)
             section_copy(d, b->tmp, true);
         free(b->tmp);
         b->tmp = NULL;
@@ -328,6 +340,75 @@ HALO_F_EXPORT void halo_f08ts_end(halo_f08ts_buf_t *b, CFI_cdesc_t *d)
         PMPI_Type_free(&t);
         b->own_type = 0;
     }
+}
+
+/* The temporaries of a nonblocking or persistent collective, kept with
+ * its request (user_hook_arg): each with a copy of its section's
+ * descriptor, whose array the program must leave in place until the
+ * request completes (or, persistent, until it is freed). */
+typedef struct f08ts_keep {
+    struct f08ts_keep *next;
+    void *tmp;
+    int inout;      /* the call writes it: copied back at each completion */
+    int copied;     /* nonblocking: copied back once */
+    CFI_CDESC_T(CFI_MAX_RANK) desc;
+} f08ts_keep_t;
+
+static void keep_copy_out(halo_request_t *r, f08ts_keep_t *k)
+{
+    if (k->inout && (r->persistent || !k->copied)) {
+        section_copy((CFI_cdesc_t *)&k->desc, k->tmp, true);
+        k->copied = 1;
+    }
+}
+
+static void f08ts_hook(halo_request_t *r, int event)
+{
+    for (f08ts_keep_t *k = r->user_hook_arg, *next; k; k = next) {
+        next = k->next;
+        switch (event) {
+        case HALO_REQ_HOOK_START:   /* the program may have changed the sections */
+            section_copy((CFI_cdesc_t *)&k->desc, k->tmp, false);
+            break;
+        case HALO_REQ_HOOK_DONE:
+            keep_copy_out(r, k);
+            break;
+        default:
+            free(k->tmp);
+            free(k);
+        }
+    }
+    if (event == HALO_REQ_HOOK_FREE) {
+        r->user_hook = NULL;
+        r->user_hook_arg = NULL;
+    }
+}
+
+/* After a nonblocking or persistent collective made its request: the
+ * temporary of a non-contiguous buffer stays with the request, written
+ * back at each completion (also one that came during the call). */
+HALO_F_EXPORT void halo_f08ts_attach(halo_f08ts_buf_t *b, CFI_cdesc_t *d, const MPI_Fint *request)
+{
+    if (!b->tmp)
+        return;
+    HALO_LOCK();
+    halo_request_t *r = halo_req_get(MPI_Request_f2c(*request));
+    if (!r || r == halo_req_sent) {
+        HALO_UNLOCK();
+        return;   /* no request to keep it: halo_f08ts_end copies back and frees */
+    }
+    f08ts_keep_t *k = halo_malloc(sizeof *k);
+    k->tmp = b->tmp;
+    k->inout = b->mode == F08TS_NB_COPY_INOUT;
+    k->copied = 0;
+    memcpy(&k->desc, d, sizeof(CFI_cdesc_t) + (size_t)d->rank * sizeof(CFI_dim_t));
+    b->tmp = NULL;
+    k->next = r->user_hook_arg;
+    r->user_hook_arg = k;
+    r->user_hook = f08ts_hook;
+    if (!r->persistent && halo_req_done(r))
+        keep_copy_out(r, k);
+    HALO_UNLOCK();
 }
 
 #endif

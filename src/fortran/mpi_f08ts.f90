@@ -2,7 +2,9 @@
 ! MPI_X_c_f08ts and their PMPI_ twins): each hands its buffers' descriptors
 ! to halo_f08ts_begin (src/fortran/f08ts.c), which says what the call gets
 ! for them, calls the C wrapper of the procedure (pmpi_x_f08_,
-! fortran_gen.c) and then, when there is something to undo, halo_f08ts_end.
+! fortran_gen.c), hands the copies of a nonblocking or persistent
+! collective to its request (halo_f08ts_attach) and then, when there is
+! something to undo, calls halo_f08ts_end.
 ! MPI_X_f08ts and PMPI_X_f08ts are the same code (a tool may replace the
 ! first; a call through both would cost a descriptor more).
 !
@@ -30,6 +32,12 @@ module halo_f08ts_internal
       type(halo_f08ts_buf) :: b
       type(*), dimension(..) :: buf
     end subroutine halo_f08ts_end
+    subroutine halo_f08ts_attach(b, buf, request) bind(C, name="halo_f08ts_attach")
+      import
+      type(halo_f08ts_buf) :: b
+      type(*), dimension(..) :: buf
+      integer(c_int) :: request
+    end subroutine halo_f08ts_attach
   end interface
 end module halo_f08ts_internal
 
@@ -417,13 +425,15 @@ subroutine PMPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -465,13 +475,15 @@ subroutine MPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvc
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -513,13 +525,15 @@ subroutine PMPI_Allgather_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, re
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -561,13 +575,15 @@ subroutine MPI_Allgather_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -795,13 +811,15 @@ subroutine PMPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -845,13 +863,15 @@ subroutine MPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -896,13 +916,15 @@ subroutine PMPI_Allgatherv_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, r
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -947,13 +969,15 @@ subroutine MPI_Allgatherv_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, re
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -1153,12 +1177,14 @@ subroutine PMPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allreduce_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allreduce_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -1198,12 +1224,14 @@ subroutine MPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allreduce_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allreduce_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -1243,12 +1271,14 @@ subroutine PMPI_Allreduce_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, co
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allreduce_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allreduce_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -1288,12 +1318,14 @@ subroutine MPI_Allreduce_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, com
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allreduce_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allreduce_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -1507,13 +1539,15 @@ subroutine PMPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvc
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoall_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoall_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -1555,13 +1589,15 @@ subroutine MPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoall_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoall_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -1603,13 +1639,15 @@ subroutine PMPI_Alltoall_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoall_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoall_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -1651,13 +1689,15 @@ subroutine MPI_Alltoall_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoall_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoall_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -1895,13 +1935,15 @@ subroutine PMPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -1947,13 +1989,15 @@ subroutine MPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -2000,13 +2044,15 @@ subroutine PMPI_Alltoallv_init_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, r
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -2053,13 +2099,15 @@ subroutine MPI_Alltoallv_init_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, re
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -2297,13 +2345,15 @@ subroutine PMPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, re
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallw_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallw_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -2349,13 +2399,15 @@ subroutine MPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallw_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallw_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -2402,13 +2454,15 @@ subroutine PMPI_Alltoallw_init_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallw_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallw_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -2455,13 +2509,15 @@ subroutine MPI_Alltoallw_init_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, r
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallw_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallw_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -3541,12 +3597,14 @@ subroutine PMPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, i
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Exscan_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Exscan_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -3585,12 +3643,14 @@ subroutine MPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, in
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Exscan_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Exscan_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -3630,12 +3690,14 @@ subroutine PMPI_Exscan_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Exscan_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Exscan_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -3675,12 +3737,14 @@ subroutine MPI_Exscan_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Exscan_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Exscan_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -8150,13 +8214,15 @@ subroutine PMPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -8200,13 +8266,15 @@ subroutine MPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -8250,13 +8318,15 @@ subroutine PMPI_Gather_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvc
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -8300,13 +8370,15 @@ subroutine MPI_Gather_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -8544,13 +8616,15 @@ subroutine PMPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       root, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -8596,13 +8670,15 @@ subroutine MPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       root, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -8649,13 +8725,15 @@ subroutine PMPI_Gatherv_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       root, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -8702,13 +8780,15 @@ subroutine MPI_Gatherv_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvc
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       root, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9203,10 +9283,11 @@ subroutine PMPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Iallgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcount, &
       recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9249,10 +9330,11 @@ subroutine MPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Iallgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcount, &
       recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9295,10 +9377,11 @@ subroutine PMPI_Iallgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Iallgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcount, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9341,10 +9424,11 @@ subroutine MPI_Iallgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Iallgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcount, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9389,10 +9473,11 @@ subroutine PMPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Iallgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcounts, &
       displs, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9437,10 +9522,11 @@ subroutine MPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Iallgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcounts, &
       displs, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9485,10 +9571,11 @@ subroutine PMPI_Iallgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvc
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Iallgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcounts, displs, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9533,10 +9620,11 @@ subroutine MPI_Iallgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Iallgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcounts, displs, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9573,12 +9661,14 @@ subroutine PMPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, re
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iallreduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallreduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9615,12 +9705,14 @@ subroutine MPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, req
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iallreduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallreduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9657,12 +9749,14 @@ subroutine PMPI_Iallreduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iallreduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallreduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9699,12 +9793,14 @@ subroutine MPI_Iallreduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, r
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iallreduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallreduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9744,13 +9840,15 @@ subroutine PMPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9790,13 +9888,15 @@ subroutine MPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9836,13 +9936,15 @@ subroutine PMPI_Ialltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9882,13 +9984,15 @@ subroutine MPI_Ialltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9932,13 +10036,15 @@ subroutine PMPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -9982,13 +10088,15 @@ subroutine MPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -10032,13 +10140,15 @@ subroutine PMPI_Ialltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvb
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -10082,13 +10192,15 @@ subroutine MPI_Ialltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbu
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -10132,13 +10244,15 @@ subroutine PMPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbu
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -10182,13 +10296,15 @@ subroutine MPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -10232,13 +10348,15 @@ subroutine PMPI_Ialltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -10282,13 +10400,15 @@ subroutine MPI_Ialltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvb
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -10619,12 +10739,14 @@ subroutine PMPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, reque
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iexscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iexscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -10661,12 +10783,14 @@ subroutine MPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, reques
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iexscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iexscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -10703,12 +10827,14 @@ subroutine PMPI_Iexscan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, req
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iexscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iexscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -10745,12 +10871,14 @@ subroutine MPI_Iexscan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, requ
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iexscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iexscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -10795,10 +10923,11 @@ subroutine PMPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Igather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Igather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcount, &
       recvtype, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -10843,10 +10972,11 @@ subroutine MPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, r
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Igather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Igather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcount, &
       recvtype, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -10891,10 +11021,11 @@ subroutine PMPI_Igather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Igather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Igather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcount, recvtype, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -10939,10 +11070,11 @@ subroutine MPI_Igather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Igather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Igather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcount, recvtype, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -10989,10 +11121,11 @@ subroutine PMPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Igatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Igatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcounts, &
       displs, recvtype, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11039,10 +11172,11 @@ subroutine MPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Igatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Igatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcounts, &
       displs, recvtype, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11089,10 +11223,11 @@ subroutine PMPI_Igatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Igatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Igatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcounts, displs, recvtype, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11139,10 +11274,11 @@ subroutine MPI_Igatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Igatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Igatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcounts, displs, recvtype, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11317,10 +11453,11 @@ subroutine PMPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf,
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Ineighbor_allgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_allgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcount, &
       recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11363,10 +11500,11 @@ subroutine MPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, 
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Ineighbor_allgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_allgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcount, &
       recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11409,10 +11547,11 @@ subroutine PMPI_Ineighbor_allgather_c_f08ts(sendbuf, sendcount, sendtype, recvbu
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Ineighbor_allgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_allgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcount, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11455,10 +11594,11 @@ subroutine MPI_Ineighbor_allgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Ineighbor_allgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_allgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcount, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11503,10 +11643,11 @@ subroutine PMPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Ineighbor_allgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_allgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcounts, &
       displs, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11551,10 +11692,11 @@ subroutine MPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf,
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Ineighbor_allgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_allgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcounts, &
       displs, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11599,10 +11741,11 @@ subroutine PMPI_Ineighbor_allgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvb
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Ineighbor_allgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_allgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcounts, displs, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11647,10 +11790,11 @@ subroutine MPI_Ineighbor_allgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbu
   call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Ineighbor_allgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_allgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcounts, displs, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11690,13 +11834,15 @@ subroutine PMPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11736,13 +11882,15 @@ subroutine MPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, r
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11782,13 +11930,15 @@ subroutine PMPI_Ineighbor_alltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11828,13 +11978,15 @@ subroutine MPI_Ineighbor_alltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11878,13 +12030,15 @@ subroutine PMPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11928,13 +12082,15 @@ subroutine MPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -11978,13 +12134,15 @@ subroutine PMPI_Ineighbor_alltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendty
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12028,13 +12186,15 @@ subroutine MPI_Ineighbor_alltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtyp
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12078,13 +12238,15 @@ subroutine PMPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtype
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12128,13 +12290,15 @@ subroutine MPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12178,13 +12342,15 @@ subroutine PMPI_Ineighbor_alltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendty
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12228,13 +12394,15 @@ subroutine MPI_Ineighbor_alltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtyp
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12425,12 +12593,14 @@ subroutine PMPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12469,12 +12639,14 @@ subroutine MPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12513,12 +12685,14 @@ subroutine PMPI_Ireduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, root, com
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12557,12 +12731,14 @@ subroutine MPI_Ireduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12600,12 +12776,14 @@ subroutine PMPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce_scatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce_scatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12643,12 +12821,14 @@ subroutine MPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce_scatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce_scatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12686,12 +12866,14 @@ subroutine PMPI_Ireduce_scatter_c_f08ts(sendbuf, recvbuf, recvcounts, datatype, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce_scatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce_scatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12729,12 +12911,14 @@ subroutine MPI_Ireduce_scatter_c_f08ts(sendbuf, recvbuf, recvcounts, datatype, o
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce_scatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce_scatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12772,12 +12956,14 @@ subroutine PMPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatyp
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce_scatter_block:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce_scatter_block:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12815,12 +13001,14 @@ subroutine MPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce_scatter_block:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce_scatter_block:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12858,12 +13046,14 @@ subroutine PMPI_Ireduce_scatter_block_c_f08ts(sendbuf, recvbuf, recvcount, datat
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce_scatter_block:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce_scatter_block:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -12901,12 +13091,14 @@ subroutine MPI_Ireduce_scatter_block_c_f08ts(sendbuf, recvbuf, recvcount, dataty
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce_scatter_block:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce_scatter_block:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13095,12 +13287,14 @@ subroutine PMPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13137,12 +13331,14 @@ subroutine MPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13179,12 +13375,14 @@ subroutine PMPI_Iscan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, reque
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13221,12 +13419,14 @@ subroutine MPI_Iscan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, reques
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13268,13 +13468,14 @@ subroutine PMPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
   if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Iscatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, int(b1%count), &
       MPI_Datatype(b1%dtype), root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13316,13 +13517,14 @@ subroutine MPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
   if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Iscatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, int(b1%count), &
       MPI_Datatype(b1%dtype), root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13364,13 +13566,14 @@ subroutine PMPI_Iscatter_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
   if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Iscatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, int(b1%count, MPI_COUNT_KIND), &
       MPI_Datatype(b1%dtype), root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13412,13 +13615,14 @@ subroutine MPI_Iscatter_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
   if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Iscatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, int(b1%count, MPI_COUNT_KIND), &
       MPI_Datatype(b1%dtype), root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13462,13 +13666,14 @@ subroutine PMPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscatterv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
   if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Iscatterv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, int(b1%count), &
       MPI_Datatype(b1%dtype), root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13512,13 +13717,14 @@ subroutine MPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, r
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscatterv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
   if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Iscatterv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, int(b1%count), &
       MPI_Datatype(b1%dtype), root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13562,13 +13768,14 @@ subroutine PMPI_Iscatterv_c_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscatterv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
   if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Iscatterv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, int(b1%count, &
       MPI_COUNT_KIND), MPI_Datatype(b1%dtype), root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13612,13 +13819,14 @@ subroutine MPI_Iscatterv_c_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscatterv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
   if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Iscatterv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, int(b1%count, &
       MPI_COUNT_KIND), MPI_Datatype(b1%dtype), root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -14654,13 +14862,15 @@ subroutine PMPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -14702,13 +14912,15 @@ subroutine MPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recvb
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -14750,13 +14962,15 @@ subroutine PMPI_Neighbor_allgather_init_c_f08ts(sendbuf, sendcount, sendtype, re
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -14798,13 +15012,15 @@ subroutine MPI_Neighbor_allgather_init_c_f08ts(sendbuf, sendcount, sendtype, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -15032,13 +15248,15 @@ subroutine PMPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -15082,13 +15300,15 @@ subroutine MPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -15133,13 +15353,15 @@ subroutine PMPI_Neighbor_allgatherv_init_c_f08ts(sendbuf, sendcount, sendtype, r
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -15184,13 +15406,15 @@ subroutine MPI_Neighbor_allgatherv_init_c_f08ts(sendbuf, sendcount, sendtype, re
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -15404,13 +15628,15 @@ subroutine PMPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvb
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoall_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoall_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -15452,13 +15678,15 @@ subroutine MPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbu
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoall_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoall_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -15500,13 +15728,15 @@ subroutine PMPI_Neighbor_alltoall_init_c_f08ts(sendbuf, sendcount, sendtype, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoall_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoall_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -15548,13 +15778,15 @@ subroutine MPI_Neighbor_alltoall_init_c_f08ts(sendbuf, sendcount, sendtype, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoall_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoall_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -15792,13 +16024,15 @@ subroutine PMPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, send
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -15844,13 +16078,15 @@ subroutine MPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendt
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -15897,13 +16133,15 @@ subroutine PMPI_Neighbor_alltoallv_init_c_f08ts(sendbuf, sendcounts, sdispls, se
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -15950,13 +16188,15 @@ subroutine MPI_Neighbor_alltoallv_init_c_f08ts(sendbuf, sendcounts, sdispls, sen
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -16194,13 +16434,15 @@ subroutine PMPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, send
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallw_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallw_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -16246,13 +16488,15 @@ subroutine MPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendt
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallw_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallw_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -16299,13 +16543,15 @@ subroutine PMPI_Neighbor_alltoallw_init_c_f08ts(sendbuf, sendcounts, sdispls, se
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallw_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallw_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -16352,13 +16598,15 @@ subroutine MPI_Neighbor_alltoallw_init_c_f08ts(sendbuf, sendcounts, sdispls, sen
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallw_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallw_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -17742,12 +17990,14 @@ subroutine PMPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, c
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -17789,12 +18039,14 @@ subroutine MPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, co
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -17836,12 +18088,14 @@ subroutine PMPI_Reduce_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, root,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -17883,12 +18137,14 @@ subroutine MPI_Reduce_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, root, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -18401,12 +18657,14 @@ subroutine PMPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, dat
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_block_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_block_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -18446,12 +18704,14 @@ subroutine MPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, data
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_block_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_block_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -18491,12 +18751,14 @@ subroutine PMPI_Reduce_scatter_block_init_c_f08ts(sendbuf, recvbuf, recvcount, d
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_block_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_block_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -18536,12 +18798,14 @@ subroutine MPI_Reduce_scatter_block_init_c_f08ts(sendbuf, recvbuf, recvcount, da
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_block_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_block_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -18581,12 +18845,14 @@ subroutine PMPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -18626,12 +18892,14 @@ subroutine MPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -18671,12 +18939,14 @@ subroutine PMPI_Reduce_scatter_init_c_f08ts(sendbuf, recvbuf, recvcounts, dataty
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -18716,12 +18986,14 @@ subroutine MPI_Reduce_scatter_init_c_f08ts(sendbuf, recvbuf, recvcounts, datatyp
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -19798,12 +20070,14 @@ subroutine PMPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, inf
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scan_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scan_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -19842,12 +20116,14 @@ subroutine MPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scan_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scan_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -19887,12 +20163,14 @@ subroutine PMPI_Scan_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, i
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scan_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scan_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -19931,12 +20209,14 @@ subroutine MPI_Scan_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, in
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scan_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scan_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -20164,13 +20444,15 @@ subroutine PMPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatter_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatter_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -20214,13 +20496,15 @@ subroutine MPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatter_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatter_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -20264,13 +20548,15 @@ subroutine PMPI_Scatter_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatter_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatter_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -20314,13 +20600,15 @@ subroutine MPI_Scatter_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvc
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatter_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatter_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -20558,13 +20846,15 @@ subroutine PMPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvb
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatterv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatterv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, recvcount, recvtype, &
       root, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -20610,13 +20900,15 @@ subroutine MPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvbu
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatterv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatterv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, recvcount, recvtype, &
       root, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -20663,13 +20955,15 @@ subroutine PMPI_Scatterv_init_c_f08ts(sendbuf, sendcounts, displs, sendtype, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatterv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatterv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, recvcount, recvtype, &
       root, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -20716,13 +21010,15 @@ subroutine MPI_Scatterv_init_c_f08ts(sendbuf, sendcounts, displs, sendtype, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatterv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatterv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, recvcount, recvtype, &
       root, comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr

@@ -383,6 +383,8 @@ static int start_one(MPI_Request h)
     if (r->active)
         return halo_err(MPI_ERR_REQUEST, "(request=%p): request is already active", (void *)h);
     r->active = 1;
+    if (r->user_hook)
+        r->user_hook(r, HALO_REQ_HOOK_START);
     if (r->kind == HALO_REQ_COLL)
         return halo_coll_start(r);
     if (r->kind == HALO_REQ_PART)

@@ -45,6 +45,7 @@ enum {
 
 typedef struct halo_request halo_request_t;
 typedef void halo_req_cb_fn_t(halo_request_t *r);
+enum { HALO_REQ_HOOK_START, HALO_REQ_HOOK_DONE, HALO_REQ_HOOK_FREE };
 
 struct halo_request {
     halo_obj_t hdr;
@@ -88,6 +89,11 @@ struct halo_request {
     void (*priv_free)(void *priv);
     halo_request_t *sub[2];      /* SENDRECV parts */
     void *replace_buf;           /* Isendrecv_replace: packed receive area */
+    /* A layer above the core told at each start of a persistent request,
+     * at each completion and when the request goes away (HALO_REQ_HOOK_*):
+     * the array sections of the Fortran binding (fortran/f08ts.c). */
+    void (*user_hook)(halo_request_t *r, int event);
+    void *user_hook_arg;
     /* generalized requests */
     MPI_Grequest_query_function *query_fn;
     MPI_Grequest_free_function *free_fn;

@@ -98,6 +98,8 @@ void halo_req_free(halo_request_t *r)
 {
     if (r == halo_req_sent)
         return;
+    if (r->user_hook)
+        r->user_hook(r, HALO_REQ_HOOK_FREE);
     if (r->comm)
         halo_comm_release(r->comm);
     if (r->dtype)
@@ -119,6 +121,8 @@ void halo_req_complete(halo_request_t *r)
 {
     if (atomic_fetch_sub_explicit(&r->cc, 1, memory_order_acq_rel) != 1)
         return;
+    if (r->user_hook)
+        r->user_hook(r, HALO_REQ_HOOK_DONE);
     if (r->done_cb)
         r->done_cb(r);
     else if (r->user_freed && !r->persistent)

@@ -3,7 +3,8 @@
 ! (the library copies them), nonblocking and persistent point-to-point,
 ! Ibcast, Iallgather's send buffer and one-sided calls (a datatype picks the elements in place), a
 ! count smaller than the section, MPI_BYTE and MPI_CHARACTER over elements
-! of several bytes, the large-count form, the errors for what is refused,
+! of several bytes, the large-count form, nonblocking and persistent
+! collectives (copies kept with the request), the errors for what is refused,
 ! and a tool's MPI_Send_f08ts in front of the library's. Every received
 ! element and every element that must stay untouched is checked.
 module f08_subarray_tool
@@ -47,6 +48,7 @@ program f08_subarray
   call MPI_Comm_size(MPI_COMM_WORLD, nproc)
   if (.not. MPI_SUBARRAYS_SUPPORTED) call fail("MPI_SUBARRAYS_SUPPORTED is .false.")
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
+  allocate(gath(3, nproc))
 
   if (rank < 2 .and. nproc >= 2) then
     ! 1. Blocking: a row (stride 6) to a reversed column section.
@@ -132,8 +134,9 @@ program f08_subarray
   end if
 
   ! 6. Collectives: blocking ones on sections (copied), Ibcast in place,
-  !    Iallgather from a section in place, and a nonblocking reduction on a
-!    section refused.
+  !    Iallgather from a section in place, nonblocking and persistent
+!    reductions and Igather through copies kept with the request, and
+!    partitioned communication refused.
   do j = 1, 4
     do i = 1, 3
       sum_in(i, j) = rank * 100 + 10 * i + j
@@ -157,17 +160,45 @@ program f08_subarray
     call check2("Ibcast of a section", a, b)
   end if
   sum_out = -1
-  call MPI_Iallreduce(sum_in(1, :), sum_out(2, :), 4, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req, ierr)
-  if (ierr == MPI_SUCCESS) call fail("Iallreduce of non-contiguous sections accepted")
+  call MPI_Iallreduce(sum_in(1, :), sum_out(2, 4:1:-1), 4, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req)
+  call MPI_Wait(req, MPI_STATUS_IGNORE)
+  if (any(sum_out(2, 4:1:-1) /= [(100 * nproc * (nproc - 1) / 2 + nproc * (10 + j), j = 1, 4)])) &
+    call fail("Iallreduce of non-contiguous sections")
+  if (any(sum_out([1, 3], :) /= -1)) call fail("Iallreduce: elements outside the section touched")
+  ! Persistent: the section is read at each start, written at each
+  ! completion.
+  sum_out = -1
+  call MPI_Allreduce_init(sum_in(3, :), sum_out(1, :), 4, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, &
+                          MPI_INFO_NULL, req)
+  do i = 1, 2
+    sum_in(3, :) = sum_in(3, :) + 1000 * i * (rank + 1)
+    call MPI_Start(req)
+    call MPI_Wait(req, MPI_STATUS_IGNORE)
+    do j = 1, 4
+      if (sum_out(1, j) /= 100 * (nproc - 1) + 30 + j + 1000 * nproc * (i * (i + 1) / 2)) &
+        call fail("Allreduce_init of sections")
+    end do
+    if (any(sum_out(2:3, :) /= -1)) call fail("Allreduce_init: elements outside the section touched")
+  end do
+  call MPI_Request_free(req)
+  sum_in(3, :) = [(rank * 100 + 30 + j, j = 1, 4)]
+  gath = -1
+  call MPI_Igather(rank, 1, MPI_INTEGER, gath(2, nproc:1:-1), 1, MPI_INTEGER, 0, MPI_COMM_WORLD, req)
+  call MPI_Wait(req, MPI_STATUS_IGNORE)
+  if (rank == 0) then
+    if (any(gath(2, nproc:1:-1) /= [(j, j = 0, nproc - 1)])) call fail("Igather into a reversed section")
+    if (any(gath([1, 3], :) /= -1)) call fail("Igather: elements outside the section touched")
+  end if
+  ! Partitioned communication takes no non-contiguous section.
+  n8 = 2
+  call MPI_Psend_init(one(1:8:2), 2, n8, MPI_INTEGER, 0, 7, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
   call MPI_Error_class(ierr, n)
-  if (n /= MPI_ERR_UNSUPPORTED_OPERATION) call fail("Iallreduce of sections: wrong error class")
-  if (any(sum_out /= -1)) call fail("Iallreduce refused but wrote")
+  if (n /= MPI_ERR_UNSUPPORTED_OPERATION) call fail("Psend_init of a strided section not refused")
   call MPI_Iallreduce(sum_in(:, 2), sum_out(:, 3), 3, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req)
   call MPI_Wait(req, MPI_STATUS_IGNORE)
   if (any(sum_out(:, 3) /= [(100 * nproc * (nproc - 1) / 2 + nproc * (10 * i + 2), i = 1, 3)])) &
     call fail("Iallreduce of contiguous sections")
 
-  allocate(gath(3, nproc))
   gath = -1
   call MPI_Iallgather(sum_in(3:1:-1, 4), 3, MPI_INTEGER, gath, 3, MPI_INTEGER, MPI_COMM_WORLD, req)
   call MPI_Wait(req, MPI_STATUS_IGNORE)

@@ -737,7 +737,7 @@ def f08_choice(f08):
 
 
 # How halo_f08ts_begin treats a non-contiguous section (src/fortran/f08ts.c).
-TS_ADDR, TS_CONTIG, TS_COPY_IN, TS_COPY_INOUT, TS_MAP, TS_NOMAP = range(6)
+TS_ADDR, TS_CONTIG, TS_COPY_IN, TS_COPY_INOUT, TS_MAP, TS_NOMAP, TS_NB_COPY_IN, TS_NB_COPY_INOUT = range(8)
 # Only the first element's address counts.
 TS_ADDR_PROCS = {"MPI_Get_address", "MPI_Free_mem", "MPI_Win_detach", "MPI_F_sync_reg",
                  "MPI_Fetch_and_op", "MPI_Compare_and_swap"}
@@ -771,8 +771,10 @@ def ts_mode(name, p):
     if name in TS_MAP_PROCS or name.startswith("MPI_File_i") or name.endswith("_begin") or \
             (name, p.name) in TS_MAP_BUFFERS:
         return TS_MAP
+    if name in ("MPI_Psend_init", "MPI_Precv_init"):
+        return TS_NOMAP   # partitions are filled and read while the request is active
     if name.startswith("MPI_I") or name.endswith("_init"):
-        return TS_NOMAP
+        return TS_NB_COPY_IN if p.intent == "INTENT(IN)" else TS_NB_COPY_INOUT
     return TS_COPY_IN if p.intent == "INTENT(IN)" else TS_COPY_INOUT
 
 
@@ -790,7 +792,9 @@ F08TS_TOP = """\
 ! MPI_X_c_f08ts and their PMPI_ twins): each hands its buffers' descriptors
 ! to halo_f08ts_begin (src/fortran/f08ts.c), which says what the call gets
 ! for them, calls the C wrapper of the procedure (pmpi_x_f08_,
-! fortran_gen.c) and then, when there is something to undo, halo_f08ts_end.
+! fortran_gen.c), hands the copies of a nonblocking or persistent
+! collective to its request (halo_f08ts_attach) and then, when there is
+! something to undo, calls halo_f08ts_end.
 ! MPI_X_f08ts and PMPI_X_f08ts are the same code (a tool may replace the
 ! first; a call through both would cost a descriptor more).
 !
@@ -818,6 +822,12 @@ module halo_f08ts_internal
       type(halo_f08ts_buf) :: b
       type(*), dimension(..) :: buf
     end subroutine halo_f08ts_end
+    subroutine halo_f08ts_attach(b, buf, request) bind(C, name="halo_f08ts_attach")
+      import
+      type(halo_f08ts_buf) :: b
+      type(*), dimension(..) :: buf
+      integer(c_int) :: request
+    end subroutine halo_f08ts_attach
   end interface
 end module halo_f08ts_internal
 """
@@ -897,6 +907,10 @@ def f08ts_body(cname, f08, name, lower, big):
     cargs = [subst.get(q.name, "ierr" if q.name == "ierror" else q.name) for q in params]
     cargs += [f"len({h}, c_size_t)" for h in hidden]
     out.extend(wrap_free(f"  if (ierr == 0) call raw({', '.join(cargs)})", "    "))
+    for i, b in enumerate(bufs):
+        if ts_mode(cname, b) in (TS_NB_COPY_IN, TS_NB_COPY_INOUT):
+            out.append(f"  if (ierr == 0 .and. c_associated(b{i}%tmp)) call halo_f08ts_attach(b{i}, {b.name}, "
+                       f"request%MPI_VAL)")
     for i, b in reversed(list(enumerate(bufs))):
         out.append(f"  if (c_associated(b{i}%tmp) .or. b{i}%own_type /= 0) call halo_f08ts_end(b{i}, {b.name})")
     if "ierror" in byname:
