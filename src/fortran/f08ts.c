@@ -58,7 +58,6 @@ enum {
     F08TS_ADDR = 0, F08TS_CONTIG, F08TS_COPY_IN, F08TS_COPY_INOUT, F08TS_MAP, F08TS_NOMAP,
     F08TS_NB_COPY_IN, F08TS_NB_COPY_INOUT
 };
-/* Objects an error is raised on (HALO_EOBJ_*). */
 
 /* TYPE(halo_f08ts_buf) of mpi_f08ts.f90. */
 typedef struct halo_f08ts_buf {
@@ -305,18 +304,21 @@ HALO_F_EXPORT void halo_f08ts_begin(halo_f08ts_buf_t *b, CFI_cdesc_t *d, const i
         return;
     }
     case F08TS_MAP: {
-        MPI_Datatype t;
-        if (*count == 0)
-            return;
-        int rc = map_type(d, *count, MPI_Type_f2c(*dtype), &t);
-        if (rc == MPI_ERR_TYPE) {
-            *ierr = section_error(MPI_ERR_UNSUPPORTED_OPERATION, where, *objkind, handle,
-                                  "the datatype's extent is not the length of the array section's "
-                                  "elements, nor does an element hold a whole number of a dense datatype");
+        MPI_Datatype t, type = MPI_Type_f2c(*dtype);
+        if (*count <= 0 || type == MPI_DATATYPE_NULL)
+            return;   /* nothing to map; or an argument error the call reports */
+        int rc = map_type(d, *count, type, &t), cls = MPI_ERR_INTERN;
+        if (rc != MPI_SUCCESS) {
+            if (rc != MPI_ERR_TYPE)
+                PMPI_Error_class(rc, &cls);
+            *ierr = section_error(rc == MPI_ERR_TYPE ? MPI_ERR_UNSUPPORTED_OPERATION : cls, where, *objkind,
+                                  handle,
+                                  rc == MPI_ERR_TYPE ? "the datatype's extent is not the length of the array "
+                                                       "section's elements, nor does an element hold a whole "
+                                                       "number of a dense datatype"
+                                                     : "no datatype could be made for the array section");
             return;
         }
-        if (rc != MPI_SUCCESS)
-            return;   /* an invalid datatype: the call itself says so */
         b->count = 1;
         b->dtype = MPI_Type_c2f(t);
         b->own_type = 1;

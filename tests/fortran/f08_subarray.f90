@@ -39,6 +39,7 @@ program f08_subarray
   type(MPI_Status) :: st
   type(MPI_Request) :: req, reqs(2)
   type(MPI_Win) :: win
+  type(MPI_Datatype) :: t3
   integer :: wbuf(10)
   integer, allocatable :: gath(:, :)
 
@@ -131,6 +132,14 @@ program f08_subarray
       end if
     end do
     call MPI_Request_free(req)
+    ! A datatype that no section datatype can be built from (three
+    ! elements a piece over a strided section): refused, not garbled.
+    call MPI_Type_contiguous(3, MPI_INTEGER, t3)
+    call MPI_Type_commit(t3)
+    call MPI_Isend(a(1, :), 1, t3, 1 - rank, 8, MPI_COMM_WORLD, req, ierr)
+    call MPI_Error_class(ierr, n)
+    if (n /= MPI_ERR_UNSUPPORTED_OPERATION) call fail("Isend of 3-element pieces over a strided section")
+    call MPI_Type_free(t3)
   end if
 
   ! 6. Collectives: blocking ones on sections (copied), Ibcast in place,
