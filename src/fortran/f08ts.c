@@ -352,13 +352,15 @@ typedef struct f08ts_keep {
     struct f08ts_keep *next;
     void *tmp;
     int inout;      /* the call writes it: copied back at each completion */
-    int copied;     /* nonblocking: copied back once */
+    int copied;     /* copied back since the last start */
     CFI_CDESC_T(CFI_MAX_RANK) desc;
 } f08ts_keep_t;
 
-static void keep_copy_out(halo_request_t *r, f08ts_keep_t *k)
+/* Once per completion (a nonblocking call's may be seen both by its hook
+ * and by halo_f08ts_attach when it came during the call). */
+static void keep_copy_out(f08ts_keep_t *k)
 {
-    if (k->inout && (r->persistent || !k->copied)) {
+    if (k->inout && !k->copied) {
         section_copy((CFI_cdesc_t *)&k->desc, k->tmp, true);
         k->copied = 1;
     }
@@ -371,9 +373,10 @@ static void f08ts_hook(halo_request_t *r, int event)
         switch (event) {
         case HALO_REQ_HOOK_START:   /* the program may have changed the sections */
             section_copy((CFI_cdesc_t *)&k->desc, k->tmp, false);
+            k->copied = 0;
             break;
         case HALO_REQ_HOOK_DONE:
-            keep_copy_out(r, k);
+            keep_copy_out(k);
             break;
         default:
             free(k->tmp);
@@ -409,7 +412,7 @@ HALO_F_EXPORT void halo_f08ts_attach(halo_f08ts_buf_t *b, CFI_cdesc_t *d, const 
     r->user_hook_arg = k;
     r->user_hook = f08ts_hook;
     if (!r->persistent && halo_req_done(r))
-        keep_copy_out(r, k);
+        keep_copy_out(k);
     HALO_UNLOCK();
 }
 
