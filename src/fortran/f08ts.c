@@ -23,15 +23,16 @@
  *             stay in place, so the buffer's (count, datatype) becomes
  *             (1, a datatype that picks those elements out of the section)
  *             when a datatype's extent is the array element's length, or
- *             the element is a whole number of a dense datatype;
- *   NB_COPY   the other buffers of nonblocking and persistent collectives
- *             (a count per rank, two buffers under one datatype): copied as
- *             for a blocking call, the temporary kept with the request
- *             (halo_f08ts_attach), copied back at each completion, copied
- *             in again at each start of a persistent one, freed with it;
- *   NOMAP     partitioned communication (partitions are filled and read
- *             while the request is active): refused with
- *             MPI_ERR_UNSUPPORTED_OPERATION;
+ *             the element is a whole number of a dense datatype; where no
+ *             datatype fits, a call that makes a request goes as KEEP,
+ *             others (one-sided calls, split collective I/O) refuse it;
+ *   KEEP      the other buffers of nonblocking and persistent collectives
+ *             (a count per rank, two buffers under one datatype) and of
+ *             partitioned communication: copied as for a blocking call, the
+ *             temporary kept with the request (halo_f08ts_attach), copied
+ *             back at each completion, copied in again at each start (and,
+ *             partitioned sends, when the last partition is ready: the
+ *             message leaves then), freed with the request;
  *   CONTIG    memory the library keeps (attached buffers, window memory):
  *             must be contiguous, else MPI_ERR_BUFFER;
  *   ADDR      only the address of the first element counts (Get_address,
@@ -54,10 +55,10 @@
 #include <string.h>
 
 /* Kinds of buffer, as the generated wrappers pass them. */
-enum {
-    F08TS_ADDR = 0, F08TS_CONTIG, F08TS_COPY_IN, F08TS_COPY_INOUT, F08TS_MAP, F08TS_NOMAP,
-    F08TS_NB_COPY_IN, F08TS_NB_COPY_INOUT
-};
+enum { F08TS_ADDR = 0, F08TS_CONTIG, F08TS_COPY, F08TS_MAP, F08TS_KEEP, F08TS_KIND = 0xf };
+/* ... and flags: the call may write the buffer; (MAP) the call makes a
+ * request that can keep a copy where no datatype fits. */
+enum { F08TS_WRITTEN = 0x10, F08TS_KEEPABLE = 0x20 };
 
 /* TYPE(halo_f08ts_buf) of mpi_f08ts.f90. */
 typedef struct halo_f08ts_buf {
@@ -265,6 +266,20 @@ static int section_error(int errclass, const char *where, int objkind, const MPI
     return halo_err_dispatch(objkind, obj, code, fname);
 }
 
+/* A contiguous copy of the section for the call. */
+static int section_to_copy(halo_f08ts_buf_t *b, const CFI_cdesc_t *d, int objkind, const MPI_Fint *handle,
+                           const char *where)
+{
+    size_t bytes = section_elements(d) * d->elem_len;
+    b->tmp = malloc(bytes ? bytes : 1);
+    if (!b->tmp)
+        return section_error(MPI_ERR_NO_MEM, where, objkind, handle,
+                             "no memory for a contiguous copy of the array section");
+    section_copy(d, b->tmp, false);
+    b->addr = b->tmp;
+    return MPI_SUCCESS;
+}
+
 HALO_F_EXPORT void halo_f08ts_begin(halo_f08ts_buf_t *b, CFI_cdesc_t *d, const int *mode, const int64_t *count,
                                     const MPI_Fint *dtype, const int *objkind, const MPI_Fint *handle,
                                     const char *where, MPI_Fint *ierr)
@@ -276,38 +291,28 @@ HALO_F_EXPORT void halo_f08ts_begin(halo_f08ts_buf_t *b, CFI_cdesc_t *d, const i
     b->mode = *mode;
     b->own_type = 0;
     *ierr = MPI_SUCCESS;
-    if (*mode == F08TS_ADDR || section_contiguous(d) || section_empty(d))
+    if ((*mode & F08TS_KIND) == F08TS_ADDR || section_contiguous(d) || section_empty(d))
         return;
-    switch (*mode) {
+    switch (*mode & F08TS_KIND) {
     case F08TS_CONTIG:
         *ierr = section_error(MPI_ERR_BUFFER, where, *objkind, handle,
                               "memory the library keeps must be contiguous; this array section is not");
         return;
-    case F08TS_NOMAP:
-        *ierr = section_error(MPI_ERR_UNSUPPORTED_OPERATION, where, *objkind, handle,
-                              "a non-contiguous array section is not supported for partitioned "
-                              "communication (pass contiguous memory or a datatype)");
+    case F08TS_COPY:
+    case F08TS_KEEP:
+        *ierr = section_to_copy(b, d, *objkind, handle, where);
         return;
-    case F08TS_COPY_IN:
-    case F08TS_COPY_INOUT:
-    case F08TS_NB_COPY_IN:
-    case F08TS_NB_COPY_INOUT: {
-        size_t bytes = section_elements(d) * d->elem_len;
-        b->tmp = malloc(bytes ? bytes : 1);
-        if (!b->tmp) {
-            *ierr = section_error(MPI_ERR_NO_MEM, where, *objkind, handle,
-                                  "no memory for a contiguous copy of the array section");
-            return;
-        }
-        section_copy(d, b->tmp, false);
-        b->addr = b->tmp;
-        return;
-    }
     case F08TS_MAP: {
         MPI_Datatype t, type = MPI_Type_f2c(*dtype);
         if (*count <= 0 || type == MPI_DATATYPE_NULL)
             return;   /* nothing to map; or an argument error the call reports */
         int rc = map_type(d, *count, type, &t), cls = MPI_ERR_INTERN;
+        if (rc == MPI_ERR_TYPE && (*mode & F08TS_KEEPABLE)) {
+            /* No datatype fits: a copy the request keeps. */
+            b->mode = F08TS_KEEP | (*mode & F08TS_WRITTEN);
+            *ierr = section_to_copy(b, d, *objkind, handle, where);
+            return;
+        }
         if (rc != MPI_SUCCESS) {
             if (rc != MPI_ERR_TYPE)
                 PMPI_Error_class(rc, &cls);
@@ -332,7 +337,7 @@ HALO_F_EXPORT void halo_f08ts_begin(halo_f08ts_buf_t *b, CFI_cdesc_t *d, const i
 HALO_F_EXPORT void halo_f08ts_end(halo_f08ts_buf_t *b, CFI_cdesc_t *d)
 {
     if (b->tmp) {
-        if (b->mode == F08TS_COPY_INOUT || b->mode == F08TS_NB_COPY_INOUT)
+        if (b->mode & F08TS_WRITTEN)
             section_copy(d, b->tmp, true);
         free(b->tmp);
         b->tmp = NULL;
@@ -372,6 +377,7 @@ static void f08ts_hook(halo_request_t *r, int event)
         next = k->next;
         switch (event) {
         case HALO_REQ_HOOK_START:   /* the program may have changed the sections */
+        case HALO_REQ_HOOK_READ:    /* a partitioned send's partitions are all ready */
             section_copy((CFI_cdesc_t *)&k->desc, k->tmp, false);
             k->copied = 0;
             break;
@@ -404,7 +410,7 @@ HALO_F_EXPORT void halo_f08ts_attach(halo_f08ts_buf_t *b, CFI_cdesc_t *d, const 
     }
     f08ts_keep_t *k = halo_malloc(sizeof *k);
     k->tmp = b->tmp;
-    k->inout = b->mode == F08TS_NB_COPY_INOUT;
+    k->inout = (b->mode & F08TS_WRITTEN) != 0;
     k->copied = 0;
     memcpy(&k->desc, d, sizeof(CFI_cdesc_t) + (size_t)d->rank * sizeof(CFI_dim_t));
     b->tmp = NULL;

@@ -9606,7 +9606,7 @@ module mpi_f08
       request, ierror)
       import
       implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: partitions
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
@@ -9623,7 +9623,7 @@ module mpi_f08
       request, ierror)
       import
       implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: partitions
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
@@ -9662,7 +9662,7 @@ module mpi_f08
       request, ierror)
       import
       implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: partitions
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype
@@ -9679,7 +9679,7 @@ module mpi_f08
       request, ierror)
       import
       implicit none
-      TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
       INTEGER, INTENT(IN) :: partitions
       INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
       TYPE(MPI_Datatype), INTENT(IN) :: datatype

@@ -76,7 +76,7 @@ subroutine PMPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, tar
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 3_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Accumulate:origin_addr"//c_null_char, &
       ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), target_rank, &
@@ -120,7 +120,7 @@ subroutine MPI_Accumulate_f08ts(origin_addr, origin_count, origin_datatype, targ
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 3_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Accumulate:origin_addr"//c_null_char, &
       ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), target_rank, &
@@ -164,7 +164,7 @@ subroutine PMPI_Accumulate_c_f08ts(origin_addr, origin_count, origin_datatype, t
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 3_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Accumulate:origin_addr"//c_null_char, &
       ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
@@ -208,7 +208,7 @@ subroutine MPI_Accumulate_c_f08ts(origin_addr, origin_count, origin_datatype, ta
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 3_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Accumulate:origin_addr"//c_null_char, &
       ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
@@ -252,7 +252,7 @@ subroutine PMPI_Allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -295,7 +295,7 @@ subroutine MPI_Allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -338,7 +338,7 @@ subroutine PMPI_Allgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -381,7 +381,7 @@ subroutine MPI_Allgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -425,10 +425,10 @@ subroutine PMPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
@@ -475,10 +475,10 @@ subroutine MPI_Allgather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvc
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
@@ -525,10 +525,10 @@ subroutine PMPI_Allgather_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, re
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
@@ -575,10 +575,10 @@ subroutine MPI_Allgather_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
@@ -626,7 +626,7 @@ subroutine PMPI_Allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, ierr)
@@ -672,7 +672,7 @@ subroutine MPI_Allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, ierr)
@@ -718,7 +718,7 @@ subroutine PMPI_Allgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, ierr)
@@ -764,7 +764,7 @@ subroutine MPI_Allgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, ierr)
@@ -811,10 +811,10 @@ subroutine PMPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, info, request, ierr)
@@ -863,10 +863,10 @@ subroutine MPI_Allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, info, request, ierr)
@@ -916,10 +916,10 @@ subroutine PMPI_Allgatherv_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, r
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, info, request, ierr)
@@ -969,10 +969,10 @@ subroutine MPI_Allgatherv_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, re
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allgatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allgatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, info, request, ierr)
@@ -1015,7 +1015,7 @@ subroutine PMPI_Allreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ier
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allreduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allreduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -1055,7 +1055,7 @@ subroutine MPI_Allreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierr
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allreduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allreduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -1095,7 +1095,7 @@ subroutine PMPI_Allreduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, i
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allreduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allreduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -1135,7 +1135,7 @@ subroutine MPI_Allreduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ie
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allreduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allreduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -1177,10 +1177,10 @@ subroutine PMPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allreduce_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allreduce_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -1224,10 +1224,10 @@ subroutine MPI_Allreduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allreduce_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allreduce_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -1271,10 +1271,10 @@ subroutine PMPI_Allreduce_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, co
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allreduce_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allreduce_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -1318,10 +1318,10 @@ subroutine MPI_Allreduce_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, com
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Allreduce_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Allreduce_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -1366,7 +1366,7 @@ subroutine PMPI_Alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -1409,7 +1409,7 @@ subroutine MPI_Alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -1452,7 +1452,7 @@ subroutine PMPI_Alltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -1495,7 +1495,7 @@ subroutine MPI_Alltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -1539,10 +1539,10 @@ subroutine PMPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvc
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoall_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoall_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
@@ -1589,10 +1589,10 @@ subroutine MPI_Alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoall_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoall_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
@@ -1639,10 +1639,10 @@ subroutine PMPI_Alltoall_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoall_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoall_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
@@ -1689,10 +1689,10 @@ subroutine MPI_Alltoall_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoall_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoall_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
@@ -1742,7 +1742,7 @@ subroutine PMPI_Alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, ierr)
@@ -1790,7 +1790,7 @@ subroutine MPI_Alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf, 
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, ierr)
@@ -1838,7 +1838,7 @@ subroutine PMPI_Alltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbu
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, ierr)
@@ -1886,7 +1886,7 @@ subroutine MPI_Alltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, ierr)
@@ -1935,10 +1935,10 @@ subroutine PMPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, info, request, ierr)
@@ -1989,10 +1989,10 @@ subroutine MPI_Alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendtype, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, info, request, ierr)
@@ -2044,10 +2044,10 @@ subroutine PMPI_Alltoallv_init_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, r
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, info, request, ierr)
@@ -2099,10 +2099,10 @@ subroutine MPI_Alltoallv_init_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, re
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, info, request, ierr)
@@ -2152,7 +2152,7 @@ subroutine PMPI_Alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, ierr)
@@ -2200,7 +2200,7 @@ subroutine MPI_Alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, ierr)
@@ -2248,7 +2248,7 @@ subroutine PMPI_Alltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvb
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, ierr)
@@ -2296,7 +2296,7 @@ subroutine MPI_Alltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbu
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, ierr)
@@ -2345,10 +2345,10 @@ subroutine PMPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, re
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallw_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallw_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, info, request, ierr)
@@ -2399,10 +2399,10 @@ subroutine MPI_Alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendtypes, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallw_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallw_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, info, request, ierr)
@@ -2454,10 +2454,10 @@ subroutine PMPI_Alltoallw_init_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallw_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallw_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, info, request, ierr)
@@ -2509,10 +2509,10 @@ subroutine MPI_Alltoallw_init_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, r
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Alltoallw_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Alltoallw_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, info, request, ierr)
@@ -2548,7 +2548,7 @@ subroutine PMPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buffer, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, buffer, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Bcast:buffer"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, count, datatype, root, comm, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buffer)
@@ -2580,7 +2580,7 @@ subroutine MPI_Bcast_f08ts(buffer, count, datatype, root, comm, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buffer, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, buffer, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Bcast:buffer"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, count, datatype, root, comm, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buffer)
@@ -2612,7 +2612,7 @@ subroutine PMPI_Bcast_c_f08ts(buffer, count, datatype, root, comm, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buffer, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, buffer, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Bcast:buffer"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, count, datatype, root, comm, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buffer)
@@ -2644,7 +2644,7 @@ subroutine MPI_Bcast_c_f08ts(buffer, count, datatype, root, comm, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buffer, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, buffer, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Bcast:buffer"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, count, datatype, root, comm, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buffer)
@@ -2681,10 +2681,11 @@ subroutine PMPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, requ
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buffer, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buffer, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Bcast_init:buffer"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), root, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buffer, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buffer)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Bcast_init_f08ts
@@ -2719,10 +2720,11 @@ subroutine MPI_Bcast_init_f08ts(buffer, count, datatype, root, comm, info, reque
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buffer, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buffer, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Bcast_init:buffer"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), root, comm, info, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buffer, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buffer)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Bcast_init_f08ts
@@ -2757,10 +2759,11 @@ subroutine PMPI_Bcast_init_c_f08ts(buffer, count, datatype, root, comm, info, re
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buffer, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buffer, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Bcast_init:buffer"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), root, &
       comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buffer, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buffer)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Bcast_init_c_f08ts
@@ -2795,10 +2798,11 @@ subroutine MPI_Bcast_init_c_f08ts(buffer, count, datatype, root, comm, info, req
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buffer, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buffer, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Bcast_init:buffer"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), root, &
       comm, info, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buffer, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buffer)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Bcast_init_c_f08ts
@@ -2969,10 +2973,11 @@ subroutine PMPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request,
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Bsend_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Bsend_init_f08ts
@@ -3007,10 +3012,11 @@ subroutine MPI_Bsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Bsend_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Bsend_init_f08ts
@@ -3045,10 +3051,11 @@ subroutine PMPI_Bsend_init_c_f08ts(buf, count, datatype, dest, tag, comm, reques
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Bsend_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Bsend_init_c_f08ts
@@ -3083,10 +3090,11 @@ subroutine MPI_Bsend_init_c_f08ts(buf, count, datatype, dest, tag, comm, request
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Bsend_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Bsend_init_c_f08ts
@@ -3435,7 +3443,7 @@ subroutine PMPI_Exscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Exscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Exscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -3475,7 +3483,7 @@ subroutine MPI_Exscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Exscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Exscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -3515,7 +3523,7 @@ subroutine PMPI_Exscan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierr
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Exscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Exscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -3555,7 +3563,7 @@ subroutine MPI_Exscan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierro
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Exscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Exscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -3597,10 +3605,10 @@ subroutine PMPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, i
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Exscan_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Exscan_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -3643,10 +3651,10 @@ subroutine MPI_Exscan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, in
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Exscan_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Exscan_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -3690,10 +3698,10 @@ subroutine PMPI_Exscan_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Exscan_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Exscan_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -3737,10 +3745,10 @@ subroutine MPI_Exscan_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Exscan_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Exscan_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -3903,9 +3911,10 @@ subroutine PMPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iread_f08ts
@@ -3935,9 +3944,10 @@ subroutine MPI_File_iread_f08ts(fh, buf, count, datatype, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iread_f08ts
@@ -3967,10 +3977,11 @@ subroutine PMPI_File_iread_c_f08ts(fh, buf, count, datatype, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iread_c_f08ts
@@ -4000,10 +4011,11 @@ subroutine MPI_File_iread_c_f08ts(fh, buf, count, datatype, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iread_c_f08ts
@@ -4034,9 +4046,10 @@ subroutine PMPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iread_all_f08ts
@@ -4067,9 +4080,10 @@ subroutine MPI_File_iread_all_f08ts(fh, buf, count, datatype, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iread_all_f08ts
@@ -4100,10 +4114,11 @@ subroutine PMPI_File_iread_all_c_f08ts(fh, buf, count, datatype, request, ierror
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iread_all_c_f08ts
@@ -4134,10 +4149,11 @@ subroutine MPI_File_iread_all_c_f08ts(fh, buf, count, datatype, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iread_all_c_f08ts
@@ -4170,9 +4186,10 @@ subroutine PMPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, i
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread_at:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iread_at_f08ts
@@ -4205,9 +4222,10 @@ subroutine MPI_File_iread_at_f08ts(fh, offset, buf, count, datatype, request, ie
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread_at:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iread_at_f08ts
@@ -4240,10 +4258,11 @@ subroutine PMPI_File_iread_at_c_f08ts(fh, offset, buf, count, datatype, request,
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread_at:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count, MPI_COUNT_KIND), &
       MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iread_at_c_f08ts
@@ -4276,10 +4295,11 @@ subroutine MPI_File_iread_at_c_f08ts(fh, offset, buf, count, datatype, request, 
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread_at:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count, MPI_COUNT_KIND), &
       MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iread_at_c_f08ts
@@ -4312,9 +4332,10 @@ subroutine PMPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, reques
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread_at_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iread_at_all_f08ts
@@ -4347,9 +4368,10 @@ subroutine MPI_File_iread_at_all_f08ts(fh, offset, buf, count, datatype, request
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread_at_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iread_at_all_f08ts
@@ -4382,10 +4404,11 @@ subroutine PMPI_File_iread_at_all_c_f08ts(fh, offset, buf, count, datatype, requ
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread_at_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count, MPI_COUNT_KIND), &
       MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iread_at_all_c_f08ts
@@ -4418,10 +4441,11 @@ subroutine MPI_File_iread_at_all_c_f08ts(fh, offset, buf, count, datatype, reque
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread_at_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count, MPI_COUNT_KIND), &
       MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iread_at_all_c_f08ts
@@ -4452,9 +4476,10 @@ subroutine PMPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierro
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread_shared:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iread_shared_f08ts
@@ -4485,9 +4510,10 @@ subroutine MPI_File_iread_shared_f08ts(fh, buf, count, datatype, request, ierror
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread_shared:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iread_shared_f08ts
@@ -4518,10 +4544,11 @@ subroutine PMPI_File_iread_shared_c_f08ts(fh, buf, count, datatype, request, ier
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread_shared:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iread_shared_c_f08ts
@@ -4552,10 +4579,11 @@ subroutine MPI_File_iread_shared_c_f08ts(fh, buf, count, datatype, request, ierr
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iread_shared:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iread_shared_c_f08ts
@@ -4585,9 +4613,10 @@ subroutine PMPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iwrite_f08ts
@@ -4617,9 +4646,10 @@ subroutine MPI_File_iwrite_f08ts(fh, buf, count, datatype, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iwrite_f08ts
@@ -4650,10 +4680,11 @@ subroutine PMPI_File_iwrite_c_f08ts(fh, buf, count, datatype, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iwrite_c_f08ts
@@ -4684,10 +4715,11 @@ subroutine MPI_File_iwrite_c_f08ts(fh, buf, count, datatype, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iwrite_c_f08ts
@@ -4718,9 +4750,10 @@ subroutine PMPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iwrite_all_f08ts
@@ -4751,9 +4784,10 @@ subroutine MPI_File_iwrite_all_f08ts(fh, buf, count, datatype, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iwrite_all_f08ts
@@ -4784,10 +4818,11 @@ subroutine PMPI_File_iwrite_all_c_f08ts(fh, buf, count, datatype, request, ierro
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iwrite_all_c_f08ts
@@ -4818,10 +4853,11 @@ subroutine MPI_File_iwrite_all_c_f08ts(fh, buf, count, datatype, request, ierror
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iwrite_all_c_f08ts
@@ -4854,9 +4890,10 @@ subroutine PMPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, 
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite_at:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iwrite_at_f08ts
@@ -4889,9 +4926,10 @@ subroutine MPI_File_iwrite_at_f08ts(fh, offset, buf, count, datatype, request, i
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite_at:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iwrite_at_f08ts
@@ -4924,10 +4962,11 @@ subroutine PMPI_File_iwrite_at_c_f08ts(fh, offset, buf, count, datatype, request
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite_at:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count, MPI_COUNT_KIND), &
       MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iwrite_at_c_f08ts
@@ -4960,10 +4999,11 @@ subroutine MPI_File_iwrite_at_c_f08ts(fh, offset, buf, count, datatype, request,
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite_at:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count, MPI_COUNT_KIND), &
       MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iwrite_at_c_f08ts
@@ -4996,9 +5036,10 @@ subroutine PMPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, reque
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite_at_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iwrite_at_all_f08ts
@@ -5031,9 +5072,10 @@ subroutine MPI_File_iwrite_at_all_f08ts(fh, offset, buf, count, datatype, reques
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite_at_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iwrite_at_all_f08ts
@@ -5066,10 +5108,11 @@ subroutine PMPI_File_iwrite_at_all_c_f08ts(fh, offset, buf, count, datatype, req
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite_at_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count, MPI_COUNT_KIND), &
       MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iwrite_at_all_c_f08ts
@@ -5102,10 +5145,11 @@ subroutine MPI_File_iwrite_at_all_c_f08ts(fh, offset, buf, count, datatype, requ
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite_at_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count, MPI_COUNT_KIND), &
       MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iwrite_at_all_c_f08ts
@@ -5136,9 +5180,10 @@ subroutine PMPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierr
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite_shared:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iwrite_shared_f08ts
@@ -5169,9 +5214,10 @@ subroutine MPI_File_iwrite_shared_f08ts(fh, buf, count, datatype, request, ierro
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite_shared:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iwrite_shared_f08ts
@@ -5202,10 +5248,11 @@ subroutine PMPI_File_iwrite_shared_c_f08ts(fh, buf, count, datatype, request, ie
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite_shared:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_File_iwrite_shared_c_f08ts
@@ -5236,10 +5283,11 @@ subroutine MPI_File_iwrite_shared_c_f08ts(fh, buf, count, datatype, request, ier
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_iwrite_shared:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_File_iwrite_shared_c_f08ts
@@ -5269,7 +5317,7 @@ subroutine PMPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5301,7 +5349,7 @@ subroutine MPI_File_read_f08ts(fh, buf, count, datatype, status, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5333,7 +5381,7 @@ subroutine PMPI_File_read_c_f08ts(fh, buf, count, datatype, status, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5365,7 +5413,7 @@ subroutine MPI_File_read_c_f08ts(fh, buf, count, datatype, status, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5397,7 +5445,7 @@ subroutine PMPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5429,7 +5477,7 @@ subroutine MPI_File_read_all_f08ts(fh, buf, count, datatype, status, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5462,7 +5510,7 @@ subroutine PMPI_File_read_all_c_f08ts(fh, buf, count, datatype, status, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5495,7 +5543,7 @@ subroutine MPI_File_read_all_c_f08ts(fh, buf, count, datatype, status, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5525,7 +5573,7 @@ subroutine PMPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 19_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_read_all_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5555,7 +5603,7 @@ subroutine MPI_File_read_all_begin_f08ts(fh, buf, count, datatype, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 19_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_read_all_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5585,7 +5633,7 @@ subroutine PMPI_File_read_all_begin_c_f08ts(fh, buf, count, datatype, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 19_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_read_all_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5615,7 +5663,7 @@ subroutine MPI_File_read_all_begin_c_f08ts(fh, buf, count, datatype, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 19_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_read_all_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5706,7 +5754,7 @@ subroutine PMPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ier
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_at:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5741,7 +5789,7 @@ subroutine MPI_File_read_at_f08ts(fh, offset, buf, count, datatype, status, ierr
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_at:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5776,7 +5824,7 @@ subroutine PMPI_File_read_at_c_f08ts(fh, offset, buf, count, datatype, status, i
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_at:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5811,7 +5859,7 @@ subroutine MPI_File_read_at_c_f08ts(fh, offset, buf, count, datatype, status, ie
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_at:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5846,7 +5894,7 @@ subroutine PMPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status,
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_at_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5881,7 +5929,7 @@ subroutine MPI_File_read_at_all_f08ts(fh, offset, buf, count, datatype, status, 
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_at_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5916,7 +5964,7 @@ subroutine PMPI_File_read_at_all_c_f08ts(fh, offset, buf, count, datatype, statu
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_at_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5951,7 +5999,7 @@ subroutine MPI_File_read_at_all_c_f08ts(fh, offset, buf, count, datatype, status
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_at_all:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -5984,7 +6032,7 @@ subroutine PMPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, i
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 19_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_read_at_all_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6017,7 +6065,7 @@ subroutine MPI_File_read_at_all_begin_f08ts(fh, offset, buf, count, datatype, ie
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 19_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_read_at_all_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6050,7 +6098,7 @@ subroutine PMPI_File_read_at_all_begin_c_f08ts(fh, offset, buf, count, datatype,
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 19_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_read_at_all_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count, MPI_COUNT_KIND), &
       MPI_Datatype(b0%dtype), ierr)
@@ -6084,7 +6132,7 @@ subroutine MPI_File_read_at_all_begin_c_f08ts(fh, offset, buf, count, datatype, 
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 19_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_read_at_all_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count, MPI_COUNT_KIND), &
       MPI_Datatype(b0%dtype), ierr)
@@ -6174,7 +6222,7 @@ subroutine PMPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_ordered:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6207,7 +6255,7 @@ subroutine MPI_File_read_ordered_f08ts(fh, buf, count, datatype, status, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_ordered:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6240,7 +6288,7 @@ subroutine PMPI_File_read_ordered_c_f08ts(fh, buf, count, datatype, status, ierr
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_ordered:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6273,7 +6321,7 @@ subroutine MPI_File_read_ordered_c_f08ts(fh, buf, count, datatype, status, ierro
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_ordered:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6304,7 +6352,7 @@ subroutine PMPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 19_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_read_ordered_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6335,7 +6383,7 @@ subroutine MPI_File_read_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 19_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_read_ordered_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6366,7 +6414,7 @@ subroutine PMPI_File_read_ordered_begin_c_f08ts(fh, buf, count, datatype, ierror
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 19_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_read_ordered_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6397,7 +6445,7 @@ subroutine MPI_File_read_ordered_begin_c_f08ts(fh, buf, count, datatype, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 19_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_read_ordered_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6486,7 +6534,7 @@ subroutine PMPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_shared:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6519,7 +6567,7 @@ subroutine MPI_File_read_shared_f08ts(fh, buf, count, datatype, status, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_shared:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6552,7 +6600,7 @@ subroutine PMPI_File_read_shared_c_f08ts(fh, buf, count, datatype, status, ierro
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_shared:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6585,7 +6633,7 @@ subroutine MPI_File_read_shared_c_f08ts(fh, buf, count, datatype, status, ierror
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 3_c_int, fh%MPI_VAL, &
       "MPI_File_read_shared:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, count, datatype, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6875,7 +6923,7 @@ subroutine PMPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 3_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_write_all_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6905,7 +6953,7 @@ subroutine MPI_File_write_all_begin_f08ts(fh, buf, count, datatype, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 3_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_write_all_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6936,7 +6984,7 @@ subroutine PMPI_File_write_all_begin_c_f08ts(fh, buf, count, datatype, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 3_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_write_all_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -6967,7 +7015,7 @@ subroutine MPI_File_write_all_begin_c_f08ts(fh, buf, count, datatype, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 3_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_write_all_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -7336,7 +7384,7 @@ subroutine PMPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, 
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 3_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_write_at_all_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -7369,7 +7417,7 @@ subroutine MPI_File_write_at_all_begin_f08ts(fh, offset, buf, count, datatype, i
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 3_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_write_at_all_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -7402,7 +7450,7 @@ subroutine PMPI_File_write_at_all_begin_c_f08ts(fh, offset, buf, count, datatype
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 3_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_write_at_all_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count, MPI_COUNT_KIND), &
       MPI_Datatype(b0%dtype), ierr)
@@ -7436,7 +7484,7 @@ subroutine MPI_File_write_at_all_begin_c_f08ts(fh, offset, buf, count, datatype,
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 3_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_write_at_all_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, offset, b0%addr, int(b0%count, MPI_COUNT_KIND), &
       MPI_Datatype(b0%dtype), ierr)
@@ -7656,7 +7704,7 @@ subroutine PMPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 3_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_write_ordered_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -7687,7 +7735,7 @@ subroutine MPI_File_write_ordered_begin_f08ts(fh, buf, count, datatype, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 3_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_write_ordered_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -7718,7 +7766,7 @@ subroutine PMPI_File_write_ordered_begin_c_f08ts(fh, buf, count, datatype, ierro
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 3_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_write_ordered_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -7749,7 +7797,7 @@ subroutine MPI_File_write_ordered_begin_c_f08ts(fh, buf, count, datatype, ierror
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
+  call halo_f08ts_begin(b0, buf, 3_c_int, int(count, c_int64_t), datatype%MPI_VAL, 3_c_int, &
       fh%MPI_VAL, "MPI_File_write_ordered_begin:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(fh, b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -8029,7 +8077,7 @@ subroutine PMPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, r
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       ierr)
@@ -8075,7 +8123,7 @@ subroutine MPI_Gather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, re
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       ierr)
@@ -8121,7 +8169,7 @@ subroutine PMPI_Gather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       ierr)
@@ -8167,7 +8215,7 @@ subroutine MPI_Gather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       ierr)
@@ -8214,10 +8262,10 @@ subroutine PMPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       info, request, ierr)
@@ -8266,10 +8314,10 @@ subroutine MPI_Gather_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       info, request, ierr)
@@ -8318,10 +8366,10 @@ subroutine PMPI_Gather_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvc
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       info, request, ierr)
@@ -8370,10 +8418,10 @@ subroutine MPI_Gather_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       info, request, ierr)
@@ -8423,7 +8471,7 @@ subroutine PMPI_Gatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       root, comm, ierr)
@@ -8471,7 +8519,7 @@ subroutine MPI_Gatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts, 
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       root, comm, ierr)
@@ -8519,7 +8567,7 @@ subroutine PMPI_Gatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       root, comm, ierr)
@@ -8567,7 +8615,7 @@ subroutine MPI_Gatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       root, comm, ierr)
@@ -8616,10 +8664,10 @@ subroutine PMPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       root, comm, info, request, ierr)
@@ -8670,10 +8718,10 @@ subroutine MPI_Gatherv_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       root, comm, info, request, ierr)
@@ -8725,10 +8773,10 @@ subroutine PMPI_Gatherv_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       root, comm, info, request, ierr)
@@ -8780,10 +8828,10 @@ subroutine MPI_Gatherv_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvc
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Gatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Gatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       root, comm, info, request, ierr)
@@ -8827,7 +8875,7 @@ subroutine PMPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_ran
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 19_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Get:origin_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), target_rank, &
       target_disp, target_count, target_datatype, win, ierr)
@@ -8868,7 +8916,7 @@ subroutine MPI_Get_f08ts(origin_addr, origin_count, origin_datatype, target_rank
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 19_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Get:origin_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), target_rank, &
       target_disp, target_count, target_datatype, win, ierr)
@@ -8909,7 +8957,7 @@ subroutine PMPI_Get_c_f08ts(origin_addr, origin_count, origin_datatype, target_r
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 19_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Get:origin_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       target_rank, target_disp, target_count, target_datatype, win, ierr)
@@ -8950,7 +8998,7 @@ subroutine MPI_Get_c_f08ts(origin_addr, origin_count, origin_datatype, target_ra
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 19_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Get:origin_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       target_rank, target_disp, target_count, target_datatype, win, ierr)
@@ -9002,11 +9050,11 @@ subroutine PMPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 3_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, &
       "MPI_Get_accumulate:origin_addr"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, result_addr, 4_c_int, int(result_count, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, result_addr, 19_c_int, int(result_count, c_int64_t), &
       result_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, &
       "MPI_Get_accumulate:result_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, int(b1%count), &
@@ -9061,11 +9109,11 @@ subroutine MPI_Get_accumulate_f08ts(origin_addr, origin_count, origin_datatype, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 3_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, &
       "MPI_Get_accumulate:origin_addr"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, result_addr, 4_c_int, int(result_count, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, result_addr, 19_c_int, int(result_count, c_int64_t), &
       result_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, &
       "MPI_Get_accumulate:result_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, int(b1%count), &
@@ -9120,11 +9168,11 @@ subroutine PMPI_Get_accumulate_c_f08ts(origin_addr, origin_count, origin_datatyp
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 3_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, &
       "MPI_Get_accumulate:origin_addr"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, result_addr, 4_c_int, int(result_count, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, result_addr, 19_c_int, int(result_count, c_int64_t), &
       result_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, &
       "MPI_Get_accumulate:result_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
@@ -9179,11 +9227,11 @@ subroutine MPI_Get_accumulate_c_f08ts(origin_addr, origin_count, origin_datatype
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 3_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, &
       "MPI_Get_accumulate:origin_addr"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, result_addr, 4_c_int, int(result_count, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, result_addr, 19_c_int, int(result_count, c_int64_t), &
       result_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, &
       "MPI_Get_accumulate:result_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
@@ -9280,13 +9328,14 @@ subroutine PMPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Iallgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcount, &
       recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -9327,13 +9376,14 @@ subroutine MPI_Iallgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Iallgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcount, &
       recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -9374,13 +9424,14 @@ subroutine PMPI_Iallgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Iallgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcount, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -9421,13 +9472,14 @@ subroutine MPI_Iallgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Iallgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcount, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -9470,13 +9522,14 @@ subroutine PMPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Iallgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcounts, &
       displs, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -9519,13 +9572,14 @@ subroutine MPI_Iallgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Iallgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcounts, &
       displs, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -9568,13 +9622,14 @@ subroutine PMPI_Iallgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvc
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Iallgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcounts, displs, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -9617,13 +9672,14 @@ subroutine MPI_Iallgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Iallgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcounts, displs, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -9661,10 +9717,10 @@ subroutine PMPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, re
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iallreduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallreduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -9705,10 +9761,10 @@ subroutine MPI_Iallreduce_f08ts(sendbuf, recvbuf, count, datatype, op, comm, req
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iallreduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallreduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -9749,10 +9805,10 @@ subroutine PMPI_Iallreduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iallreduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallreduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -9793,10 +9849,10 @@ subroutine MPI_Iallreduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, r
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iallreduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iallreduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -9840,10 +9896,10 @@ subroutine PMPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, &
       request, ierr)
@@ -9888,10 +9944,10 @@ subroutine MPI_Ialltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, &
       request, ierr)
@@ -9936,10 +9992,10 @@ subroutine PMPI_Ialltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, &
       request, ierr)
@@ -9984,10 +10040,10 @@ subroutine MPI_Ialltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, &
       request, ierr)
@@ -10036,10 +10092,10 @@ subroutine PMPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, request, ierr)
@@ -10088,10 +10144,10 @@ subroutine MPI_Ialltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, request, ierr)
@@ -10140,10 +10196,10 @@ subroutine PMPI_Ialltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvb
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, request, ierr)
@@ -10192,10 +10248,10 @@ subroutine MPI_Ialltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtype, recvbu
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, request, ierr)
@@ -10244,10 +10300,10 @@ subroutine PMPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbu
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, request, ierr)
@@ -10296,10 +10352,10 @@ subroutine MPI_Ialltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvbuf
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, request, ierr)
@@ -10348,10 +10404,10 @@ subroutine PMPI_Ialltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, request, ierr)
@@ -10400,10 +10456,10 @@ subroutine MPI_Ialltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtypes, recvb
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ialltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ialltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, request, ierr)
@@ -10442,9 +10498,10 @@ subroutine PMPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierro
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buffer, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buffer, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Ibcast:buffer"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buffer, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buffer)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Ibcast_f08ts
@@ -10477,9 +10534,10 @@ subroutine MPI_Ibcast_f08ts(buffer, count, datatype, root, comm, request, ierror
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buffer, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buffer, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Ibcast:buffer"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buffer, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buffer)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Ibcast_f08ts
@@ -10512,10 +10570,11 @@ subroutine PMPI_Ibcast_c_f08ts(buffer, count, datatype, root, comm, request, ier
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buffer, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buffer, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Ibcast:buffer"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), root, &
       comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buffer, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buffer)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Ibcast_c_f08ts
@@ -10548,10 +10607,11 @@ subroutine MPI_Ibcast_c_f08ts(buffer, count, datatype, root, comm, request, ierr
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buffer, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buffer, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Ibcast:buffer"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), root, &
       comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buffer, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buffer)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Ibcast_c_f08ts
@@ -10586,10 +10646,11 @@ subroutine PMPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ier
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Ibsend:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Ibsend_f08ts
@@ -10624,10 +10685,11 @@ subroutine MPI_Ibsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Ibsend:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Ibsend_f08ts
@@ -10662,10 +10724,11 @@ subroutine PMPI_Ibsend_c_f08ts(buf, count, datatype, dest, tag, comm, request, i
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Ibsend:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Ibsend_c_f08ts
@@ -10700,10 +10763,11 @@ subroutine MPI_Ibsend_c_f08ts(buf, count, datatype, dest, tag, comm, request, ie
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Ibsend:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Ibsend_c_f08ts
@@ -10739,10 +10803,10 @@ subroutine PMPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, reque
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iexscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iexscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -10783,10 +10847,10 @@ subroutine MPI_Iexscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, reques
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iexscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iexscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -10827,10 +10891,10 @@ subroutine PMPI_Iexscan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, req
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iexscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iexscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -10871,10 +10935,10 @@ subroutine MPI_Iexscan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, requ
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iexscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iexscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -10920,13 +10984,14 @@ subroutine PMPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Igather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Igather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcount, &
       recvtype, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -10969,13 +11034,14 @@ subroutine MPI_Igather_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, r
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Igather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Igather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcount, &
       recvtype, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -11018,13 +11084,14 @@ subroutine PMPI_Igather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Igather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Igather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcount, recvtype, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -11067,13 +11134,14 @@ subroutine MPI_Igather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Igather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Igather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcount, recvtype, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -11118,13 +11186,14 @@ subroutine PMPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Igatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Igatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcounts, &
       displs, recvtype, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -11169,13 +11238,14 @@ subroutine MPI_Igatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Igatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Igatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcounts, &
       displs, recvtype, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -11220,13 +11290,14 @@ subroutine PMPI_Igatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Igatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Igatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcounts, displs, recvtype, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -11271,13 +11342,14 @@ subroutine MPI_Igatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Igatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Igatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcounts, displs, recvtype, root, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -11309,9 +11381,10 @@ subroutine PMPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 0_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 0_c_int, &
       0_c_int, "MPI_Imrecv:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), message, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Imrecv_f08ts
@@ -11341,9 +11414,10 @@ subroutine MPI_Imrecv_f08ts(buf, count, datatype, message, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 0_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 0_c_int, &
       0_c_int, "MPI_Imrecv:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), message, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Imrecv_f08ts
@@ -11374,10 +11448,11 @@ subroutine PMPI_Imrecv_c_f08ts(buf, count, datatype, message, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 0_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 0_c_int, &
       0_c_int, "MPI_Imrecv:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       message, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Imrecv_c_f08ts
@@ -11408,10 +11483,11 @@ subroutine MPI_Imrecv_c_f08ts(buf, count, datatype, message, request, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 0_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 0_c_int, &
       0_c_int, "MPI_Imrecv:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       message, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Imrecv_c_f08ts
@@ -11450,13 +11526,14 @@ subroutine PMPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Ineighbor_allgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_allgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcount, &
       recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -11497,13 +11574,14 @@ subroutine MPI_Ineighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Ineighbor_allgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_allgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcount, &
       recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -11544,13 +11622,14 @@ subroutine PMPI_Ineighbor_allgather_c_f08ts(sendbuf, sendcount, sendtype, recvbu
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Ineighbor_allgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_allgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcount, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -11591,13 +11670,14 @@ subroutine MPI_Ineighbor_allgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Ineighbor_allgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_allgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcount, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -11640,13 +11720,14 @@ subroutine PMPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Ineighbor_allgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_allgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcounts, &
       displs, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -11689,13 +11770,14 @@ subroutine MPI_Ineighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Ineighbor_allgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_allgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, recvcounts, &
       displs, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -11738,13 +11820,14 @@ subroutine PMPI_Ineighbor_allgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvb
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Ineighbor_allgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_allgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcounts, displs, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -11787,13 +11870,14 @@ subroutine MPI_Ineighbor_allgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbu
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Ineighbor_allgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_allgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, recvcounts, displs, recvtype, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
   if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
@@ -11834,10 +11918,10 @@ subroutine PMPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, &
       request, ierr)
@@ -11882,10 +11966,10 @@ subroutine MPI_Ineighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, r
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, &
       request, ierr)
@@ -11930,10 +12014,10 @@ subroutine PMPI_Ineighbor_alltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, &
       request, ierr)
@@ -11978,10 +12062,10 @@ subroutine MPI_Ineighbor_alltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, &
       request, ierr)
@@ -12030,10 +12114,10 @@ subroutine PMPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, request, ierr)
@@ -12082,10 +12166,10 @@ subroutine MPI_Ineighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, request, ierr)
@@ -12134,10 +12218,10 @@ subroutine PMPI_Ineighbor_alltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendty
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, request, ierr)
@@ -12186,10 +12270,10 @@ subroutine MPI_Ineighbor_alltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtyp
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, request, ierr)
@@ -12238,10 +12322,10 @@ subroutine PMPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtype
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, request, ierr)
@@ -12290,10 +12374,10 @@ subroutine MPI_Ineighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, request, ierr)
@@ -12342,10 +12426,10 @@ subroutine PMPI_Ineighbor_alltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendty
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, request, ierr)
@@ -12394,10 +12478,10 @@ subroutine MPI_Ineighbor_alltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtyp
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ineighbor_alltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ineighbor_alltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, request, ierr)
@@ -12438,10 +12522,11 @@ subroutine PMPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ie
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Irecv:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), source, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Irecv_f08ts
@@ -12476,10 +12561,11 @@ subroutine MPI_Irecv_f08ts(buf, count, datatype, source, tag, comm, request, ier
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Irecv:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), source, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Irecv_f08ts
@@ -12514,10 +12600,11 @@ subroutine PMPI_Irecv_c_f08ts(buf, count, datatype, source, tag, comm, request, 
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Irecv:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), source, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Irecv_c_f08ts
@@ -12552,10 +12639,11 @@ subroutine MPI_Irecv_c_f08ts(buf, count, datatype, source, tag, comm, request, i
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Irecv:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), source, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Irecv_c_f08ts
@@ -12593,10 +12681,10 @@ subroutine PMPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -12639,10 +12727,10 @@ subroutine MPI_Ireduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -12685,10 +12773,10 @@ subroutine PMPI_Ireduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, root, com
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -12731,10 +12819,10 @@ subroutine MPI_Ireduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -12776,10 +12864,10 @@ subroutine PMPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce_scatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce_scatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -12821,10 +12909,10 @@ subroutine MPI_Ireduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce_scatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce_scatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -12866,10 +12954,10 @@ subroutine PMPI_Ireduce_scatter_c_f08ts(sendbuf, recvbuf, recvcounts, datatype, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce_scatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce_scatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -12911,10 +12999,10 @@ subroutine MPI_Ireduce_scatter_c_f08ts(sendbuf, recvbuf, recvcounts, datatype, o
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce_scatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce_scatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -12956,10 +13044,10 @@ subroutine PMPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatyp
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce_scatter_block:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce_scatter_block:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -13001,10 +13089,10 @@ subroutine MPI_Ireduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce_scatter_block:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce_scatter_block:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -13046,10 +13134,10 @@ subroutine PMPI_Ireduce_scatter_block_c_f08ts(sendbuf, recvbuf, recvcount, datat
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce_scatter_block:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce_scatter_block:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -13091,10 +13179,10 @@ subroutine MPI_Ireduce_scatter_block_c_f08ts(sendbuf, recvbuf, recvcount, dataty
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Ireduce_scatter_block:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Ireduce_scatter_block:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -13134,10 +13222,11 @@ subroutine PMPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ier
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Irsend:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Irsend_f08ts
@@ -13172,10 +13261,11 @@ subroutine MPI_Irsend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Irsend:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Irsend_f08ts
@@ -13210,10 +13300,11 @@ subroutine PMPI_Irsend_c_f08ts(buf, count, datatype, dest, tag, comm, request, i
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Irsend:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Irsend_c_f08ts
@@ -13248,10 +13339,11 @@ subroutine MPI_Irsend_c_f08ts(buf, count, datatype, dest, tag, comm, request, ie
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Irsend:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Irsend_c_f08ts
@@ -13287,10 +13379,10 @@ subroutine PMPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -13331,10 +13423,10 @@ subroutine MPI_Iscan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, request,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -13375,10 +13467,10 @@ subroutine PMPI_Iscan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, reque
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -13419,10 +13511,10 @@ subroutine MPI_Iscan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, reques
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Iscan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -13468,14 +13560,15 @@ subroutine PMPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 51_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Iscatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, int(b1%count), &
       MPI_Datatype(b1%dtype), root, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13517,14 +13610,15 @@ subroutine MPI_Iscatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 51_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Iscatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, int(b1%count), &
       MPI_Datatype(b1%dtype), root, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13566,14 +13660,15 @@ subroutine PMPI_Iscatter_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcoun
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 51_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Iscatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, int(b1%count, MPI_COUNT_KIND), &
       MPI_Datatype(b1%dtype), root, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13615,14 +13710,15 @@ subroutine MPI_Iscatter_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 51_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Iscatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, int(b1%count, MPI_COUNT_KIND), &
       MPI_Datatype(b1%dtype), root, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13666,14 +13762,15 @@ subroutine PMPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscatterv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 51_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Iscatterv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, int(b1%count), &
       MPI_Datatype(b1%dtype), root, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13717,14 +13814,15 @@ subroutine MPI_Iscatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, r
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscatterv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 51_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Iscatterv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, int(b1%count), &
       MPI_Datatype(b1%dtype), root, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13768,14 +13866,15 @@ subroutine PMPI_Iscatterv_c_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscatterv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 51_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Iscatterv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, int(b1%count, &
       MPI_COUNT_KIND), MPI_Datatype(b1%dtype), root, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13819,14 +13918,15 @@ subroutine MPI_Iscatterv_c_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Iscatterv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 51_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Iscatterv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, int(b1%count, &
       MPI_COUNT_KIND), MPI_Datatype(b1%dtype), root, comm, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -13862,10 +13962,11 @@ subroutine PMPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Isend:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Isend_f08ts
@@ -13900,10 +14001,11 @@ subroutine MPI_Isend_f08ts(buf, count, datatype, dest, tag, comm, request, ierro
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Isend:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Isend_f08ts
@@ -13938,10 +14040,11 @@ subroutine PMPI_Isend_c_f08ts(buf, count, datatype, dest, tag, comm, request, ie
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Isend:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Isend_c_f08ts
@@ -13976,10 +14079,11 @@ subroutine MPI_Isend_c_f08ts(buf, count, datatype, dest, tag, comm, request, ier
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Isend:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Isend_c_f08ts
@@ -14026,13 +14130,15 @@ subroutine PMPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Isendrecv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 51_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Isendrecv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, sendtag, b1%addr, &
       int(b1%count), MPI_Datatype(b1%dtype), source, recvtag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -14080,13 +14186,15 @@ subroutine MPI_Isendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Isendrecv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 51_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Isendrecv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, sendtag, b1%addr, &
       int(b1%count), MPI_Datatype(b1%dtype), source, recvtag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -14134,14 +14242,16 @@ subroutine PMPI_Isendrecv_c_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, r
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Isendrecv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 51_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Isendrecv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       sendtag, b1%addr, int(b1%count, MPI_COUNT_KIND), MPI_Datatype(b1%dtype), source, recvtag, &
       comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -14189,14 +14299,16 @@ subroutine MPI_Isendrecv_c_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, re
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 4_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 35_c_int, int(sendcount, c_int64_t), sendtype%MPI_VAL, &
       1_c_int, comm%MPI_VAL, "MPI_Isendrecv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 4_c_int, int(recvcount, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 51_c_int, int(recvcount, c_int64_t), &
       recvtype%MPI_VAL, 1_c_int, comm%MPI_VAL, "MPI_Isendrecv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       sendtag, b1%addr, int(b1%count, MPI_COUNT_KIND), MPI_Datatype(b1%dtype), source, recvtag, &
       comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, recvbuf, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, sendbuf)
   if (present(ierror)) ierror = ierr
@@ -14237,10 +14349,11 @@ subroutine PMPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, sou
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Isendrecv_replace:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, sendtag, source, &
       recvtag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Isendrecv_replace_f08ts
@@ -14280,10 +14393,11 @@ subroutine MPI_Isendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, sour
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Isendrecv_replace:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, sendtag, source, &
       recvtag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Isendrecv_replace_f08ts
@@ -14323,10 +14437,11 @@ subroutine PMPI_Isendrecv_replace_c_f08ts(buf, count, datatype, dest, sendtag, s
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Isendrecv_replace:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       sendtag, source, recvtag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Isendrecv_replace_c_f08ts
@@ -14366,10 +14481,11 @@ subroutine MPI_Isendrecv_replace_c_f08ts(buf, count, datatype, dest, sendtag, so
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Isendrecv_replace:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       sendtag, source, recvtag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Isendrecv_replace_c_f08ts
@@ -14404,10 +14520,11 @@ subroutine PMPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ier
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Issend:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Issend_f08ts
@@ -14442,10 +14559,11 @@ subroutine MPI_Issend_f08ts(buf, count, datatype, dest, tag, comm, request, ierr
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Issend:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Issend_f08ts
@@ -14480,10 +14598,11 @@ subroutine PMPI_Issend_c_f08ts(buf, count, datatype, dest, tag, comm, request, i
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Issend:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Issend_c_f08ts
@@ -14518,10 +14637,11 @@ subroutine MPI_Issend_c_f08ts(buf, count, datatype, dest, tag, comm, request, ie
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Issend:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Issend_c_f08ts
@@ -14551,7 +14671,7 @@ subroutine PMPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
       "MPI_Mrecv:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, count, datatype, message, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -14583,7 +14703,7 @@ subroutine MPI_Mrecv_f08ts(buf, count, datatype, message, status, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
       "MPI_Mrecv:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, count, datatype, message, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -14615,7 +14735,7 @@ subroutine PMPI_Mrecv_c_f08ts(buf, count, datatype, message, status, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
       "MPI_Mrecv:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, count, datatype, message, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -14647,7 +14767,7 @@ subroutine MPI_Mrecv_c_f08ts(buf, count, datatype, message, status, ierror)
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
       "MPI_Mrecv:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, count, datatype, message, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -14689,7 +14809,7 @@ subroutine PMPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, 
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -14732,7 +14852,7 @@ subroutine MPI_Neighbor_allgather_f08ts(sendbuf, sendcount, sendtype, recvbuf, r
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -14775,7 +14895,7 @@ subroutine PMPI_Neighbor_allgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -14818,7 +14938,7 @@ subroutine MPI_Neighbor_allgather_c_f08ts(sendbuf, sendcount, sendtype, recvbuf,
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgather:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgather:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -14862,10 +14982,10 @@ subroutine PMPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
@@ -14912,10 +15032,10 @@ subroutine MPI_Neighbor_allgather_init_f08ts(sendbuf, sendcount, sendtype, recvb
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
@@ -14962,10 +15082,10 @@ subroutine PMPI_Neighbor_allgather_init_c_f08ts(sendbuf, sendcount, sendtype, re
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
@@ -15012,10 +15132,10 @@ subroutine MPI_Neighbor_allgather_init_c_f08ts(sendbuf, sendcount, sendtype, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgather_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgather_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
@@ -15063,7 +15183,7 @@ subroutine PMPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf,
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, ierr)
@@ -15109,7 +15229,7 @@ subroutine MPI_Neighbor_allgatherv_f08ts(sendbuf, sendcount, sendtype, recvbuf, 
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, ierr)
@@ -15155,7 +15275,7 @@ subroutine PMPI_Neighbor_allgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbu
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, ierr)
@@ -15201,7 +15321,7 @@ subroutine MPI_Neighbor_allgatherv_c_f08ts(sendbuf, sendcount, sendtype, recvbuf
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgatherv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgatherv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, ierr)
@@ -15248,10 +15368,10 @@ subroutine PMPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, info, request, ierr)
@@ -15300,10 +15420,10 @@ subroutine MPI_Neighbor_allgatherv_init_f08ts(sendbuf, sendcount, sendtype, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, info, request, ierr)
@@ -15353,10 +15473,10 @@ subroutine PMPI_Neighbor_allgatherv_init_c_f08ts(sendbuf, sendcount, sendtype, r
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, info, request, ierr)
@@ -15406,10 +15526,10 @@ subroutine MPI_Neighbor_allgatherv_init_c_f08ts(sendbuf, sendcount, sendtype, re
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_allgatherv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_allgatherv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcounts, displs, recvtype, &
       comm, info, request, ierr)
@@ -15455,7 +15575,7 @@ subroutine PMPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, r
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -15498,7 +15618,7 @@ subroutine MPI_Neighbor_alltoall_f08ts(sendbuf, sendcount, sendtype, recvbuf, re
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -15541,7 +15661,7 @@ subroutine PMPI_Neighbor_alltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf,
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -15584,7 +15704,7 @@ subroutine MPI_Neighbor_alltoall_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, 
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoall:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoall:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -15628,10 +15748,10 @@ subroutine PMPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvb
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoall_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoall_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
@@ -15678,10 +15798,10 @@ subroutine MPI_Neighbor_alltoall_init_f08ts(sendbuf, sendcount, sendtype, recvbu
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoall_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoall_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
@@ -15728,10 +15848,10 @@ subroutine PMPI_Neighbor_alltoall_init_c_f08ts(sendbuf, sendcount, sendtype, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoall_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoall_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
@@ -15778,10 +15898,10 @@ subroutine MPI_Neighbor_alltoall_init_c_f08ts(sendbuf, sendcount, sendtype, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoall_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoall_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, comm, info, &
       request, ierr)
@@ -15831,7 +15951,7 @@ subroutine PMPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype,
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, ierr)
@@ -15879,7 +15999,7 @@ subroutine MPI_Neighbor_alltoallv_f08ts(sendbuf, sendcounts, sdispls, sendtype, 
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, ierr)
@@ -15927,7 +16047,7 @@ subroutine PMPI_Neighbor_alltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtyp
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, ierr)
@@ -15975,7 +16095,7 @@ subroutine MPI_Neighbor_alltoallv_c_f08ts(sendbuf, sendcounts, sdispls, sendtype
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, ierr)
@@ -16024,10 +16144,10 @@ subroutine PMPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, send
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, info, request, ierr)
@@ -16078,10 +16198,10 @@ subroutine MPI_Neighbor_alltoallv_init_f08ts(sendbuf, sendcounts, sdispls, sendt
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, info, request, ierr)
@@ -16133,10 +16253,10 @@ subroutine PMPI_Neighbor_alltoallv_init_c_f08ts(sendbuf, sendcounts, sdispls, se
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, info, request, ierr)
@@ -16188,10 +16308,10 @@ subroutine MPI_Neighbor_alltoallv_init_c_f08ts(sendbuf, sendcounts, sdispls, sen
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtype, b1%addr, recvcounts, rdispls, &
       recvtype, comm, info, request, ierr)
@@ -16241,7 +16361,7 @@ subroutine PMPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, ierr)
@@ -16289,7 +16409,7 @@ subroutine MPI_Neighbor_alltoallw_f08ts(sendbuf, sendcounts, sdispls, sendtypes,
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, ierr)
@@ -16337,7 +16457,7 @@ subroutine PMPI_Neighbor_alltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtyp
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, ierr)
@@ -16385,7 +16505,7 @@ subroutine MPI_Neighbor_alltoallw_c_f08ts(sendbuf, sendcounts, sdispls, sendtype
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallw:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallw:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, ierr)
@@ -16434,10 +16554,10 @@ subroutine PMPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, send
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallw_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallw_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, info, request, ierr)
@@ -16488,10 +16608,10 @@ subroutine MPI_Neighbor_alltoallw_init_f08ts(sendbuf, sendcounts, sdispls, sendt
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallw_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallw_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, info, request, ierr)
@@ -16543,10 +16663,10 @@ subroutine PMPI_Neighbor_alltoallw_init_c_f08ts(sendbuf, sendcounts, sdispls, se
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallw_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallw_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, info, request, ierr)
@@ -16598,10 +16718,10 @@ subroutine MPI_Neighbor_alltoallw_init_c_f08ts(sendbuf, sendcounts, sdispls, sen
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Neighbor_alltoallw_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Neighbor_alltoallw_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, sdispls, sendtypes, b1%addr, recvcounts, rdispls, &
       recvtypes, comm, info, request, ierr)
@@ -16646,7 +16766,7 @@ subroutine PMPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, 
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Pack:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Pack:outbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, incount, datatype, b1%addr, outsize, position, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, outbuf)
@@ -16688,7 +16808,7 @@ subroutine MPI_Pack_f08ts(inbuf, incount, datatype, outbuf, outsize, position, c
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Pack:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Pack:outbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, incount, datatype, b1%addr, outsize, position, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, outbuf)
@@ -16730,7 +16850,7 @@ subroutine PMPI_Pack_c_f08ts(inbuf, incount, datatype, outbuf, outsize, position
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Pack:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Pack:outbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, incount, datatype, b1%addr, outsize, position, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, outbuf)
@@ -16772,7 +16892,7 @@ subroutine MPI_Pack_c_f08ts(inbuf, incount, datatype, outbuf, outsize, position,
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Pack:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Pack:outbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, incount, datatype, b1%addr, outsize, position, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, outbuf)
@@ -16816,7 +16936,7 @@ subroutine PMPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, o
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
       "MPI_Pack_external:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 3_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 18_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
       0_c_int, "MPI_Pack_external:outbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(datarep, b0%addr, incount, datatype, b1%addr, outsize, position, ierr, &
       len(datarep, c_size_t))
@@ -16861,7 +16981,7 @@ subroutine MPI_Pack_external_f08ts(datarep, inbuf, incount, datatype, outbuf, ou
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
       "MPI_Pack_external:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 3_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 18_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
       0_c_int, "MPI_Pack_external:outbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(datarep, b0%addr, incount, datatype, b1%addr, outsize, position, ierr, &
       len(datarep, c_size_t))
@@ -16906,7 +17026,7 @@ subroutine PMPI_Pack_external_c_f08ts(datarep, inbuf, incount, datatype, outbuf,
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
       "MPI_Pack_external:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 3_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 18_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
       0_c_int, "MPI_Pack_external:outbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(datarep, b0%addr, incount, datatype, b1%addr, outsize, position, ierr, &
       len(datarep, c_size_t))
@@ -16951,7 +17071,7 @@ subroutine MPI_Pack_external_c_f08ts(datarep, inbuf, incount, datatype, outbuf, 
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
       "MPI_Pack_external:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 3_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 18_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
       0_c_int, "MPI_Pack_external:outbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(datarep, b0%addr, incount, datatype, b1%addr, outsize, position, ierr, &
       len(datarep, c_size_t))
@@ -16966,7 +17086,7 @@ subroutine PMPI_Precv_init_f08ts(buf, partitions, count, datatype, source, tag, 
   use :: mpi_f08, only : MPI_Comm, MPI_Datatype, MPI_Info, MPI_Request, MPI_COUNT_KIND
   use :: halo_f08ts_internal
   implicit none
-  TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+  TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
   INTEGER, INTENT(IN) :: partitions
   INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
   TYPE(MPI_Datatype), INTENT(IN) :: datatype
@@ -16995,10 +17115,11 @@ subroutine PMPI_Precv_init_f08ts(buf, partitions, count, datatype, source, tag, 
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Precv_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, partitions, count, datatype, source, tag, comm, info, request, &
       ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Precv_init_f08ts
@@ -17009,7 +17130,7 @@ subroutine MPI_Precv_init_f08ts(buf, partitions, count, datatype, source, tag, c
   use :: mpi_f08, only : MPI_Comm, MPI_Datatype, MPI_Info, MPI_Request, MPI_COUNT_KIND
   use :: halo_f08ts_internal
   implicit none
-  TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+  TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf
   INTEGER, INTENT(IN) :: partitions
   INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
   TYPE(MPI_Datatype), INTENT(IN) :: datatype
@@ -17038,10 +17159,11 @@ subroutine MPI_Precv_init_f08ts(buf, partitions, count, datatype, source, tag, c
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Precv_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, partitions, count, datatype, source, tag, comm, info, request, &
       ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Precv_init_f08ts
@@ -17052,7 +17174,7 @@ subroutine PMPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, co
   use :: mpi_f08, only : MPI_Comm, MPI_Datatype, MPI_Info, MPI_Request, MPI_COUNT_KIND
   use :: halo_f08ts_internal
   implicit none
-  TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+  TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
   INTEGER, INTENT(IN) :: partitions
   INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
   TYPE(MPI_Datatype), INTENT(IN) :: datatype
@@ -17081,10 +17203,11 @@ subroutine PMPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, co
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Psend_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, partitions, count, datatype, dest, tag, comm, info, request, &
       ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Psend_init_f08ts
@@ -17095,7 +17218,7 @@ subroutine MPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, com
   use :: mpi_f08, only : MPI_Comm, MPI_Datatype, MPI_Info, MPI_Request, MPI_COUNT_KIND
   use :: halo_f08ts_internal
   implicit none
-  TYPE(*), DIMENSION(..), INTENT(IN) :: buf
+  TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: buf
   INTEGER, INTENT(IN) :: partitions
   INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
   TYPE(MPI_Datatype), INTENT(IN) :: datatype
@@ -17124,10 +17247,11 @@ subroutine MPI_Psend_init_f08ts(buf, partitions, count, datatype, dest, tag, com
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 5_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Psend_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, partitions, count, datatype, dest, tag, comm, info, request, &
       ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Psend_init_f08ts
@@ -17165,7 +17289,7 @@ subroutine PMPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_ran
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 3_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Put:origin_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), target_rank, &
       target_disp, target_count, target_datatype, win, ierr)
@@ -17206,7 +17330,7 @@ subroutine MPI_Put_f08ts(origin_addr, origin_count, origin_datatype, target_rank
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 3_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Put:origin_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), target_rank, &
       target_disp, target_count, target_datatype, win, ierr)
@@ -17247,7 +17371,7 @@ subroutine PMPI_Put_c_f08ts(origin_addr, origin_count, origin_datatype, target_r
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 3_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Put:origin_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       target_rank, target_disp, target_count, target_datatype, win, ierr)
@@ -17288,7 +17412,7 @@ subroutine MPI_Put_c_f08ts(origin_addr, origin_count, origin_datatype, target_ra
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 3_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Put:origin_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       target_rank, target_disp, target_count, target_datatype, win, ierr)
@@ -17334,11 +17458,12 @@ subroutine PMPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, ta
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 35_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Raccumulate:origin_addr"//c_null_char, &
       ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), target_rank, &
       target_disp, target_count, target_datatype, op, win, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, origin_addr, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, origin_addr)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Raccumulate_f08ts
@@ -17381,11 +17506,12 @@ subroutine MPI_Raccumulate_f08ts(origin_addr, origin_count, origin_datatype, tar
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 35_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Raccumulate:origin_addr"//c_null_char, &
       ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), target_rank, &
       target_disp, target_count, target_datatype, op, win, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, origin_addr, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, origin_addr)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Raccumulate_f08ts
@@ -17429,11 +17555,12 @@ subroutine PMPI_Raccumulate_c_f08ts(origin_addr, origin_count, origin_datatype, 
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 35_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Raccumulate:origin_addr"//c_null_char, &
       ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       target_rank, target_disp, target_count, target_datatype, op, win, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, origin_addr, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, origin_addr)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Raccumulate_c_f08ts
@@ -17477,11 +17604,12 @@ subroutine MPI_Raccumulate_c_f08ts(origin_addr, origin_count, origin_datatype, t
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 35_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Raccumulate:origin_addr"//c_null_char, &
       ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       target_rank, target_disp, target_count, target_datatype, op, win, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, origin_addr, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, origin_addr)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Raccumulate_c_f08ts
@@ -17516,7 +17644,7 @@ subroutine PMPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierr
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Recv:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, count, datatype, source, tag, comm, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -17553,7 +17681,7 @@ subroutine MPI_Recv_f08ts(buf, count, datatype, source, tag, comm, status, ierro
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Recv:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, count, datatype, source, tag, comm, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -17590,7 +17718,7 @@ subroutine PMPI_Recv_c_f08ts(buf, count, datatype, source, tag, comm, status, ie
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Recv:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, count, datatype, source, tag, comm, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -17627,7 +17755,7 @@ subroutine MPI_Recv_c_f08ts(buf, count, datatype, source, tag, comm, status, ier
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Recv:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, count, datatype, source, tag, comm, status, ierr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
@@ -17664,10 +17792,11 @@ subroutine PMPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Recv_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), source, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Recv_init_f08ts
@@ -17702,10 +17831,11 @@ subroutine MPI_Recv_init_f08ts(buf, count, datatype, source, tag, comm, request,
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Recv_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), source, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Recv_init_f08ts
@@ -17740,10 +17870,11 @@ subroutine PMPI_Recv_init_c_f08ts(buf, count, datatype, source, tag, comm, reque
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Recv_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), source, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Recv_init_c_f08ts
@@ -17778,10 +17909,11 @@ subroutine MPI_Recv_init_c_f08ts(buf, count, datatype, source, tag, comm, reques
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 51_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Recv_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), source, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Recv_init_c_f08ts
@@ -17820,7 +17952,7 @@ subroutine PMPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, 
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -17862,7 +17994,7 @@ subroutine MPI_Reduce_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm, i
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -17904,7 +18036,7 @@ subroutine PMPI_Reduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -17946,7 +18078,7 @@ subroutine MPI_Reduce_c_f08ts(sendbuf, recvbuf, count, datatype, op, root, comm,
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -17990,10 +18122,10 @@ subroutine PMPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, c
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -18039,10 +18171,10 @@ subroutine MPI_Reduce_init_f08ts(sendbuf, recvbuf, count, datatype, op, root, co
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -18088,10 +18220,10 @@ subroutine PMPI_Reduce_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, root,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -18137,10 +18269,10 @@ subroutine MPI_Reduce_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, root, 
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, root, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -18180,7 +18312,7 @@ subroutine PMPI_Reduce_local_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
       "MPI_Reduce_local:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, inoutbuf, 3_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, inoutbuf, 18_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
       0_c_int, "MPI_Reduce_local:inoutbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, inoutbuf)
@@ -18218,7 +18350,7 @@ subroutine MPI_Reduce_local_f08ts(inbuf, inoutbuf, count, datatype, op, ierror)
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
       "MPI_Reduce_local:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, inoutbuf, 3_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, inoutbuf, 18_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
       0_c_int, "MPI_Reduce_local:inoutbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, inoutbuf)
@@ -18256,7 +18388,7 @@ subroutine PMPI_Reduce_local_c_f08ts(inbuf, inoutbuf, count, datatype, op, ierro
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
       "MPI_Reduce_local:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, inoutbuf, 3_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, inoutbuf, 18_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
       0_c_int, "MPI_Reduce_local:inoutbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, inoutbuf)
@@ -18294,7 +18426,7 @@ subroutine MPI_Reduce_local_c_f08ts(inbuf, inoutbuf, count, datatype, op, ierror
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
       "MPI_Reduce_local:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, inoutbuf, 3_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, inoutbuf, 18_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
       0_c_int, "MPI_Reduce_local:inoutbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, inoutbuf)
@@ -18334,7 +18466,7 @@ subroutine PMPI_Reduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op,
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -18374,7 +18506,7 @@ subroutine MPI_Reduce_scatter_f08ts(sendbuf, recvbuf, recvcounts, datatype, op, 
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -18414,7 +18546,7 @@ subroutine PMPI_Reduce_scatter_c_f08ts(sendbuf, recvbuf, recvcounts, datatype, o
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -18454,7 +18586,7 @@ subroutine MPI_Reduce_scatter_c_f08ts(sendbuf, recvbuf, recvcounts, datatype, op
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -18494,7 +18626,7 @@ subroutine PMPI_Reduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_block:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_block:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -18534,7 +18666,7 @@ subroutine MPI_Reduce_scatter_block_f08ts(sendbuf, recvbuf, recvcount, datatype,
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_block:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_block:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -18575,7 +18707,7 @@ subroutine PMPI_Reduce_scatter_block_c_f08ts(sendbuf, recvbuf, recvcount, dataty
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_block:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_block:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -18615,7 +18747,7 @@ subroutine MPI_Reduce_scatter_block_c_f08ts(sendbuf, recvbuf, recvcount, datatyp
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_block:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_block:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -18657,10 +18789,10 @@ subroutine PMPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, dat
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_block_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_block_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -18704,10 +18836,10 @@ subroutine MPI_Reduce_scatter_block_init_f08ts(sendbuf, recvbuf, recvcount, data
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_block_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_block_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -18751,10 +18883,10 @@ subroutine PMPI_Reduce_scatter_block_init_c_f08ts(sendbuf, recvbuf, recvcount, d
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_block_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_block_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -18798,10 +18930,10 @@ subroutine MPI_Reduce_scatter_block_init_c_f08ts(sendbuf, recvbuf, recvcount, da
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_block_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_block_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcount, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -18845,10 +18977,10 @@ subroutine PMPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -18892,10 +19024,10 @@ subroutine MPI_Reduce_scatter_init_f08ts(sendbuf, recvbuf, recvcounts, datatype,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -18939,10 +19071,10 @@ subroutine PMPI_Reduce_scatter_init_c_f08ts(sendbuf, recvbuf, recvcounts, dataty
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -18986,10 +19118,10 @@ subroutine MPI_Reduce_scatter_init_c_f08ts(sendbuf, recvbuf, recvcounts, datatyp
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Reduce_scatter_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Reduce_scatter_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, recvcounts, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -19034,10 +19166,11 @@ subroutine PMPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_ra
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 51_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Rget:origin_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), target_rank, &
       target_disp, target_count, target_datatype, win, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, origin_addr, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, origin_addr)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Rget_f08ts
@@ -19077,10 +19210,11 @@ subroutine MPI_Rget_f08ts(origin_addr, origin_count, origin_datatype, target_ran
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 51_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Rget:origin_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), target_rank, &
       target_disp, target_count, target_datatype, win, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, origin_addr, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, origin_addr)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Rget_f08ts
@@ -19120,10 +19254,11 @@ subroutine PMPI_Rget_c_f08ts(origin_addr, origin_count, origin_datatype, target_
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 51_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Rget:origin_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       target_rank, target_disp, target_count, target_datatype, win, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, origin_addr, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, origin_addr)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Rget_c_f08ts
@@ -19163,10 +19298,11 @@ subroutine MPI_Rget_c_f08ts(origin_addr, origin_count, origin_datatype, target_r
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 51_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Rget:origin_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       target_rank, target_disp, target_count, target_datatype, win, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, origin_addr, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, origin_addr)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Rget_c_f08ts
@@ -19217,16 +19353,18 @@ subroutine PMPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 35_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, &
       "MPI_Rget_accumulate:origin_addr"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, result_addr, 4_c_int, int(result_count, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, result_addr, 51_c_int, int(result_count, c_int64_t), &
       result_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, &
       "MPI_Rget_accumulate:result_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, int(b1%count), &
       MPI_Datatype(b1%dtype), target_rank, target_disp, target_count, target_datatype, op, win, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, origin_addr, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, result_addr, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, result_addr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, origin_addr)
   if (present(ierror)) ierror = ierr
@@ -19278,16 +19416,18 @@ subroutine MPI_Rget_accumulate_f08ts(origin_addr, origin_count, origin_datatype,
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 35_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, &
       "MPI_Rget_accumulate:origin_addr"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, result_addr, 4_c_int, int(result_count, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, result_addr, 51_c_int, int(result_count, c_int64_t), &
       result_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, &
       "MPI_Rget_accumulate:result_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), b1%addr, int(b1%count), &
       MPI_Datatype(b1%dtype), target_rank, target_disp, target_count, target_datatype, op, win, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, origin_addr, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, result_addr, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, result_addr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, origin_addr)
   if (present(ierror)) ierror = ierr
@@ -19340,16 +19480,18 @@ subroutine PMPI_Rget_accumulate_c_f08ts(origin_addr, origin_count, origin_dataty
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 35_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, &
       "MPI_Rget_accumulate:origin_addr"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, result_addr, 4_c_int, int(result_count, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, result_addr, 51_c_int, int(result_count, c_int64_t), &
       result_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, &
       "MPI_Rget_accumulate:result_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, int(b1%count, MPI_COUNT_KIND), MPI_Datatype(b1%dtype), target_rank, target_disp, &
       target_count, target_datatype, op, win, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, origin_addr, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, result_addr, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, result_addr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, origin_addr)
   if (present(ierror)) ierror = ierr
@@ -19402,16 +19544,18 @@ subroutine MPI_Rget_accumulate_c_f08ts(origin_addr, origin_count, origin_datatyp
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 35_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, &
       "MPI_Rget_accumulate:origin_addr"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, result_addr, 4_c_int, int(result_count, c_int64_t), &
+  if (ierr == 0) call halo_f08ts_begin(b1, result_addr, 51_c_int, int(result_count, c_int64_t), &
       result_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, &
       "MPI_Rget_accumulate:result_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       b1%addr, int(b1%count, MPI_COUNT_KIND), MPI_Datatype(b1%dtype), target_rank, target_disp, &
       target_count, target_datatype, op, win, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, origin_addr, request%MPI_VAL)
+  if (ierr == 0 .and. c_associated(b1%tmp)) call halo_f08ts_attach(b1, result_addr, request%MPI_VAL)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, result_addr)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, origin_addr)
   if (present(ierror)) ierror = ierr
@@ -19452,10 +19596,11 @@ subroutine PMPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_ra
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 35_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Rput:origin_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), target_rank, &
       target_disp, target_count, target_datatype, win, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, origin_addr, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, origin_addr)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Rput_f08ts
@@ -19495,10 +19640,11 @@ subroutine MPI_Rput_f08ts(origin_addr, origin_count, origin_datatype, target_ran
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 35_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Rput:origin_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), target_rank, &
       target_disp, target_count, target_datatype, win, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, origin_addr, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, origin_addr)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Rput_f08ts
@@ -19538,10 +19684,11 @@ subroutine PMPI_Rput_c_f08ts(origin_addr, origin_count, origin_datatype, target_
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 35_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Rput:origin_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       target_rank, target_disp, target_count, target_datatype, win, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, origin_addr, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, origin_addr)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Rput_c_f08ts
@@ -19581,10 +19728,11 @@ subroutine MPI_Rput_c_f08ts(origin_addr, origin_count, origin_datatype, target_r
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, origin_addr, 4_c_int, int(origin_count, c_int64_t), &
+  call halo_f08ts_begin(b0, origin_addr, 35_c_int, int(origin_count, c_int64_t), &
       origin_datatype%MPI_VAL, 2_c_int, win%MPI_VAL, "MPI_Rput:origin_addr"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), &
       target_rank, target_disp, target_count, target_datatype, win, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, origin_addr, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, origin_addr)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Rput_c_f08ts
@@ -19755,10 +19903,11 @@ subroutine PMPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request,
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Rsend_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Rsend_init_f08ts
@@ -19793,10 +19942,11 @@ subroutine MPI_Rsend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Rsend_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Rsend_init_f08ts
@@ -19831,10 +19981,11 @@ subroutine PMPI_Rsend_init_c_f08ts(buf, count, datatype, dest, tag, comm, reques
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Rsend_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Rsend_init_c_f08ts
@@ -19869,10 +20020,11 @@ subroutine MPI_Rsend_init_c_f08ts(buf, count, datatype, dest, tag, comm, request
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Rsend_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Rsend_init_c_f08ts
@@ -19909,7 +20061,7 @@ subroutine PMPI_Scan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -19949,7 +20101,7 @@ subroutine MPI_Scan_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -19989,7 +20141,7 @@ subroutine PMPI_Scan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -20029,7 +20181,7 @@ subroutine MPI_Scan_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, ierror)
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scan:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scan:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, recvbuf)
@@ -20070,10 +20222,10 @@ subroutine PMPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, inf
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scan_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scan_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -20116,10 +20268,10 @@ subroutine MPI_Scan_init_f08ts(sendbuf, recvbuf, count, datatype, op, comm, info
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scan_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scan_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -20163,10 +20315,10 @@ subroutine PMPI_Scan_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, i
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scan_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scan_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -20209,10 +20361,10 @@ subroutine MPI_Scan_init_c_f08ts(sendbuf, recvbuf, count, datatype, op, comm, in
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scan_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scan_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, b1%addr, count, datatype, op, comm, info, request, ierr)
   if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, sendbuf, request%MPI_VAL)
@@ -20259,7 +20411,7 @@ subroutine PMPI_Scatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, 
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       ierr)
@@ -20305,7 +20457,7 @@ subroutine MPI_Scatter_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount, r
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       ierr)
@@ -20351,7 +20503,7 @@ subroutine PMPI_Scatter_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       ierr)
@@ -20397,7 +20549,7 @@ subroutine MPI_Scatter_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcount,
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatter:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatter:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       ierr)
@@ -20444,10 +20596,10 @@ subroutine PMPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvco
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatter_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatter_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       info, request, ierr)
@@ -20496,10 +20648,10 @@ subroutine MPI_Scatter_init_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvcou
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatter_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatter_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       info, request, ierr)
@@ -20548,10 +20700,10 @@ subroutine PMPI_Scatter_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatter_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatter_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       info, request, ierr)
@@ -20600,10 +20752,10 @@ subroutine MPI_Scatter_init_c_f08ts(sendbuf, sendcount, sendtype, recvbuf, recvc
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatter_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatter_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, b1%addr, recvcount, recvtype, root, comm, &
       info, request, ierr)
@@ -20653,7 +20805,7 @@ subroutine PMPI_Scatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, r
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatterv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatterv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, recvcount, recvtype, &
       root, comm, ierr)
@@ -20701,7 +20853,7 @@ subroutine MPI_Scatterv_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, re
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatterv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatterv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, recvcount, recvtype, &
       root, comm, ierr)
@@ -20749,7 +20901,7 @@ subroutine PMPI_Scatterv_c_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf,
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatterv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatterv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, recvcount, recvtype, &
       root, comm, ierr)
@@ -20797,7 +20949,7 @@ subroutine MPI_Scatterv_c_f08ts(sendbuf, sendcounts, displs, sendtype, recvbuf, 
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatterv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatterv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, recvcount, recvtype, &
       root, comm, ierr)
@@ -20846,10 +20998,10 @@ subroutine PMPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvb
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatterv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatterv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, recvcount, recvtype, &
       root, comm, info, request, ierr)
@@ -20900,10 +21052,10 @@ subroutine MPI_Scatterv_init_f08ts(sendbuf, sendcounts, displs, sendtype, recvbu
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatterv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatterv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, recvcount, recvtype, &
       root, comm, info, request, ierr)
@@ -20955,10 +21107,10 @@ subroutine PMPI_Scatterv_init_c_f08ts(sendbuf, sendcounts, displs, sendtype, rec
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatterv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatterv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, recvcount, recvtype, &
       root, comm, info, request, ierr)
@@ -21010,10 +21162,10 @@ subroutine MPI_Scatterv_init_c_f08ts(sendbuf, sendcounts, displs, sendtype, recv
   integer :: ierr
   type(halo_f08ts_buf) :: b0
   type(halo_f08ts_buf) :: b1
-  call halo_f08ts_begin(b0, sendbuf, 6_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, sendbuf, 4_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Scatterv_init:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 7_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 20_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Scatterv_init:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcounts, displs, sendtype, b1%addr, recvcount, recvtype, &
       root, comm, info, request, ierr)
@@ -21190,10 +21342,11 @@ subroutine PMPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Send_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Send_init_f08ts
@@ -21228,10 +21381,11 @@ subroutine MPI_Send_init_f08ts(buf, count, datatype, dest, tag, comm, request, i
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Send_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Send_init_f08ts
@@ -21266,10 +21420,11 @@ subroutine PMPI_Send_init_c_f08ts(buf, count, datatype, dest, tag, comm, request
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Send_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Send_init_c_f08ts
@@ -21304,10 +21459,11 @@ subroutine MPI_Send_init_c_f08ts(buf, count, datatype, dest, tag, comm, request,
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Send_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Send_init_c_f08ts
@@ -21357,7 +21513,7 @@ subroutine PMPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recv
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Sendrecv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Sendrecv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, dest, sendtag, b1%addr, recvcount, &
       recvtype, source, recvtag, comm, status, ierr)
@@ -21411,7 +21567,7 @@ subroutine MPI_Sendrecv_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, recvb
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Sendrecv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Sendrecv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, dest, sendtag, b1%addr, recvcount, &
       recvtype, source, recvtag, comm, status, ierr)
@@ -21465,7 +21621,7 @@ subroutine PMPI_Sendrecv_c_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, re
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Sendrecv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Sendrecv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, dest, sendtag, b1%addr, recvcount, &
       recvtype, source, recvtag, comm, status, ierr)
@@ -21519,7 +21675,7 @@ subroutine MPI_Sendrecv_c_f08ts(sendbuf, sendcount, sendtype, dest, sendtag, rec
   call halo_f08ts_begin(b0, sendbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Sendrecv:sendbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, recvbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Sendrecv:recvbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, sendcount, sendtype, dest, sendtag, b1%addr, recvcount, &
       recvtype, source, recvtag, comm, status, ierr)
@@ -21563,7 +21719,7 @@ subroutine PMPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, sour
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Sendrecv_replace:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, count, datatype, dest, sendtag, source, recvtag, comm, status, &
       ierr)
@@ -21606,7 +21762,7 @@ subroutine MPI_Sendrecv_replace_f08ts(buf, count, datatype, dest, sendtag, sourc
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Sendrecv_replace:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, count, datatype, dest, sendtag, source, recvtag, comm, status, &
       ierr)
@@ -21649,7 +21805,7 @@ subroutine PMPI_Sendrecv_replace_c_f08ts(buf, count, datatype, dest, sendtag, so
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Sendrecv_replace:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, count, datatype, dest, sendtag, source, recvtag, comm, status, &
       ierr)
@@ -21692,7 +21848,7 @@ subroutine MPI_Sendrecv_replace_c_f08ts(buf, count, datatype, dest, sendtag, sou
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
+  call halo_f08ts_begin(b0, buf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Sendrecv_replace:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, count, datatype, dest, sendtag, source, recvtag, comm, status, &
       ierr)
@@ -21978,10 +22134,11 @@ subroutine PMPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request,
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Ssend_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Ssend_init_f08ts
@@ -22016,10 +22173,11 @@ subroutine MPI_Ssend_init_f08ts(buf, count, datatype, dest, tag, comm, request, 
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Ssend_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count), MPI_Datatype(b0%dtype), dest, tag, comm, &
       request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Ssend_init_f08ts
@@ -22054,10 +22212,11 @@ subroutine PMPI_Ssend_init_c_f08ts(buf, count, datatype, dest, tag, comm, reques
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Ssend_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine PMPI_Ssend_init_c_f08ts
@@ -22092,10 +22251,11 @@ subroutine MPI_Ssend_init_c_f08ts(buf, count, datatype, dest, tag, comm, request
   end interface
   integer :: ierr
   type(halo_f08ts_buf) :: b0
-  call halo_f08ts_begin(b0, buf, 4_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
+  call halo_f08ts_begin(b0, buf, 35_c_int, int(count, c_int64_t), datatype%MPI_VAL, 1_c_int, &
       comm%MPI_VAL, "MPI_Ssend_init:buf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, int(b0%count, MPI_COUNT_KIND), MPI_Datatype(b0%dtype), dest, &
       tag, comm, request, ierr)
+  if (ierr == 0 .and. c_associated(b0%tmp)) call halo_f08ts_attach(b0, buf, request%MPI_VAL)
   if (c_associated(b0%tmp) .or. b0%own_type /= 0) call halo_f08ts_end(b0, buf)
   if (present(ierror)) ierror = ierr
 end subroutine MPI_Ssend_init_c_f08ts
@@ -22134,7 +22294,7 @@ subroutine PMPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Unpack:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Unpack:outbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, insize, position, b1%addr, outcount, datatype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, outbuf)
@@ -22176,7 +22336,7 @@ subroutine MPI_Unpack_f08ts(inbuf, insize, position, outbuf, outcount, datatype,
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Unpack:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Unpack:outbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, insize, position, b1%addr, outcount, datatype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, outbuf)
@@ -22218,7 +22378,7 @@ subroutine PMPI_Unpack_c_f08ts(inbuf, insize, position, outbuf, outcount, dataty
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Unpack:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Unpack:outbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, insize, position, b1%addr, outcount, datatype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, outbuf)
@@ -22260,7 +22420,7 @@ subroutine MPI_Unpack_c_f08ts(inbuf, insize, position, outbuf, outcount, datatyp
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 1_c_int, comm%MPI_VAL, &
       "MPI_Unpack:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 3_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 18_c_int, 0_c_int64_t, 0_c_int, 1_c_int, &
       comm%MPI_VAL, "MPI_Unpack:outbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(b0%addr, insize, position, b1%addr, outcount, datatype, comm, ierr)
   if (c_associated(b1%tmp) .or. b1%own_type /= 0) call halo_f08ts_end(b1, outbuf)
@@ -22304,7 +22464,7 @@ subroutine PMPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, 
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
       "MPI_Unpack_external:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 3_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 18_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
       0_c_int, "MPI_Unpack_external:outbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(datarep, b0%addr, insize, position, b1%addr, outcount, datatype, ierr, &
       len(datarep, c_size_t))
@@ -22349,7 +22509,7 @@ subroutine MPI_Unpack_external_f08ts(datarep, inbuf, insize, position, outbuf, o
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
       "MPI_Unpack_external:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 3_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 18_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
       0_c_int, "MPI_Unpack_external:outbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(datarep, b0%addr, insize, position, b1%addr, outcount, datatype, ierr, &
       len(datarep, c_size_t))
@@ -22394,7 +22554,7 @@ subroutine PMPI_Unpack_external_c_f08ts(datarep, inbuf, insize, position, outbuf
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
       "MPI_Unpack_external:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 3_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 18_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
       0_c_int, "MPI_Unpack_external:outbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(datarep, b0%addr, insize, position, b1%addr, outcount, datatype, ierr, &
       len(datarep, c_size_t))
@@ -22439,7 +22599,7 @@ subroutine MPI_Unpack_external_c_f08ts(datarep, inbuf, insize, position, outbuf,
   call halo_f08ts_begin(b0, inbuf, 2_c_int, 0_c_int64_t, 0_c_int, 0_c_int, 0_c_int, &
       "MPI_Unpack_external:inbuf"//c_null_char, ierr)
   b1 = halo_f08ts_buf(c_null_ptr, c_null_ptr, 0_c_int64_t, 0, 0, 0, 0)
-  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 3_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
+  if (ierr == 0) call halo_f08ts_begin(b1, outbuf, 18_c_int, 0_c_int64_t, 0_c_int, 0_c_int, &
       0_c_int, "MPI_Unpack_external:outbuf"//c_null_char, ierr)
   if (ierr == 0) call raw(datarep, b0%addr, insize, position, b1%addr, outcount, datatype, ierr, &
       len(datarep, c_size_t))

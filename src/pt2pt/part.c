@@ -275,6 +275,8 @@ static int mark_ready(halo_request_t *r, int partition)
         halo_req_complete(r);
         return MPI_SUCCESS;
     }
+    if (r->user_hook)
+        r->user_hook(r, HALO_REQ_HOOK_READ);
     halo_request_t *inner = NULL;
     int rc = halo_isend(r->buf, pt->total, r->dtype, r->peer, pt->wire_tag, r->comm, r->ctx,
                         HALO_MODE_STANDARD, &inner);

@@ -45,7 +45,10 @@ enum {
 
 typedef struct halo_request halo_request_t;
 typedef void halo_req_cb_fn_t(halo_request_t *r);
-enum { HALO_REQ_HOOK_START, HALO_REQ_HOOK_DONE, HALO_REQ_HOOK_FREE };
+/* Events of a request's user hook: a persistent request starts; a
+ * partitioned send is about to read its buffer (its last partition is
+ * ready); the request completes; it goes away. */
+enum { HALO_REQ_HOOK_START, HALO_REQ_HOOK_READ, HALO_REQ_HOOK_DONE, HALO_REQ_HOOK_FREE };
 
 struct halo_request {
     halo_obj_t hdr;

@@ -4,7 +4,8 @@
 ! Ibcast, Iallgather's send buffer and one-sided calls (a datatype picks the elements in place), a
 ! count smaller than the section, MPI_BYTE and MPI_CHARACTER over elements
 ! of several bytes, the large-count form, nonblocking and persistent
-! collectives (copies kept with the request), the errors for what is refused,
+! collectives and partitioned communication (copies kept with the
+! request), a datatype no section datatype fits, the errors for what is refused,
 ! and a tool's MPI_Send_f08ts in front of the library's. Every received
 ! element and every element that must stay untouched is checked.
 module f08_subarray_tool
@@ -31,17 +32,19 @@ program f08_subarray
   use f08_subarray_tool
   implicit none
   integer :: rank, nproc, i, j, n, ierr, errs
-  integer :: a(6, 5), b(6, 5), expect(6, 5), one(8), row(5)
-  integer :: sum_in(3, 4), sum_out(3, 4)
+  ! Buffers of nonblocking calls are ASYNCHRONOUS (MPI 5.0 19.1.17).
+  integer, asynchronous :: a(6, 5), b(6, 5), one(8), row(5)
+  integer :: expect(6, 5)
+  integer, asynchronous :: sum_in(3, 4), sum_out(3, 4)
   integer(kind=MPI_COUNT_KIND) :: n8
   integer(kind=MPI_ADDRESS_KIND) :: wsize
-  character(len=3) :: s(6), t(6)
+  character(len=3), asynchronous :: s(6), t(6)
   type(MPI_Status) :: st
   type(MPI_Request) :: req, reqs(2)
   type(MPI_Win) :: win
   type(MPI_Datatype) :: t3
   integer :: wbuf(10)
-  integer, allocatable :: gath(:, :)
+  integer, allocatable, asynchronous :: gath(:, :)
 
   errs = 0
   call MPI_Init()
@@ -133,19 +136,32 @@ program f08_subarray
     end do
     call MPI_Request_free(req)
     ! A datatype that no section datatype can be built from (three
-    ! elements a piece over a strided section): refused, not garbled.
+    ! elements a piece over a strided section): the requests keep copies.
     call MPI_Type_contiguous(3, MPI_INTEGER, t3)
     call MPI_Type_commit(t3)
-    call MPI_Isend(a(1, :), 1, t3, 1 - rank, 8, MPI_COMM_WORLD, req, ierr)
+    call fill(a)
+    b = -1
+    call MPI_Irecv(b(2, :), 1, t3, 1 - rank, 8, MPI_COMM_WORLD, reqs(1))
+    call MPI_Isend(a(1, :), 1, t3, 1 - rank, 8, MPI_COMM_WORLD, reqs(2))
+    call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE)
+    expect = -1
+    expect(2, 1:3) = a(1, 1:3)
+    call check2("Isend/Irecv of 3-element pieces over strided sections", b, expect)
+    ! Where no request could keep a copy (a one-sided call): refused.
+    call MPI_Win_create(wbuf, 40_MPI_ADDRESS_KIND, 4, MPI_INFO_NULL, MPI_COMM_SELF, win)
+    call MPI_Win_fence(0, win)
+    call MPI_Put(a(1, :), 1, t3, 0, 0_MPI_ADDRESS_KIND, 3, MPI_INTEGER, win, ierr)
     call MPI_Error_class(ierr, n)
-    if (n /= MPI_ERR_UNSUPPORTED_OPERATION) call fail("Isend of 3-element pieces over a strided section")
+    if (n /= MPI_ERR_UNSUPPORTED_OPERATION) call fail("Put of 3-element pieces over a strided section")
+    call MPI_Win_fence(0, win)
+    call MPI_Win_free(win)
     call MPI_Type_free(t3)
   end if
 
   ! 6. Collectives: blocking ones on sections (copied), Ibcast in place,
   !    Iallgather from a section in place, nonblocking and persistent
 !    reductions and Igather through copies kept with the request, and
-!    partitioned communication refused.
+!    partitioned communication on sections.
   do j = 1, 4
     do i = 1, 3
       sum_in(i, j) = rank * 100 + 10 * i + j
@@ -198,11 +214,27 @@ program f08_subarray
     if (any(gath(2, nproc:1:-1) /= [(j, j = 0, nproc - 1)])) call fail("Igather into a reversed section")
     if (any(gath([1, 3], :) /= -1)) call fail("Igather: elements outside the section touched")
   end if
-  ! Partitioned communication takes no non-contiguous section.
+  ! Partitioned: the send's copy is taken when the last partition is
+  ! ready, the receive's written back at completion.
   n8 = 2
-  call MPI_Psend_init(one(1:8:2), 2, n8, MPI_INTEGER, 0, 7, MPI_COMM_WORLD, MPI_INFO_NULL, req, ierr)
-  call MPI_Error_class(ierr, n)
-  if (n /= MPI_ERR_UNSUPPORTED_OPERATION) call fail("Psend_init of a strided section not refused")
+  one = -1
+  row = 0
+  call MPI_Psend_init(row(4:1:-1), 2, n8, MPI_INTEGER, mod(rank + 1, nproc), 7, MPI_COMM_WORLD, &
+                      MPI_INFO_NULL, reqs(1))
+  call MPI_Precv_init(one(1:8:2), 2, n8, MPI_INTEGER, mod(rank + nproc - 1, nproc), 7, MPI_COMM_WORLD, &
+                      MPI_INFO_NULL, reqs(2))
+  call MPI_Startall(2, reqs)
+  row(3:4) = [100 * rank + 1, 100 * rank + 2]   ! partition 0 of row(4:1:-1) is row(4), row(3)
+  call MPI_Pready(0, reqs(1))
+  row(1:2) = [100 * rank + 3, 100 * rank + 4]
+  call MPI_Pready(1, reqs(1))
+  call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE)
+  i = mod(rank + nproc - 1, nproc)
+  if (any(one([1, 3, 5, 7]) /= [100 * i + 2, 100 * i + 1, 100 * i + 4, 100 * i + 3])) &
+    call fail("partitioned send and receive of sections")
+  if (any(one([2, 4, 6, 8]) /= -1)) call fail("partitioned: elements outside the section touched")
+  call MPI_Request_free(reqs(1))
+  call MPI_Request_free(reqs(2))
   call MPI_Iallreduce(sum_in(:, 2), sum_out(:, 3), 3, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req)
   call MPI_Wait(req, MPI_STATUS_IGNORE)
   if (any(sum_out(:, 3) /= [(100 * nproc * (nproc - 1) / 2 + nproc * (10 * i + 2), i = 1, 3)])) &

@@ -560,10 +560,20 @@ module mpi_f08
 """
 
 
-def f08_decl(p):
-    """The declaration of one dummy argument."""
+# Partitioned buffers are used while the request is active, and the
+# receive's is written: the standard's text has them without ASYNCHRONOUS
+# and the receive's INTENT(IN), which would let a compiler keep the
+# program's copy of the buffer across MPI_Wait.
+PARTITIONED_BUFFERS = {"MPI_Psend_init": "INTENT(IN)", "MPI_Precv_init": None}
+
+
+def f08_decl(p, proc=None):
+    """The declaration of one dummy argument (of procedure proc, the
+    standard's name without PMPI_ and suffixes)."""
     t = p.type
     attrs = [a for a in (p.intent, p.optional, p.asynchronous) if a]
+    if proc in PARTITIONED_BUFFERS and t == "TYPE(*), DIMENSION(..)":
+        attrs = [a for a in (PARTITIONED_BUFFERS[proc], "ASYNCHRONOUS") if a]
     if t == "TYPE(*), DIMENSION(..)":
         return ["      " + ", ".join(["TYPE(*), DIMENSION(..)"] + attrs) + f" :: {p.name}"]
     if t.startswith("PROCEDURE("):
@@ -631,7 +641,7 @@ def f08_body(name, f08):
     if rtype:
         out.append(f"      {rtype} :: {name}")
     for p in params:
-        out.extend(f08_decl(p))
+        out.extend(f08_decl(p, f08.name))
     out.append(f"    end {kind} {name}")
     return out
 
@@ -737,7 +747,8 @@ def f08_choice(f08):
 
 
 # How halo_f08ts_begin treats a non-contiguous section (src/fortran/f08ts.c).
-TS_ADDR, TS_CONTIG, TS_COPY_IN, TS_COPY_INOUT, TS_MAP, TS_NOMAP, TS_NB_COPY_IN, TS_NB_COPY_INOUT = range(8)
+TS_ADDR, TS_CONTIG, TS_COPY, TS_MAP, TS_KEEP = range(5)
+TS_KIND, TS_WRITTEN, TS_KEEPABLE = 0xF, 0x10, 0x20
 # Only the first element's address counts.
 TS_ADDR_PROCS = {"MPI_Get_address", "MPI_Free_mem", "MPI_Win_detach", "MPI_F_sync_reg",
                  "MPI_Fetch_and_op", "MPI_Compare_and_swap"}
@@ -763,19 +774,22 @@ TS_MAP_BUFFERS = {(f"MPI_{pre}{c}{post}", "sendbuf")
 TS_OBJECTS = {"TYPE(MPI_Comm)": 1, "TYPE(MPI_Win)": 2, "TYPE(MPI_File)": 3, "TYPE(MPI_Session)": 4}
 
 
-def ts_mode(name, p):
+def ts_mode(name, f08, p):
+    """The kind of buffer (TS_*) with its flags: whether the call may write
+    it, whether (mapped) its request could keep a copy instead."""
+    written = TS_WRITTEN if p.intent != "INTENT(IN)" or name == "MPI_Precv_init" else 0
+    keepable = TS_KEEPABLE if any(q.name == "request" for q in f08.parameters) else 0
     if name in TS_ADDR_PROCS or name.startswith("MPI_File_") and name.endswith("_end"):
         return TS_ADDR
     if name in TS_CONTIG_PROCS:
         return TS_CONTIG
     if name in TS_MAP_PROCS or name.startswith("MPI_File_i") or name.endswith("_begin") or \
             (name, p.name) in TS_MAP_BUFFERS:
-        return TS_MAP
-    if name in ("MPI_Psend_init", "MPI_Precv_init"):
-        return TS_NOMAP   # partitions are filled and read while the request is active
+        return TS_MAP | written | keepable
     if name.startswith("MPI_I") or name.endswith("_init"):
-        return TS_NB_COPY_IN if p.intent == "INTENT(IN)" else TS_NB_COPY_INOUT
-    return TS_COPY_IN if p.intent == "INTENT(IN)" else TS_COPY_INOUT
+        # (the database has MPI_Precv_init's buffer INTENT(IN))
+        return TS_KEEP | written
+    return TS_COPY | written
 
 
 def ts_pair(f08, p):
@@ -854,7 +868,7 @@ def f08ts_body(cname, f08, name, lower, big):
     out.append("  use :: halo_f08ts_internal")
     out.append("  implicit none")
     for q in params:
-        out.extend(ln[4:] if ln.startswith("      ") else ln for ln in f08_decl(q))
+        out.extend(ln[4:] if ln.startswith("      ") else ln for ln in f08_decl(q, cname))
     # The C wrapper: buffers as addresses, everything else by reference,
     # a CHARACTER's length after the others.
     raw = f"p{lower}{'_c' if big else ''}_f08_"
@@ -886,9 +900,9 @@ def f08ts_body(cname, f08, name, lower, big):
     byname = {q.name: q for q in params}
     objarg = f"{obj[1]}%MPI_VAL" if obj[1] else "0_c_int"
     for i, b in enumerate(bufs):
-        mode = ts_mode(cname, b)
+        mode = ts_mode(cname, f08, b)
         count, dtype = "0_c_int64_t", "0_c_int"
-        if mode == TS_MAP:
+        if mode & TS_KIND == TS_MAP:
             cn, dn = ts_pair(f08, b)
             count, dtype = f"int({cn}, c_int64_t)", f"{dn}%MPI_VAL"
             ck = byname[cn].type
@@ -908,7 +922,8 @@ def f08ts_body(cname, f08, name, lower, big):
     cargs += [f"len({h}, c_size_t)" for h in hidden]
     out.extend(wrap_free(f"  if (ierr == 0) call raw({', '.join(cargs)})", "    "))
     for i, b in enumerate(bufs):
-        if ts_mode(cname, b) in (TS_NB_COPY_IN, TS_NB_COPY_INOUT):
+        mode = ts_mode(cname, f08, b)
+        if mode & TS_KIND == TS_KEEP or mode & TS_KEEPABLE:
             out.append(f"  if (ierr == 0 .and. c_associated(b{i}%tmp)) call halo_f08ts_attach(b{i}, {b.name}, "
                        f"request%MPI_VAL)")
     for i, b in reversed(list(enumerate(bufs))):
