@@ -99,11 +99,15 @@
  * Reduce 1.16/2.29 against 0.97/1.37, Allreduce by shm_rsag 2.15/3.74
  * against 1.44/1.90 by recursive doubling; Reduce_scatter of 64 KiB 4.96
  * against 4.17 pairwise); Exscan keeps the slots to 32 KiB (8 KiB 0.38
- * against 0.92). At 3 and 4 ranks (more than the cores here) Reduce from
- * 128 KiB by binomial tree (medians of 7 alternations, 128, 256 and 512
- * KiB: 3 ranks 24.9/53.8/108 us through the slots against 14.2/26.9/76.2,
- * 4 ranks 25.3/60.8/116 against 23.2/37.6/91.1; at 6 ranks level, at 8
- * the slots ahead to 256 KiB). Bcast of 32-64 KiB from 3 ranks by the
+ * against 0.92). At 3 and 4 ranks (more than the cores here) Reduce of
+ * 128-256 KiB by binomial tree (medians of 7 alternations, 128, 256 and
+ * 512 KiB: 3 ranks 24.9/53.8/108 us through the slots against
+ * 14.2/26.9/76.2, 4 ranks 25.3/60.8/116 against 23.2/37.6/91.1; at 6
+ * ranks level, at 8 the slots ahead to 256 KiB), then through the slots
+ * again up to 2 MiB (medians of 5 alternations on another day, 512 KiB, 1
+ * and 2 MiB: 3 ranks 108/225/497 against 169/422/878, 4 ranks
+ * 135/335/681 against 152/356/774; at 4 MiB the tree, 1383 against 1323 at
+ * 4 ranks; 128 and 256 KiB that day: 3 ranks 19.5/42.5 against 17.2/35.1). Bcast of 32-64 KiB from 3 ranks by the
  * linear algorithm looked ahead in 3 alternations and behind in 7: not
  * taken. */
 #include "coll/select.h"
@@ -186,7 +190,8 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"two_level\"},\n"
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"binomial\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 16384, \"algorithm\": \"shm\"},\n"
-    "    {\"cpu\": \"intel\", \"comm_size_min\": 3, \"comm_size_max\": 4, \"msg_size_min\": 131072, \"algorithm\": \"binomial\"},\n"
+    "    {\"cpu\": \"intel\", \"comm_size_min\": 3, \"comm_size_max\": 4, \"msg_size_min\": 131072, \"msg_size_max\": 262144, \"algorithm\": \"binomial\"},\n"
+    "    {\"cpu\": \"intel\", \"comm_size_min\": 3, \"comm_size_max\": 4, \"msg_size_max\": 2097152, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 262144, \"algorithm\": \"shm\"},\n"
     "    {\"msg_size_max\": 4096, \"algorithm\": \"binomial\"},\n"
     "    {\"comm_size_max\": 2, \"algorithm\": \"binomial\"},\n"

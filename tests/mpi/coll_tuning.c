@@ -127,6 +127,10 @@ int main(int argc, char **argv)
         expect("bcast", 3, 32769, 1, "shm");
         expect("reduce", 4, 131071, 1, "shm");
         expect("reduce", 4, 131072, 1, "binomial");
+        expect("reduce", 3, 262144, 1, "binomial");
+        expect("reduce", 3, 262145, 1, "shm");
+        expect("reduce", 4, 1 << 21, 1, "shm");
+        expect("reduce", 4, (1 << 21) + 1, 1, "binomial");
         expect("reduce", 5, 131072, 1, "shm");
         expect("gather", 2, 4096, 1, "shm");
         expect("gather", 2, 8192, 1, two ? "linear" : "shm");
