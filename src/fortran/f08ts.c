@@ -109,8 +109,34 @@ static size_t section_elements(const CFI_cdesc_t *d)
     return n;
 }
 
-/* Copies the section into tmp (out: back from tmp), element by element in
- * array element order, the first dimension as the inner loop. */
+/* One run of the first dimension: n elements of `len` bytes, `sm` bytes
+ * apart in the array, one after the other in tmp; the common element sizes
+ * as fixed-size copies the compiler turns into single moves. */
+#define RUN_COPY(L)                                                                                \
+    do {                                                                                           \
+        for (CFI_index_t j = 0; j < n; j++, p += sm, tmp += (L)) {                                 \
+            if (out)                                                                               \
+                memcpy(p, tmp, (L));                                                               \
+            else                                                                                   \
+                memcpy(tmp, p, (L));                                                               \
+        }                                                                                          \
+    } while (0)
+
+static char *run_copy(char *p, CFI_index_t sm, CFI_index_t n, size_t len, char *tmp, bool out)
+{
+    switch (len) {
+    case 4: RUN_COPY(4); break;
+    case 8: RUN_COPY(8); break;
+    case 16: RUN_COPY(16); break;
+    case 1: RUN_COPY(1); break;
+    case 2: RUN_COPY(2); break;
+    default: RUN_COPY(len); break;
+    }
+    return tmp;
+}
+
+/* Copies the section into tmp (out: back from tmp) in array element
+ * order, the first dimension as the inner loop. */
 static void section_copy(const CFI_cdesc_t *d, char *tmp, bool out)
 {
     size_t len = d->elem_len;
@@ -120,12 +146,7 @@ static void section_copy(const CFI_cdesc_t *d, char *tmp, bool out)
         char *p = d->base_addr;
         for (int i = 1; i < d->rank; i++)
             p += idx[i] * d->dim[i].sm;
-        for (CFI_index_t j = 0; j < n0; j++, p += sm0, tmp += len) {
-            if (out)
-                memcpy(p, tmp, len);
-            else
-                memcpy(tmp, p, len);
-        }
+        tmp = run_copy(p, sm0, n0, len, tmp, out);
         int i = 1;
         while (i < d->rank && ++idx[i] == d->dim[i].extent)
             idx[i++] = 0;
