@@ -107,9 +107,9 @@
  * again up to 2 MiB (medians of 5 alternations on another day, 512 KiB, 1
  * and 2 MiB: 3 ranks 108/225/497 against 169/422/878, 4 ranks
  * 135/335/681 against 152/356/774; at 4 MiB the tree, 1383 against 1323 at
- * 4 ranks; 128 and 256 KiB that day: 3 ranks 19.5/42.5 against 17.2/35.1). Bcast of 32-64 KiB from 3 ranks by the
- * linear algorithm looked ahead in 3 alternations and behind in 7: not
- * taken. */
+ * 4 ranks; 128 and 256 KiB that day: 3 ranks 19.5/42.5 against
+ * 17.2/35.1). Bcast of 32-64 KiB from 3 ranks by the linear algorithm
+ * looked ahead in 3 alternations and behind in 7: not taken. */
 #include "coll/select.h"
 
 const char halo_coll_tuning_default[] =

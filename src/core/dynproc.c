@@ -296,7 +296,8 @@ static int meet(halo_comm_t *comm, int root, fd_wait_t *w, int root_rc, const ch
                 }
                 if (w->timed_out)
                     res.status = halo_err(MPI_ERR_PORT, ": %s%snobody accepted on the port within %g s "
-                                          "(info key \"timeout\", HALO_CONNECT_TIMEOUT)", WHAT(what), w->timeout);
+                                          "(info key \"timeout\", HALO_CONNECT_TIMEOUT)", WHAT(what),
+                                          w->timeout);
                 else
                     res.status = halo_err(w->watch > 0 ? MPI_ERR_SPAWN : MPI_ERR_PORT,
                                           ": %s%sthe other side %s", WHAT(what),
