@@ -63,7 +63,7 @@ enum { F08TS_WRITTEN = 0x10, F08TS_KEEPABLE = 0x20 };
 /* TYPE(halo_f08ts_buf) of mpi_f08ts.f90. */
 typedef struct halo_f08ts_buf {
     void *addr;       /* what the call gets as the buffer */
-    void *tmp;        /* COPY: the temporary */
+    void *tmp;        /* COPY, KEEP: the temporary */
     int64_t count;    /* MAP: the count the call gets */
     int32_t dtype;    /* MAP: the datatype the call gets */
     int32_t mode;
@@ -166,6 +166,21 @@ static MPI_Count section_offset(const CFI_cdesc_t *d, MPI_Count n)
     return off;
 }
 
+/* The datatype of parts[0 .. np), one of each at displs (np is 1 or 2),
+ * which it takes over: a single part at displacement 0 is the datatype. */
+static int join_parts(int np, MPI_Datatype parts[], const MPI_Count displs[], MPI_Datatype *out)
+{
+    if (np == 1 && displs[0] == 0) {
+        *out = parts[0];
+        return MPI_SUCCESS;
+    }
+    const MPI_Count blens[2] = {1, 1};
+    int rc = PMPI_Type_create_struct_c(np, blens, displs, parts, out);
+    for (int i = 0; i < np; i++)
+        PMPI_Type_free(&parts[i]);
+    return rc;
+}
+
 /* A datatype of the first n elements of the section over its dimensions
  * [0, r), each element one `elem`, displacements from the first element:
  * whole slabs of the last dimension as a vector, the rest of a slab on
@@ -180,7 +195,6 @@ static int prefix_type(const CFI_cdesc_t *d, int r, MPI_Count n, MPI_Datatype el
         slab *= d->dim[i].extent;
     MPI_Count q = n / slab, rest = n % slab;
     MPI_Datatype parts[2] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
-    MPI_Count blens[2] = {1, 1};
     MPI_Count displs[2] = {0, 0};
     int np = 0;
     if (q > 0) {
@@ -201,14 +215,7 @@ static int prefix_type(const CFI_cdesc_t *d, int r, MPI_Count n, MPI_Datatype el
         }
         displs[np++] = q * d->dim[r - 1].sm;
     }
-    if (np == 1 && displs[0] == 0) {
-        *out = parts[0];
-        return MPI_SUCCESS;
-    }
-    rc = PMPI_Type_create_struct_c(np, blens, displs, parts, out);
-    for (int i = 0; i < np; i++)
-        PMPI_Type_free(&parts[i]);
-    return rc;
+    return join_parts(np, parts, displs, out);
 }
 
 /* The datatype that picks `count` elements of `type` out of the section
@@ -235,7 +242,6 @@ static int map_type(const CFI_cdesc_t *d, MPI_Count count, MPI_Datatype type, MP
     }
     MPI_Count whole = count / per, part = count % per;
     MPI_Datatype parts[2] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
-    MPI_Count blens[2] = {1, 1};
     MPI_Count displs[2];
     int np = 0;
     if (whole > 0) {
@@ -248,14 +254,11 @@ static int map_type(const CFI_cdesc_t *d, MPI_Count count, MPI_Datatype type, MP
     }
     if (elem != type)
         PMPI_Type_free(&elem);
-    if (rc == MPI_SUCCESS) {
-        if (np == 1 && displs[0] == 0)
-            *out = parts[--np];   /* taken as it is */
-        else
-            rc = PMPI_Type_create_struct_c(np, blens, displs, parts, out);
-    }
-    for (int i = 0; i < np; i++)
-        PMPI_Type_free(&parts[i]);
+    if (rc == MPI_SUCCESS)
+        rc = join_parts(np, parts, displs, out);
+    else
+        for (int i = 0; i < np; i++)
+            PMPI_Type_free(&parts[i]);
     if (rc == MPI_SUCCESS && (rc = PMPI_Type_commit(out)) != MPI_SUCCESS)
         PMPI_Type_free(out);
     return rc;

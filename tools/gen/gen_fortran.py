@@ -567,13 +567,19 @@ module mpi_f08
 PARTITIONED_BUFFERS = {"MPI_Psend_init": "INTENT(IN)", "MPI_Precv_init": None}
 
 
+def buffer_intent(proc, p):
+    """The intent of choice buffer p of procedure proc (the standard's
+    name, without PMPI_ and suffixes), as the module declares it."""
+    return PARTITIONED_BUFFERS[proc] if proc in PARTITIONED_BUFFERS else p.intent
+
+
 def f08_decl(p, proc=None):
     """The declaration of one dummy argument (of procedure proc, the
     standard's name without PMPI_ and suffixes)."""
     t = p.type
     attrs = [a for a in (p.intent, p.optional, p.asynchronous) if a]
     if proc in PARTITIONED_BUFFERS and t == "TYPE(*), DIMENSION(..)":
-        attrs = [a for a in (PARTITIONED_BUFFERS[proc], "ASYNCHRONOUS") if a]
+        attrs = [a for a in (buffer_intent(proc, p), "ASYNCHRONOUS") if a]
     if t == "TYPE(*), DIMENSION(..)":
         return ["      " + ", ".join(["TYPE(*), DIMENSION(..)"] + attrs) + f" :: {p.name}"]
     if t.startswith("PROCEDURE("):
@@ -777,7 +783,7 @@ TS_OBJECTS = {"TYPE(MPI_Comm)": 1, "TYPE(MPI_Win)": 2, "TYPE(MPI_File)": 3, "TYP
 def ts_mode(name, f08, p):
     """The kind of buffer (TS_*) with its flags: whether the call may write
     it, whether (mapped) its request could keep a copy instead."""
-    written = TS_WRITTEN if p.intent != "INTENT(IN)" or name == "MPI_Precv_init" else 0
+    written = TS_WRITTEN if buffer_intent(name, p) != "INTENT(IN)" else 0
     keepable = TS_KEEPABLE if any(q.name == "request" for q in f08.parameters) else 0
     if name in TS_ADDR_PROCS or name.startswith("MPI_File_") and name.endswith("_end"):
         return TS_ADDR
@@ -787,7 +793,6 @@ def ts_mode(name, f08, p):
             (name, p.name) in TS_MAP_BUFFERS:
         return TS_MAP | written | keepable
     if name.startswith("MPI_I") or name.endswith("_init"):
-        # (the database has MPI_Precv_init's buffer INTENT(IN))
         return TS_KEEP | written
     return TS_COPY | written
 
@@ -899,8 +904,9 @@ def f08ts_body(cname, f08, name, lower, big):
     subst = {}
     byname = {q.name: q for q in params}
     objarg = f"{obj[1]}%MPI_VAL" if obj[1] else "0_c_int"
+    modes = [ts_mode(cname, f08, b) for b in bufs]
     for i, b in enumerate(bufs):
-        mode = ts_mode(cname, f08, b)
+        mode = modes[i]
         count, dtype = "0_c_int64_t", "0_c_int"
         if mode & TS_KIND == TS_MAP:
             cn, dn = ts_pair(f08, b)
@@ -922,8 +928,7 @@ def f08ts_body(cname, f08, name, lower, big):
     cargs += [f"len({h}, c_size_t)" for h in hidden]
     out.extend(wrap_free(f"  if (ierr == 0) call raw({', '.join(cargs)})", "    "))
     for i, b in enumerate(bufs):
-        mode = ts_mode(cname, f08, b)
-        if mode & TS_KIND == TS_KEEP or mode & TS_KEEPABLE:
+        if modes[i] & TS_KIND == TS_KEEP or modes[i] & TS_KEEPABLE:
             out.append(f"  if (ierr == 0 .and. c_associated(b{i}%tmp)) call halo_f08ts_attach(b{i}, {b.name}, "
                        f"request%MPI_VAL)")
     for i, b in reversed(list(enumerate(bufs))):
