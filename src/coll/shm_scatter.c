@@ -4,7 +4,11 @@
  *
  * Cost: per chunk of 32 KiB, two flag transfers of latency; the root
  * copies p - 1 blocks in, each member its block out; no message. Any
- * datatypes, in place at the root. One node.
+ * datatypes, in place at the root. One node. When the p - 1 blocks of a
+ * Scatter fit together in the spare bytes of the root's flag line, they
+ * travel there (one line moves per member, as a small Bcast's), not in
+ * each member's own line, which the root would have to take from the
+ * member and the member take back.
  *
  * shm_linear (Scatterv): each block goes the way the Scatter table would
  * send a block of its size (halo_coll_block_by_shm), through the slot or
@@ -31,6 +35,14 @@ static int scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t *
     if (nm == 1)
         return MPI_SUCCESS;
     halo_shm_use(s_p);
+    /* Scatter's blocks all have one size, which every member knows: when
+     * they fit the root's line together, member j's sits at its index
+     * among the others (Scatterv's members know their own size only). */
+    bool uniform = a->kind == HALO_COLL_SCATTER;
+    MPI_Count each = !uniform ? 0 : me == root ? a->scount * halo_type_size(a->stype)
+                                              : a->rcount * halo_type_size(a->rtype);
+    bool in_root_line = uniform && each > 0 && (nm - 1) * each <= HALO_SHM_LINE_BYTES;
+#define ROOT_LINE(j) halo_line(root, ((j) - ((j) > root)) * each)
     if (me != root) {
         MPI_Count n = a->rcount * halo_type_size(a->rtype), nk = halo_shm_nchunks(n);
         if (by_block && !halo_coll_block_by_shm(HALO_COLL_SCATTER, c, n)) {
@@ -44,8 +56,9 @@ static int scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t *
             if (k == 0)
                 halo_shm_wait_prev(s_p, r);
             halo_shm_wait(s_p, r, root, (int)k + 1);
-            halo_sched_unpack(s_p, r, halo_shm_block(me, n, (k % 2) * HALO_CSHM_HALF), k * HALO_CSHM_HALF,
-                              halo_shm_chunk_bytes(n, k), halo_addr(a->rbuf), a->rcount, a->rtype);
+            halo_bref_t from = in_root_line ? ROOT_LINE(me) : halo_shm_block(me, n, (k % 2) * HALO_CSHM_HALF);
+            halo_sched_unpack(s_p, r, from, k * HALO_CSHM_HALF, halo_shm_chunk_bytes(n, k),
+                              halo_addr(a->rbuf), a->rcount, a->rtype);
             halo_shm_set(s_p, r, k == nk - 1 ? HALO_SHM_DONE : (int)k + 1);
         }
         return MPI_SUCCESS;
@@ -72,7 +85,8 @@ static int scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t *
             MPI_Count len = halo_shm_chunk_bytes(SCOUNT(j) * ssize, k);
             if (j == me || len == 0 || (msg && msg[j]))
                 continue;
-            halo_bref_t to = halo_shm_block(j, SCOUNT(j) * ssize, (k % 2) * HALO_CSHM_HALF);
+            halo_bref_t to = in_root_line ? ROOT_LINE(j)
+                                          : halo_shm_block(j, SCOUNT(j) * ssize, (k % 2) * HALO_CSHM_HALF);
             halo_sched_pack(s_p, r, halo_addr((const char *)a->sbuf + SDISPL(j) * sext), SCOUNT(j), a->stype,
                             k * HALO_CSHM_HALF, len, to);
         }
@@ -85,6 +99,7 @@ static int scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t *
     free(msg);
 #undef SCOUNT
 #undef SDISPL
+#undef ROOT_LINE
     return MPI_SUCCESS;
 }
 
