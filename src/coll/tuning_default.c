@@ -99,17 +99,25 @@
  * Reduce 1.16/2.29 against 0.97/1.37, Allreduce by shm_rsag 2.15/3.74
  * against 1.44/1.90 by recursive doubling; Reduce_scatter of 64 KiB 4.96
  * against 4.17 pairwise); Exscan keeps the slots to 32 KiB (8 KiB 0.38
- * against 0.92). At 3 and 4 ranks (more than the cores here) Reduce of
- * 128-256 KiB by binomial tree (medians of 7 alternations, 128, 256 and
- * 512 KiB: 3 ranks 24.9/53.8/108 us through the slots against
- * 14.2/26.9/76.2, 4 ranks 25.3/60.8/116 against 23.2/37.6/91.1; at 6
- * ranks level, at 8 the slots ahead to 256 KiB), then through the slots
- * again up to 2 MiB (medians of 5 alternations on another day, 512 KiB, 1
- * and 2 MiB: 3 ranks 108/225/497 against 169/422/878, 4 ranks
- * 135/335/681 against 152/356/774; at 4 MiB the tree, 1383 against 1323 at
- * 4 ranks; 128 and 256 KiB that day: 3 ranks 19.5/42.5 against
- * 17.2/35.1). Bcast of 32-64 KiB from 3 ranks by the linear algorithm
- * looked ahead in 3 alternations and behind in 7: not taken. */
+ * against 0.92). Reduce above 128 KiB with more ranks than cores, ranks
+ * bound round robin (mpiexec's default): the binomial tree at 3 ranks up
+ * to 4 MiB and at 4 ranks up to 256 KiB, else through the slots at every
+ * size (two alternations of each algorithm forced, 128 KiB to 16 MiB, us:
+ * 3 ranks 512 KiB/1 MiB 70-84/177-204 by the tree against 86-106/224-231,
+ * 16 MiB 5633-6863 against 3900-5320; 4 ranks 256 KiB 44-47 against
+ * 55-60, 4 MiB 1361-1394 against 1118-1172; 8 ranks 1 and 4 MiB 644-680
+ * and 3329-3439 against 516-572 and 2095-2307, Rabenseifner 624-630 and
+ * 2928-2978; 16 ranks 1 MiB 1146-1214 against 1476-1515 by the tree and
+ * 1426-1748 by Rabenseifner). Rounds after the tree's first pair ranks
+ * that share a CPU when bound round robin, so the tree's later levels run
+ * on one CPU while the other idles. Bcast of 32-64 KiB from 3 ranks by
+ * the linear algorithm looked ahead in 3 alternations and behind in 7
+ * (unbound): not taken; bound round robin, from 4 ranks on more ranks
+ * than cores it is, above 16 KiB (three alternations, us, 32 and 64 KiB:
+ * 4 ranks 3.7/5.4-5.9 against 3.7-3.9/6.8-7.2 through the slots, 8 ranks
+ * 5.5-5.9/7.5-9.3 against 8.3-9.7/9.3-9.5, 16 ranks 6.5-7.3/10.5-10.9
+ * against 13-21/9-20; at 3 ranks the slots stay ahead, 64 KiB 6.2-6.3
+ * against 8.2-9.2). */
 #include "coll/select.h"
 
 const char halo_coll_tuning_default[] =
@@ -124,6 +132,7 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"two_level\"},\n"
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"msg_size_max\": 16384, \"algorithm\": \"binomial\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 16384, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 4, \"oversubscribed\": true, \"msg_size_min\": 16385, \"msg_size_max\": 65536, \"algorithm\": \"linear\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"msg_size_max\": 12288, \"algorithm\": \"binomial\"},\n"
     "    {\"ppn_min\": 2, \"comm_size_max\": 64, \"algorithm\": \"linear\"},\n"
@@ -190,9 +199,10 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"two_level\"},\n"
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"binomial\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 16384, \"algorithm\": \"shm\"},\n"
-    "    {\"cpu\": \"intel\", \"comm_size_min\": 3, \"comm_size_max\": 4, \"msg_size_min\": 131072, \"msg_size_max\": 262144, \"algorithm\": \"binomial\"},\n"
-    "    {\"cpu\": \"intel\", \"comm_size_min\": 3, \"comm_size_max\": 4, \"msg_size_max\": 2097152, \"algorithm\": \"shm\"},\n"
+    "    {\"cpu\": \"intel\", \"comm_size_min\": 3, \"comm_size_max\": 3, \"msg_size_min\": 131072, \"msg_size_max\": 4194304, \"algorithm\": \"binomial\"},\n"
+    "    {\"cpu\": \"intel\", \"comm_size_min\": 4, \"comm_size_max\": 4, \"msg_size_min\": 131072, \"msg_size_max\": 262144, \"algorithm\": \"binomial\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 262144, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 3, \"oversubscribed\": true, \"algorithm\": \"shm\"},\n"
     "    {\"msg_size_max\": 4096, \"algorithm\": \"binomial\"},\n"
     "    {\"comm_size_max\": 2, \"algorithm\": \"binomial\"},\n"
     "    {\"ppn_min\": 2, \"comm_size_max\": 8, \"algorithm\": \"binomial\"},\n"

@@ -1,7 +1,7 @@
 #!/bin/bash
-# --bind-to: by default rank i runs on the i-th CPU mpiexec may use, when
-# the ranks fit; no binding beyond that or with --bind-to none; an explicit
-# --bind-to core with more ranks than CPUs binds round robin.
+# --bind-to: by default (and with --bind-to core) rank i runs on the i-th
+# CPU mpiexec may use, round robin when the ranks outnumber the CPUs; no
+# binding with --bind-to none.
 . "$(dirname "$0")/common.sh"
 
 # expand "0-2,5" into "0 1 2 5"
@@ -35,15 +35,21 @@ check_bound "$n" "--bind-to core"
 run -bind-to none -n "$n" "$HELPER" affinity
 expect_count out "^rank [0-9]+: cpus $allowed\$" "$n" "--bind-to none leaves every rank on all CPUs"
 
-run -n $((n + 1)) "$HELPER" affinity
-expect_count out "^rank [0-9]+: cpus $allowed\$" $((n + 1)) "more ranks than CPUs: no binding"
+run -n $((2 * n + 1)) "$HELPER" affinity
+expect_rc 0 "default binding, more ranks than CPUs"
 expect_no_grep err '.' "and nothing printed about it"
+for ((r = 0; r < 2 * n + 1; r++)); do
+    expect_grep out "^rank $r: cpus ${cpus[$((r % n))]}\$" "default, overloaded: rank $r on CPU ${cpus[$((r % n))]}"
+done
 
 run --bind-to core -n $((2 * n + 1)) "$HELPER" affinity
 expect_rc 0 "--bind-to core, more ranks than CPUs"
 for ((r = 0; r < 2 * n + 1; r++)); do
     expect_grep out "^rank $r: cpus ${cpus[$((r % n))]}\$" "--bind-to core overloaded: rank $r on CPU ${cpus[$((r % n))]}"
 done
+
+run -bind-to none -n $((n + 1)) "$HELPER" affinity
+expect_count out "^rank [0-9]+: cpus $allowed\$" $((n + 1)) "--bind-to none, more ranks than CPUs: no binding"
 
 run --bind-to socket -n 1 true
 expect_rc 2 "an unknown binding is a usage error"

@@ -125,12 +125,23 @@ int main(int argc, char **argv)
         expect("bcast", 2, 16384, 1, two ? "binomial" : "shm");
         expect("bcast", 3, 16384, 1, "shm");
         expect("bcast", 3, 32769, 1, "shm");
+        /* From 4 ranks on more ranks than processors: the linear one above
+         * 16 KiB. */
+        expect("bcast", 4, 16384, 1, "shm");
+        expect("bcast", 4, 16385, 1, ncpu < 4 ? "linear" : "shm");
+        expect("bcast", 8, 65536, 1, ncpu < 8 ? "linear" : "shm");
+        expect("bcast", 8, 65537, 1, "linear");
         expect("reduce", 4, 131071, 1, "shm");
         expect("reduce", 4, 131072, 1, "binomial");
-        expect("reduce", 3, 262144, 1, "binomial");
-        expect("reduce", 3, 262145, 1, "shm");
-        expect("reduce", 4, 1 << 21, 1, "shm");
-        expect("reduce", 4, (1 << 21) + 1, 1, "binomial");
+        expect("reduce", 4, 262144, 1, "binomial");
+        expect("reduce", 3, 262145, 1, "binomial");
+        expect("reduce", 3, 1 << 22, 1, "binomial");
+        /* Above those, through the slots when the ranks outnumber the
+         * processors; the tree up to 8 ranks, then Rabenseifner. */
+        expect("reduce", 3, (1 << 22) + 1, 1, ncpu < 3 ? "shm" : "binomial");
+        expect("reduce", 4, 262145, 1, ncpu < 4 ? "shm" : "binomial");
+        expect("reduce", 8, 1 << 24, 1, ncpu < 8 ? "shm" : "binomial");
+        expect("reduce", 16, 1 << 20, 1, ncpu < 16 ? "shm" : "rabenseifner");
         expect("reduce", 5, 131072, 1, "shm");
         expect("gather", 2, 4096, 1, "shm");
         expect("gather", 2, 8192, 1, two ? "linear" : "shm");
@@ -239,8 +250,10 @@ int main(int argc, char **argv)
         expect("bcast", 128, 1 << 22, 1, "pipeline");
         expect("alltoall", 8, 1 << 22, 1, "linear");
         expect("alltoall", 128, 1 << 22, 1, "pairwise");
-        expect("reduce", 8, 1 << 20, 1, "binomial");          /* one node, up to 8 ranks */
-        expect("reduce", 16, 1 << 20, 1, "rabenseifner");
+        /* Above 256 KiB through the slots when the ranks outnumber the
+         * processors, else the tree up to 8 ranks, then Rabenseifner. */
+        expect("reduce", 8, 1 << 20, 1, ncpu < 8 ? "shm" : "binomial");
+        expect("reduce", 16, 1 << 20, 1, ncpu < 16 ? "shm" : "rabenseifner");
     }
 
 run:

@@ -49,7 +49,7 @@ typedef struct mpiexec_app {
 } mpiexec_app_t;
 
 enum {
-    MPIEXEC_BIND_AUTO = 0, /* core when the ranks of a node fit its cores */
+    MPIEXEC_BIND_AUTO = 0, /* not given: as core */
     MPIEXEC_BIND_CORE,
     MPIEXEC_BIND_NONE,
 };

@@ -466,12 +466,14 @@ static int launch_rank(mpiexec_job_t *job, mpiexec_rank_t *r, const launch_env_t
     child.cpu = -1;
     child.nofile_soft = job->orig_nofile_soft;
     child.parent = getpid();
-    /* By default bind only when every rank of the node can have a CPU of
-     * its own (otherwise sharing is left to the kernel); an explicit
-     * --bind-to core binds round robin, several ranks to a CPU, as the
-     * other MPIs do when told to overload cores. */
-    if (job->ncpus > 0 && (job->opts->bind == MPIEXEC_BIND_CORE ||
-                           (job->opts->bind == MPIEXEC_BIND_AUTO && r->local_size <= job->ncpus))) {
+    /* Rank i of the node goes to the (i mod n)-th of the n CPUs mpiexec
+     * may use, several ranks to a CPU when they outnumber them (as the
+     * other MPIs place ranks told to overload cores): ranks that talk in
+     * pairs or wait on each other then hand their CPU to each other instead
+     * of pulling cache lines across, and no two ranks share a CPU while
+     * another has none (docs/performance.md, "Binding by default, kept").
+     * --bind-to none leaves placement to the kernel. */
+    if (job->ncpus > 0 && job->opts->bind != MPIEXEC_BIND_NONE) {
         child.cpu = job->cpus[r->local_rank % job->ncpus];
     }
 
