@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Runs one MPI test under Halo's mpiexec and checks its outcome.
 #   run_mpi_test.sh MPIEXEC PROGRAM RANKS EXPECT TIMEOUT [env=VAR=VAL] [grep=REGEX] [wrap=TOOL]
-#                   [usize=N] -- [ARGS]
+#                   [usize=N] [bind=core|none] -- [ARGS]
 # EXPECT: pass (exit 0), exit=N (exit status N), fail (any non-zero status).
 # wrap=TOOL: each rank runs "TOOL PROGRAM ARGS" (a test tool that sets up the
 # rank's process, then execs it).
-# usize=N: mpiexec -usize N (MPI_UNIVERSE_SIZE).
+# usize=N: mpiexec -usize N (MPI_UNIVERSE_SIZE); bind=X: mpiexec --bind-to X.
 # Also fails when the job leaves a Halo segment behind in /dev/shm.
 set -u
 mpiexec=$1 prog=$2 ranks=$3 expect=$4 timeout=$5
@@ -16,7 +16,8 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do
     env=*) envs+=("${1#env=}") ;;
     grep=*) greps+=("${1#grep=}") ;;
     wrap=*) wrap=("${1#wrap=}") ;;
-    usize=*) margs=(-usize "${1#usize=}") ;;
+    usize=*) margs+=(-usize "${1#usize=}") ;;
+    bind=*) margs+=(--bind-to "${1#bind=}") ;;
     *) echo "run_mpi_test: unknown option $1" >&2; exit 2 ;;
     esac
     shift

@@ -1,8 +1,11 @@
 /* What halo_info reports about this build: the functions it does not
- * implement yet and the configuration variables it reads. Exported for the
- * halo_info tool only (not part of the MPI interface). */
+ * implement yet and the configuration variables it reads; and, for the
+ * tests, what the transport knows of a peer's placement. Exported for the
+ * tools only (not part of the MPI interface). */
 #include "binding/binding.h"
 #include "core/config.h"
+#include "core/halo.h"
+#include "transport/transport.h"
 
 static int entry_supported(int i)
 {
@@ -37,4 +40,11 @@ HALO_EXPORT void halo_tool_config_print(FILE *out)
             fprintf(out, "%-24s = %-10s (default %s) %s\n", c->name, halo_cfg_get_str(c), c->dflt_str,
                     c->help);
     }
+}
+
+/* Whether rank `world` of MPI_COMM_WORLD and this process are bound to one
+ * and the same CPU (then a rendezvous copy is not split between them). */
+HALO_EXPORT int halo_tool_shares_cpu(int world)
+{
+    return world >= 0 && world < halo_world.size ? halo_tr_shares_cpu(world) : 0;
 }

@@ -426,6 +426,18 @@ static size_t eager_default(int cma)
     return 16384;
 }
 
+/* The one CPU this process may run on (mpiexec binds by default), or -1. */
+static int32_t bound_cpu(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) != 1)
+        return -1;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set))
+            return c;
+    return -1;
+}
+
 int halo_shm_init(halo_pkt_handler_fn_t *handler)
 {
     shm.handler = handler;
@@ -440,6 +452,7 @@ int halo_shm_init(halo_pkt_handler_fn_t *handler)
     shm.ranks = (shm_rank_t *)(shm.base + shm.seg->off_ranks);
     shm_rank_t *mine = &shm.ranks[shm.me];
     mine->pid = (int32_t)getpid();
+    mine->cpu = bound_cpu();
     mine->probe = (uint64_t)(uintptr_t)&cma_probe;
     atomic_store_explicit(&mine->probe_set, 1, memory_order_release);
     cma = cma_verdict(cma);
@@ -478,6 +491,15 @@ void halo_shm_finalize(void)
 int halo_shm_active(void)
 {
     return shm.base != NULL;
+}
+
+int halo_shm_shares_cpu(int local_rank)
+{
+    if (!shm.base || local_rank < 0 || local_rank >= shm.nlocal || local_rank == shm.me)
+        return 0;
+    const shm_rank_t *r = &shm.ranks[local_rank];
+    int32_t mine = shm.ranks[shm.me].cpu;
+    return mine >= 0 && atomic_load_explicit(&r->probe_set, memory_order_acquire) && r->cpu == mine;
 }
 
 int32_t halo_shm_pid(int local_rank)

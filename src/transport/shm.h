@@ -61,7 +61,8 @@ typedef struct shm_rank {
     _Atomic uint32_t sleeping;
     int32_t pid;
     _Atomic int32_t cma;    /* this rank's single-copy verdict: 0 not yet, 1 no, 2 yes (shm.c) */
-    _Atomic int32_t probe_set;  /* pid and probe below are written (release) */
+    _Atomic int32_t probe_set;  /* pid, cpu and probe are written (release) */
+    int32_t cpu;            /* the one CPU this rank may run on, or -1 */
     uint64_t probe;         /* address, in this rank's memory, of a word its neighbour
                              * reads to check single-copy access (shm.c, cma_verdict) */
     shm_queue_t recvq;      /* cells sent to this rank */

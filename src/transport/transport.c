@@ -31,6 +31,7 @@ int halo_shm_readv(int peer, const struct iovec *local, int nlocal, const struct
 int halo_shm_writev(int peer, const struct iovec *local, int nlocal, const struct iovec *remote,
                     int nremote);
 int halo_shm_cma_ok(int peer);
+int halo_shm_shares_cpu(int peer);
 int halo_shm_cma_node(void);
 void halo_shm_wake_fenced_list(const int *peers, int n);
 _Atomic uint32_t *halo_shm_doorbell(void);
@@ -264,6 +265,11 @@ int halo_tr_single_copy_ok(int world)
     if (world == halo_world.rank)
         return 0;   /* no point splitting a copy within one process */
     return tr.shm && !far(world) && halo_shm_cma_ok(local_of(world));
+}
+
+int halo_tr_shares_cpu(int world)
+{
+    return tr.shm && world != halo_world.rank && !far(world) && halo_shm_shares_cpu(local_of(world));
 }
 
 int halo_tr_cma_node(void)

@@ -136,6 +136,9 @@ int halo_tr_writev(int dst_world, const struct iovec *local, int nlocal, const s
 int halo_tr_write(int dst_world, const struct iovec *local, int nlocal, uint64_t raddr, size_t len);
 /* Has a single-copy access to this peer's memory worked already? */
 int halo_tr_single_copy_ok(int world);
+/* Whether this peer and this process are both bound to one and the same
+ * CPU (then neither copies while the other runs). */
+int halo_tr_shares_cpu(int world);
 /* Whether every rank of this node may read and write the others' memory
  * directly (halo_tr_read, halo_tr_write), as far as can be told before
  * trying: the same answer on every rank of the node (transport/shm.c;
