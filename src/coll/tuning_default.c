@@ -56,7 +56,16 @@
  * and 4 ranks the chain stays below 32K (4 ranks, 8 B: 3.7 against 4.2).
  * Reduce at 2 ranks: through the slots up to 16K, the single message
  * of the binomial tree above (seven alternations, 32 KiB: 5.3 us against
- * 6.5; 64 KiB 11.1 against 11.6; 8 KiB 1.5 against 1.2).
+ * 6.5; 64 KiB 11.1 against 11.6; 8 KiB 1.5 against 1.2); on the Intel
+ * processor with a core each, above 512K Rabenseifner, whose halves each
+ * core reduces (three alternations, 768 KiB, 1, 2 and 8 MiB: 65-82,
+ * 106-107, 280-293, 1146-1156 us against 78-92, 145-183, 349-353,
+ * 1326-1346 by the tree; 512 KiB level at 38-41 against 36-38); and
+ * Allreduce there above 1M by the ring, where each core reduces half
+ * where recursive doubling has both reduce all of it (three alternations,
+ * 1.5, 2, 3 and 8 MiB: 200-223, 316-334, 486-504, 1291-1384 us against
+ * 245-352, 345-458, 567-716, 1574-2160; 1 MiB level, 117-129 against
+ * 113-135).
  * Above those sizes from 5 ranks: up to 512K the scan by parts (every
  * member scans its part of all slots at once; three and four alternations
  * at 8 ranks, Scan 128 KiB 64-79 us against 100-103 for the pipelined
@@ -197,6 +206,7 @@ const char halo_coll_tuning_default[] =
     "  ],\n"
     "  \"reduce\": [\n"
     "    {\"algorithm\": \"two_level\"},\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 524289, \"algorithm\": \"rabenseifner\"},\n"
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"binomial\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 16384, \"algorithm\": \"shm\"},\n"
     "    {\"cpu\": \"intel\", \"comm_size_min\": 3, \"comm_size_max\": 3, \"msg_size_min\": 131072, \"msg_size_max\": 4194304, \"algorithm\": \"binomial\"},\n"
@@ -210,6 +220,7 @@ const char halo_coll_tuning_default[] =
     "  ],\n"
     "  \"allreduce\": [\n"
     "    {\"algorithm\": \"two_level\"},\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 1048577, \"algorithm\": \"ring\"},\n"
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"recursive_doubling\"},\n"
     "    {\"msg_size_max\": 1024, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_min\": 16385, \"algorithm\": \"recursive_doubling\"},\n"

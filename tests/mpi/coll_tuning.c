@@ -150,8 +150,13 @@ int main(int argc, char **argv)
         expect("alltoall", 2, 4096, 1, "shm");
         expect("alltoall", 2, 8192, 1, two ? "linear" : "shm");
         expect("reduce", 2, 16384, 1, two ? "binomial" : "shm");
+        expect("reduce", 2, 1 << 19, 1, "binomial");
+        expect("reduce", 2, (1 << 19) + 1, 1, two ? "rabenseifner" : "binomial");
         expect("reduce", 4, 16384, 1, "shm");
         expect("allreduce", 2, 8192, 1, two ? "recursive_doubling" : "shm_rsag");
+        expect("allreduce", 2, 1 << 20, 1, "recursive_doubling");
+        expect("allreduce", 2, (1 << 20) + 1, 1, two ? "ring" : "recursive_doubling");
+        expect("allreduce", 2, (1 << 20) + 1, 0, "recursive_doubling");   /* the ring commutes */
         expect("allreduce", 2, 1024, 1, "shm");
         expect("reduce_scatter", 2, 65536, 1, two ? "pairwise" : "shm");
         expect("exscan", 2, 32768, 1, two ? "shm" : "linear");
