@@ -13,6 +13,7 @@
 #include "coll/tuning_json.h"
 #include "core/config.h"
 #include "core/cpu.h"
+#include "progress/progress.h"
 #include "transport/transport.h"
 
 HALO_CFG_STR(cfg_tuning_file, "HALO_TUNING_FILE", "",
@@ -93,10 +94,11 @@ static bool warned[HALO_COLL_NKINDS];
 static bool loaded;
 static bool node_oversub;
 
-/* Whether `ranks` ranks outnumber this node's online processors. */
+/* Whether `ranks` ranks outnumber the processors the job's ranks on this
+ * node share (halo_progress_job_cpus). */
 static bool more_than_processors(long ranks)
 {
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    long ncpu = halo_progress_job_cpus();
     return ncpu > 0 && ranks > ncpu;
 }
 

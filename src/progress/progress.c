@@ -61,7 +61,35 @@ bool halo_progress_oversubscribed(void)
 }
 
 static long node_cpus;     /* the node's online processors */
+static long job_cpus;      /* the processors the job's ranks on the node share */
 static bool auto_policy;   /* HALO_WAIT_POLICY=auto and no spin or yield time given */
+
+static long count_job_cpus(void);
+
+long halo_progress_job_cpus(void)
+{
+    if (job_cpus == 0)   /* a tool that asks before MPI_Init (halo_info) */
+        return count_job_cpus();
+    return job_cpus;
+}
+
+/* The processors the node's ranks of the job share: what mpiexec may use
+ * (HALO_JOB_CPUS: a rank it binds sees one CPU only), else this process's
+ * affinity mask, else, for a rank bound to one CPU by someone else, the
+ * node's online processors. */
+static long count_job_cpus(void)
+{
+    const char *v = getenv("HALO_JOB_CPUS");
+    long n = v ? atol(v) : 0;
+    if (n > 0)
+        return n;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    if (n <= 0 || (n == 1 && halo_world.local_size > 1))
+        n = online;
+    return n > 0 ? n : 1;
+}
 
 void halo_progress_note_node_procs(int n)
 {
@@ -77,15 +105,8 @@ void halo_progress_init(void)
 {
     const char *policy = halo_cfg_get_str(&cfg_wait_policy);
     node_cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        ncpu = CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : ncpu;
-    int oversubscribed = halo_world.local_size > ncpu;
-    /* A bound rank may see one core while the node has more: count the
-     * node's cores then. */
-    if (halo_world.local_size > 1 && ncpu == 1)
-        oversubscribed = halo_world.local_size > sysconf(_SC_NPROCESSORS_ONLN);
+    job_cpus = count_job_cpus();
+    int oversubscribed = halo_world.local_size > job_cpus;
     node_oversubscribed = oversubscribed;
     /* Auto: with a core each, spin a while (a reply usually comes within
      * microseconds), yield a little, then sleep. With more ranks than

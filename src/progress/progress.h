@@ -15,6 +15,11 @@ void halo_progress_init(void);
 void halo_progress_note_node_procs(int n);
 /* More ranks on this node than cores to run them (decided at init). */
 bool halo_progress_oversubscribed(void);
+/* The processors the job's ranks on this node share (those mpiexec may
+ * use; without mpiexec this process's affinity mask, or the node's
+ * online processors for a rank bound to one): "oversubscribed" is more
+ * ranks on the node than these. */
+long halo_progress_job_cpus(void);
 void halo_progress_hook_add(halo_progress_hook_fn_t *fn);
 
 /* One pass; returns the number of events handled. */

@@ -51,6 +51,13 @@ done
 run -bind-to none -n $((n + 1)) "$HELPER" affinity
 expect_count out "^rank [0-9]+: cpus $allowed\$" $((n + 1)) "--bind-to none, more ranks than CPUs: no binding"
 
+# The ranks learn how many CPUs the node's ranks share (the library counts
+# its ranks against them: bound, each sees only its own).
+run -n 2 sh -c 'echo "job cpus: ${HALO_JOB_CPUS:-unset}"'
+expect_count out "^job cpus: $n\$" 2 "HALO_JOB_CPUS is the number of CPUs mpiexec may use"
+HALO_JOB_CPUS=77 run -bind-to none -n 2 sh -c 'echo "job cpus: ${HALO_JOB_CPUS:-unset}"'
+expect_count out "^job cpus: $n\$" 2 "--bind-to none too, and an inherited value does not leak"
+
 run --bind-to socket -n 1 true
 expect_rc 2 "an unknown binding is a usage error"
 
@@ -61,6 +68,8 @@ if [ "$n" -ge 2 ] && command -v taskset >/dev/null; then
     taskset -c "$last" "$MPIEXEC" -n 1 "$HELPER" affinity >"$TMP/out" 2>"$TMP/err" </dev/null
     RC=$?
     expect_grep out "^rank 0: cpus $last\$" "binding follows mpiexec's own mask"
+    taskset -c "$last" "$MPIEXEC" -n 3 sh -c 'echo "job cpus: $HALO_JOB_CPUS"' >"$TMP/out" 2>"$TMP/err" </dev/null
+    expect_count out "^job cpus: 1\$" 3 "under a one-CPU mask the ranks share 1 CPU"
 else
     echo "skipped: narrower mask check (needs 2 CPUs and taskset)"
 fi

@@ -99,10 +99,11 @@ static void args_usage(FILE *f)
           "Accepted and ignored: -genvall, -envall, --oversubscribe, --allow-run-as-root.\n"
           "\n"
           "Ranks inherit mpiexec's environment and get PMI_FD, PMI_RANK, PMI_SIZE,\n"
-          "HALO_LOCAL_RANK, HALO_LOCAL_SIZE, MPI_LOCALRANKID and MPI_LOCALNRANKS. stdin goes\n"
-          "to rank 0 only. The exit status is the first non-zero one of any rank (128+S for\n"
-          "a rank killed by signal S), the code of an abort, or 124 after a timeout. A rank\n"
-          "that fails or aborts ends the whole job within about a second.\n",
+          "HALO_LOCAL_RANK, HALO_LOCAL_SIZE, MPI_LOCALRANKID, MPI_LOCALNRANKS and\n"
+          "HALO_JOB_CPUS (the number of CPUs mpiexec may use). stdin goes to rank 0 only.\n"
+          "The exit status is the first non-zero one of any rank (128+S for a rank killed\n"
+          "by signal S), the code of an abort, or 124 after a timeout. A rank that fails or\n"
+          "aborts ends the whole job within about a second.\n",
           f);
 }
 

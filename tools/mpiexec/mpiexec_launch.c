@@ -34,6 +34,7 @@ static const char *const launch_rank_vars[] = {
     "PMI_FD",          "PMI_RANK",          "PMI_SIZE",        "HALO_LOCAL_RANK",
     "HALO_LOCAL_SIZE", "MPI_LOCALRANKID",   "MPI_LOCALNRANKS", HALO_PMI_SERVER_ENV,
     "PMI_PORT",        "PMI_ID",            "HALO_MPIEXEC",    "HALO_SPAWN_PARENT",
+    "HALO_JOB_CPUS",
 };
 
 /* "NAME=VALUE" strings of one app, all allocated. */
@@ -395,7 +396,7 @@ static int launch_set_nonblock(int fd)
 static char **launch_rank_envp(const mpiexec_job_t *job, const mpiexec_rank_t *r,
                                const launch_env_t *env, char storage[][64])
 {
-    char **envp = malloc(sizeof(char *) * (size_t)(env->n + 10));
+    char **envp = malloc(sizeof(char *) * (size_t)(env->n + 11));
     int n = 0;
     /* Where this mpiexec lives: MPI_Comm_spawn runs it for the new jobs. */
     static char self[PATH_MAX + 16];
@@ -420,6 +421,12 @@ static char **launch_rank_envp(const mpiexec_job_t *job, const mpiexec_rank_t *r
     for (int i = 0; i < 8; i++) {
         envp[n++] = storage[i];
     }
+    /* The CPUs the node's ranks share (a rank bound to one of them sees
+     * only its own): the library compares its node's ranks with them. */
+    if (job->ncpus > 0) {
+        snprintf(storage[8], 64, "HALO_JOB_CPUS=%d", job->ncpus);
+        envp[n++] = storage[8];
+    }
     if (self[13] != '\0') {
         envp[n++] = self;
     }
@@ -434,7 +441,7 @@ static int launch_rank(mpiexec_job_t *job, mpiexec_rank_t *r, const launch_env_t
 {
     const mpiexec_app_t *app = &job->opts->apps[r->app];
     int sp[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, inp[2] = {-1, -1};
-    char storage[8][64];
+    char storage[9][64];
     char **envp = NULL;
     launch_child_t child;
     const char *what;
