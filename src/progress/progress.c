@@ -64,15 +64,6 @@ static long node_cpus;     /* the node's online processors */
 static long job_cpus;      /* the processors the job's ranks on the node share */
 static bool auto_policy;   /* HALO_WAIT_POLICY=auto and no spin or yield time given */
 
-static long count_job_cpus(void);
-
-long halo_progress_job_cpus(void)
-{
-    if (job_cpus == 0)   /* a tool that asks before MPI_Init (halo_info) */
-        return count_job_cpus();
-    return job_cpus;
-}
-
 /* The processors the node's ranks of the job share: what mpiexec may use
  * (HALO_JOB_CPUS: a rank it binds sees one CPU only), else this process's
  * affinity mask, else, for a rank bound to one CPU by someone else, the
@@ -89,6 +80,13 @@ static long count_job_cpus(void)
     if (n <= 0 || (n == 1 && halo_world.local_size > 1))
         n = online;
     return n > 0 ? n : 1;
+}
+
+long halo_progress_job_cpus(void)
+{
+    if (job_cpus == 0)   /* a tool that asks before MPI_Init (halo_info) */
+        return count_job_cpus();
+    return job_cpus;
 }
 
 void halo_progress_note_node_procs(int n)
