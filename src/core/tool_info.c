@@ -5,6 +5,7 @@
 #include "binding/binding.h"
 #include "core/config.h"
 #include "core/halo.h"
+#include "pt2pt/pt2pt.h"
 #include "transport/transport.h"
 
 static int entry_supported(int i)
@@ -47,4 +48,12 @@ HALO_EXPORT void halo_tool_config_print(FILE *out)
 HALO_EXPORT int halo_tool_shares_cpu(int world)
 {
     return world >= 0 && world < halo_world.size ? halo_tr_shares_cpu(world) : 0;
+}
+
+/* Where this process's last single-copy read of a rendezvous message
+ * began, in packed bytes (0: from the start; a receiver among several of
+ * one range starts elsewhere). */
+HALO_EXPORT long long halo_tool_last_read_first(void)
+{
+    return halo_pt2pt_last_read_first();
 }

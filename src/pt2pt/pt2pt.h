@@ -156,6 +156,9 @@ static inline void halo_status_out(MPI_Status *dst, const MPI_Status *src)
 
 void halo_pt2pt_init(void);
 void halo_pt2pt_finalize(void);
+/* Packed byte at which this process's last single-copy read of a
+ * rendezvous message began (0: in order; see rdv_reader in protocol.c). */
+long long halo_pt2pt_last_read_first(void);
 
 static inline halo_request_t *halo_req_ptr(MPI_Request r)
 {

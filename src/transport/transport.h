@@ -54,6 +54,12 @@ enum {
     HALO_PKT_F_RUNS = 4,  /* RTS of data in a few long runs at the sender: the payload
                            * lists them (struct iovec each, in packed order, aux = 0) */
 };
+/* RTS, bits 3-7 of the flags: k mod 32 when the sender posted this message
+ * while k earlier rendezvous sends of the same range were still being read
+ * (a linear Bcast's root); the receiver then starts its read elsewhere in
+ * the range than the others do (pt2pt/protocol.c, rdv_first_byte). */
+#define HALO_PKT_READER_SHIFT 3
+#define HALO_PKT_READER_MAX 31
 
 typedef struct halo_pkt_hdr {
     uint8_t type;
