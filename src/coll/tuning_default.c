@@ -53,7 +53,10 @@
  * scan at 2 ranks up to 64K (0.23 against 0.27 us at 8 B, 9.5 against 13
  * at 64K), exscan there up to 4K (at 64K one message wins, 6 against 11);
  * from 5 ranks up to 64K (8 ranks, 8 B: 7.4-8.4 against 12.7-16); at 3
- * and 4 ranks the chain stays below 32K (4 ranks, 8 B: 3.7 against 4.2).
+ * and 4 ranks too since ranks are bound round robin (three alternations
+ * of each forced, 8 B-32 KiB: 4 ranks Scan 0.15-0.25 us at 8 B against
+ * 0.57-0.86 by the chain, 32 KiB 5.7-6.4 against 15.2-15.7; 3 ranks
+ * 0.13-0.22 against 0.23, 5.0-5.2 against 10.5-11.0; Exscan alike).
  * Reduce at 2 ranks: through the slots up to 16K, the single message
  * of the binomial tree above (seven alternations, 32 KiB: 5.3 us against
  * 6.5; 64 KiB 11.1 against 11.6; 8 KiB 1.5 against 1.2); on the Intel
@@ -76,7 +79,20 @@
  * better than the chain), then the pipelined chain; at 3 and 4 ranks that
  * chain from 2 MiB (six alternations against the chain; 8 ranks, 256 KiB
  * to 4 MiB: Scan 0.62-0.95 of its time, Exscan 0.59-0.85; 4 ranks: Scan
- * 0.91 at 1 MiB and 0.67 at 4 MiB, Exscan 1.07 and 0.74).
+ * 0.91 at 1 MiB and 0.67 at 4 MiB, Exscan 1.07 and 0.74). Measured again
+ * with ranks bound round robin (two or three alternations, -i 20 from 2
+ * MiB): the pipelined chain lost wherever ranks share a CPU; 4 ranks
+ * Scan of 2, 4, 8 MiB 994-1049, 2219-2318, 4636-4936 us against 737-745,
+ * 1482-1500, 2966-3025 by the chain; 8 ranks Scan of 1 and 4 MiB by parts
+ * 804-842 and 3379-3421 against 924-973 and 4660-4776 pipelined. So: Scan
+ * above 64K by the chain at 3 and 4 ranks, by parts at 5 to 8 (16 ranks
+ * left as they were: there by parts lost at 1 MiB, 1857-2313 against
+ * 1600-1644 by the chain); Exscan by parts above 64K at 3 to 8 ranks (3
+ * ranks 1, 2, 8 MiB: 180-186, 421-449, 1785-1849 against 215-223, 555-739,
+ * 2375-2412 pipelined; 4 ranks 4 MiB 1287-1332 against 1440-1474) but
+ * pipelined at 3 and 4 ranks in (128K, 512K] (3 ranks 256 and 512 KiB:
+ * 37-38 and 73-81 against 51-52 and 102-103 by parts) and at 5 to 8 in
+ * (512K, 1M] (8 ranks 1 MiB, five rounds: 772 against 821).
  * Scatter through the slots only up to 4K and 4 ranks: from 32K the
  * receivers reading their blocks from the root (CMA) are 2-3x faster
  * (three alternations at 2, 4 and 8 ranks, 64 KiB: 5-16 us against
@@ -252,10 +268,10 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"pairwise\"}\n"
     "  ],\n"
     "  \"scan\": [\n"
-    "    {\"comm_size_max\": 2, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
-    "    {\"comm_size_min\": 5, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
-    "    {\"comm_size_min\": 3, \"msg_size_min\": 32768, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
+    "    {\"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_max\": 2, \"algorithm\": \"linear\"},\n"
+    "    {\"ppn_min\": 2, \"comm_size_max\": 4, \"algorithm\": \"linear\"},\n"
+    "    {\"comm_size_min\": 5, \"comm_size_max\": 8, \"msg_size_min\": 65537, \"algorithm\": \"shm_parts\"},\n"
     "    {\"comm_size_min\": 5, \"msg_size_min\": 65537, \"msg_size_max\": 524288, \"algorithm\": \"shm_parts\"},\n"
     "    {\"comm_size_min\": 5, \"msg_size_min\": 65537, \"algorithm\": \"pipeline\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_min\": 2097152, \"algorithm\": \"pipeline\"},\n"
@@ -265,9 +281,11 @@ const char halo_coll_tuning_default[] =
     "  \"exscan\": [\n"
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_max\": 32768, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 4096, \"algorithm\": \"shm\"},\n"
-    "    {\"comm_size_min\": 5, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
-    "    {\"comm_size_min\": 3, \"msg_size_min\": 32768, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 3, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_max\": 2, \"algorithm\": \"linear\"},\n"
+    "    {\"ppn_min\": 2, \"comm_size_max\": 4, \"msg_size_min\": 131073, \"msg_size_max\": 524288, \"algorithm\": \"pipeline\"},\n"
+    "    {\"comm_size_min\": 5, \"comm_size_max\": 8, \"msg_size_min\": 524289, \"msg_size_max\": 1048576, \"algorithm\": \"pipeline\"},\n"
+    "    {\"comm_size_max\": 8, \"msg_size_min\": 65537, \"algorithm\": \"shm_parts\"},\n"
     "    {\"comm_size_min\": 5, \"msg_size_min\": 65537, \"msg_size_max\": 524288, \"algorithm\": \"shm_parts\"},\n"
     "    {\"comm_size_min\": 5, \"msg_size_min\": 65537, \"algorithm\": \"pipeline\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_min\": 2097152, \"algorithm\": \"pipeline\"},\n"

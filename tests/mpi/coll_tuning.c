@@ -221,13 +221,24 @@ int main(int argc, char **argv)
         expect("reduce", 8, 8, 1, "rabenseifner");           /* the one usable rule */
         expect("reduce", 8, 1 << 20, 1, "rabenseifner");
         expect("scan", 2, 8, 1, "shm");                      /* built in: not a list */
-        expect("scan", 8, 8, 1, "shm");                      /* one node, from 5 ranks */
-        expect("scan", 4, 8, 1, "linear");                   /* 3 and 4 ranks: the chain */
-        expect("scan", 8, 1 << 18, 1, "shm_parts");          /* from 5 ranks, 64 KiB to 512 KiB */
+        expect("scan", 8, 8, 1, "shm");                      /* one node, up to 64 KiB */
+        expect("scan", 4, 65536, 1, "shm");                  /* 3 and 4 ranks too */
+        expect("exscan", 3, 8, 1, "shm");
+        expect("scan", 8, 1 << 18, 1, "shm_parts");          /* 5 to 8 ranks above 64 KiB */
         expect("exscan", 5, 1 << 19, 1, "shm_parts");
-        expect("scan", 8, 1 << 20, 1, "pipeline");           /* from 5 ranks above 512 KiB */
-        expect("scan", 4, 1 << 20, 1, "linear");             /* 3 and 4 ranks: the chain... */
-        expect("exscan", 4, 1 << 22, 1, "pipeline");         /* ...up to 2 MiB */
+        expect("exscan", 8, (1 << 19) + 1, 1, "pipeline");   /* 5-8 ranks, (512 KiB, 1 MiB] */
+        expect("exscan", 8, 1 << 20, 1, "pipeline");
+        expect("exscan", 8, (1 << 20) + 1, 1, "shm_parts");
+        expect("scan", 8, 1 << 20, 1, "shm_parts");
+        expect("scan", 16, 1 << 19, 1, "shm_parts");         /* more: up to 512 KiB... */
+        expect("scan", 16, 1 << 20, 1, "pipeline");          /* ...then the pipelined chain */
+        expect("scan", 4, 65537, 1, "linear");               /* 3 and 4 ranks: Scan by the chain */
+        expect("scan", 4, 1 << 22, 1, "linear");
+        expect("exscan", 4, 1 << 17, 1, "shm_parts");        /* Exscan by parts, but */
+        expect("exscan", 4, (1 << 17) + 1, 1, "pipeline");   /* (128 KiB, 512 KiB]: pipelined */
+        expect("exscan", 3, 1 << 19, 1, "pipeline");
+        expect("exscan", 4, (1 << 19) + 1, 1, "shm_parts");
+        expect("exscan", 4, 1 << 22, 1, "shm_parts");
         expect("exscan", 2, 65536, 1, "linear");
         expect("scan", 32, 1 << 20, 1, "pipeline");
         expect("bcast", 8, 8, 1, "shm");                     /* no usable rule: built in */
