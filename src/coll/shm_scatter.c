@@ -15,7 +15,8 @@
  * as a message straight from its place (as linear does); root and member
  * agree on it from the block's size, which both know. The root sends its
  * messages after the slots are filled, so the members served through the
- * slots do not wait for the large blocks; a member that receives a message
+ * slots do not wait for the large blocks, and copies its own block last
+ * when it sends any; a member that receives a message
  * raises its flag to DONE first, since the root may wait for its flag
  * before it sends. */
 #include "coll/algos.h"
@@ -29,9 +30,12 @@ static int scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t *
     MPI_Aint sext = me == root ? halo_type_extent(a->stype) : 0;
 #define SCOUNT(j) (a->scounts ? a->scounts[j] : a->scount)
 #define SDISPL(j) (a->sdispls ? a->sdispls[j] : (MPI_Aint)(j) * (MPI_Aint)a->scount)
-    if (me == root && a->rbuf != MPI_IN_PLACE)
-        halo_sched_copy(s_p, 0, halo_addr((const char *)a->sbuf + SDISPL(me) * sext), SCOUNT(me), a->stype,
-                        halo_addr(a->rbuf), a->rcount, a->rtype);
+    bool own = me == root && a->rbuf != MPI_IN_PLACE;
+#define OWN_COPY(round)                                                                           \
+    halo_sched_copy(s_p, (round), halo_addr((const char *)a->sbuf + SDISPL(me) * sext), SCOUNT(me), \
+                    a->stype, halo_addr(a->rbuf), a->rcount, a->rtype)
+    if (own && (!by_block || nm == 1))
+        OWN_COPY(0);
     if (nm == 1)
         return MPI_SUCCESS;
     halo_shm_use(s_p);
@@ -92,14 +96,23 @@ static int scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t *
         }
         halo_shm_set(s_p, r, k == rounds - 1 ? HALO_SHM_DONE : (int)k + 1);
     }
+    bool sends = false;
     for (int j = 0; msg && j < nm; j++)
-        if (msg[j])
+        if (msg[j]) {
             halo_sched_send(s_p, (int)rounds, halo_addr((const char *)a->sbuf + SDISPL(j) * sext), SCOUNT(j),
                             a->stype, j);
+            sends = true;
+        }
+    /* Scatterv: the root's own block is copied after its messages are
+     * out, so that no receiver waits for that copy (2 ranks, 1 MiB:
+     * 125-138 us copied first). */
+    if (own && by_block)
+        OWN_COPY(sends ? (int)rounds : 0);
     free(msg);
 #undef SCOUNT
 #undef SDISPL
 #undef ROOT_LINE
+#undef OWN_COPY
     return MPI_SUCCESS;
 }
 
