@@ -25,8 +25,15 @@
  *          copied once by some core, so no library on the node exchanges
  *          them faster. Reports microseconds an exchange (median, fastest)
  *          and GB/s of blocks. Not part of "all".
+ *   ring   a stream of records through a byte ring in shared memory, as
+ *          small messages travel: one pinned process copies each record
+ *          (--sizes bytes, default 512 and 2048, after a line of header)
+ *          into the ring and publishes it, the other waits for it, copies
+ *          it out, checks its first and last bytes and hands the space
+ *          back. MB/s of records for rings of 16 KiB to 1 MiB. Not part of
+ *          "all".
  *
- *   halo-hw-limits [line|cma|all|switch|alltoall] [--cpus A,B] [-i ITERS] [-r REPEATS]
+ *   halo-hw-limits [line|cma|all|switch|alltoall|ring] [--cpus A,B] [-i ITERS] [-r REPEATS]
  *                  [--sizes S1,S2,...] [-W WINDOW] [--pairs N] [--ranks N] [--json]
  *
  * -W: the reader cycles through WINDOW destination buffers, as a bandwidth
@@ -225,6 +232,133 @@ static int probe_line(const opts_t *o, double *med_ns, double *min_ns, char *why
     close(up[0]);
     close(down[1]);
     munmap(l, 4096);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- ring */
+
+#define RING_MAX_BYTES (1l << 20)
+static const long ring_sizes[] = {16384, 65536, 131072, 196608, 262144, 1048576};
+#define NRING (int)(sizeof ring_sizes / sizeof ring_sizes[0])
+
+typedef struct {
+    _Alignas(64) _Atomic uint64_t head;   /* records published (producer) */
+    _Alignas(64) _Atomic uint64_t tail;   /* records consumed (consumer) */
+    _Alignas(64) _Atomic int bad;         /* the consumer saw wrong bytes */
+} ring_ctl_t;
+
+/* Byte of record i at its first and last positions. */
+static char ring_byte(uint64_t i)
+{
+    return (char)(i * 131 + 7);
+}
+
+/* Records of len bytes (a line of header before each, as a message's)
+ * through a ring of ring bytes: MB/s of records in *mbs (median of the
+ * repeats). Returns 0, or 2 with a reason in why. */
+static int probe_ring(const opts_t *o, size_t len, size_t ring, double *mbs, char *why, size_t nwhy)
+{
+    size_t rec = (len + 64 + 63) & ~(size_t)63, nrec = ring / rec;
+    if (nrec < 2) {
+        snprintf(why, nwhy, "a record of %zu bytes does not fit twice in a ring of %zu", len, ring);
+        return 2;
+    }
+    long per = (long)((64l << 20) / (long)len) + 1000, warm = per / 10;
+    if (o->iters > 0)
+        per = o->iters;
+    size_t map = 4096 + RING_MAX_BYTES;
+    char *m = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    char *src = malloc(len), *dst = malloc(len);
+    if (m == MAP_FAILED || !src || !dst) {
+        snprintf(why, nwhy, "no memory for a ring of %zu bytes", ring);
+        if (m != MAP_FAILED)
+            munmap(m, map);
+        free(src);
+        free(dst);
+        return 2;
+    }
+    ring_ctl_t *c = (ring_ctl_t *)m;
+    char *data = m + 4096;
+    uint64_t total = (uint64_t)o->repeats * (uint64_t)(warm + per);
+    int up[2], down[2];
+    pid_t parent = getpid();
+    pid_t pid = fork_partner(up, down, why, nwhy);
+    if (pid < 0) {
+        munmap(m, map);
+        free(src);
+        free(dst);
+        return 2;
+    }
+    if (pid == 0) {
+        if (pin(o->cpu[1]) || handshake(up[1], down[0]))
+            _exit(3);
+        long spins = 0;
+        for (uint64_t i = 0; i < total; i++) {
+            while (atomic_load_explicit(&c->head, memory_order_acquire) <= i) {
+                relax();
+                if ((++spins & 0xfffff) == 0 && getppid() != parent)
+                    _exit(4);
+            }
+            const char *r = data + (i % nrec) * rec;
+            memcpy(dst, r + 64, len);
+            if (dst[0] != ring_byte(i) || dst[len - 1] != ring_byte(i))
+                atomic_store(&c->bad, 1);
+            atomic_store_explicit(&c->tail, i + 1, memory_order_release);
+        }
+        _exit(0);
+    }
+    int rc = 0;
+    double t[MAX_REPEATS];
+    if (pin(o->cpu[0]) || handshake(down[1], up[0])) {
+        snprintf(why, nwhy, "cannot pin the two processes to CPUs %d and %d", o->cpu[0], o->cpu[1]);
+        kill(pid, SIGKILL);
+        rc = 2;
+    } else {
+        uint64_t i = 0;
+        long spins = 0;
+        int st;
+        for (int r = 0; r < o->repeats && rc == 0; r++) {
+            double t0 = 0;
+            for (long k = 0; k < warm + per && rc == 0; k++, i++) {
+                if (k == warm)
+                    t0 = now_s();
+                while (i - atomic_load_explicit(&c->tail, memory_order_acquire) >= nrec) {
+                    relax();
+                    if ((++spins & 0xfffff) == 0 && waitpid(pid, &st, WNOHANG) == pid) {
+                        snprintf(why, nwhy, "the partner process stopped");
+                        pid = -1;
+                        rc = 2;
+                        break;
+                    }
+                }
+                src[0] = src[len - 1] = ring_byte(i);
+                memcpy(data + (i % nrec) * rec + 64, src, len);
+                atomic_store_explicit(&c->head, i + 1, memory_order_release);
+            }
+            /* The repeat ends when its last record is consumed. */
+            while (rc == 0 && atomic_load_explicit(&c->tail, memory_order_acquire) < i)
+                relax();
+            t[r] = (double)len * (double)per / (now_s() - t0) / 1e6;
+        }
+    }
+    int st = 0;
+    if (pid > 0)
+        waitpid(pid, &st, 0);
+    if (rc == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+        snprintf(why, nwhy, "the partner process failed (pinned to CPU %d?)", o->cpu[1]);
+        rc = 2;
+    }
+    if (rc == 0 && atomic_load(&c->bad)) {
+        snprintf(why, nwhy, "wrong data: a record read back differs from the one written");
+        rc = 2;
+    }
+    if (rc == 0)
+        *mbs = median(t, o->repeats);
+    close(up[0]);
+    close(down[1]);
+    munmap(m, map);
+    free(src);
+    free(dst);
     return rc;
 }
 
@@ -679,13 +813,14 @@ static int probe_alltoall(const opts_t *o, int n, size_t len, double *med_s, dou
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: halo-hw-limits [line|cma|all|switch|alltoall] [--cpus A,B] [-i ITERS] [-r REPEATS] "
+    fprintf(f, "usage: halo-hw-limits [line|cma|all|switch|alltoall|ring] [--cpus A,B] [-i ITERS] [-r REPEATS] "
                "[--sizes S1,S2,...] [-W WINDOW] [--pairs N] [--ranks N] [--json]\n"
                "  line    one-way time of a cache line handed between two pinned processes\n"
                "  cma     process_vm_readv MB/s between two pinned processes, one way and both at once\n"
                "  all     line and cma (the default)\n"
                "  switch  one-way time of pairs of processes sharing a CPU, yielding it to each other\n"
                "  alltoall  the copy floor of an Alltoall: every block copied once by memcpy on two CPUs\n"
+               "  ring    MB/s of records streamed through a shared byte ring, by ring size (16 KiB-1 MiB)\n"
                "  -W      the reader cycles through WINDOW destination buffers (default 1)\n"
                "  --pairs switch: this many pairs (1 to %d; default 1, 2 and 4 in turn)\n"
                "  --ranks alltoall: this many ranks (2 to %d; default 4 and 8 in turn)\n", MAX_PAIRS, MAX_A2A_RANKS);
@@ -745,7 +880,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "line") || !strcmp(a, "cma") || !strcmp(a, "all") || !strcmp(a, "switch") ||
-            !strcmp(a, "alltoall")) {
+            !strcmp(a, "alltoall") || !strcmp(a, "ring")) {
             what = a;
         } else if (!strcmp(a, "--json")) {
             o.json = 1;
@@ -861,6 +996,51 @@ int main(int argc, char **argv)
                        o.repeats);
                 for (int i = 0; i < o.nsizes; i++)
                     printf("alltoall %d %ld %.2f %.2f %.2f\n", list[k], o.sizes[i], med[i] * 1e6, min[i] * 1e6, gbs[i]);
+            }
+            status = rc > status ? rc : status;
+        }
+    }
+    if (!strcmp(what, "ring")) {
+        if (!o.sizes_given) {
+            o.nsizes = 2;
+            o.sizes[0] = 512;
+            o.sizes[1] = 2048;
+        }
+        for (int i = 0; i < o.nsizes && status == 0; i++) {
+            double mbs[NRING];
+            int rc = no_cpus ? 2 : 0;
+            if (rc == 0 && (o.sizes[i] < 1 || o.sizes[i] > 65536)) {
+                snprintf(why, sizeof why, "ring: record sizes go from 1 to 65536 bytes (got %ld)", o.sizes[i]);
+                rc = 2;
+            }
+            for (int k = 0; k < NRING && rc == 0; k++) {
+                mbs[k] = 0;
+                if ((long)(o.sizes[i] + 128) * 2 <= ring_sizes[k])
+                    rc = probe_ring(&o, (size_t)o.sizes[i], (size_t)ring_sizes[k], &mbs[k], why, sizeof why);
+            }
+            if (o.json) {
+                if (rc) {
+                    printf("{\"benchmark\":\"hw_ring\",\"status\":\"n/a\",\"size\":%ld,\"note\":\"%s\"}\n",
+                           o.sizes[i], why);
+                } else {
+                    printf("{\"benchmark\":\"hw_ring\",\"status\":\"ok\",\"cpus\":[%d,%d],\"size\":%ld,\"rows\":[",
+                           o.cpu[0], o.cpu[1], o.sizes[i]);
+                    for (int k = 0, first = 1; k < NRING; k++)
+                        if (mbs[k] > 0) {
+                            printf("%s{\"ring\":%ld,\"mb_s\":%.1f,\"repeats\":%d}", first ? "" : ",", ring_sizes[k],
+                                   mbs[k], o.repeats);
+                            first = 0;
+                        }
+                    printf("]}\n");
+                }
+            } else if (rc) {
+                printf("# ring: not measured: %s\n", why);
+            } else {
+                printf("# records of %ld bytes streamed through a shared ring from CPU %d to CPU %d, MB/s (medians of "
+                       "%d): ring bytes, MB/s\n", o.sizes[i], o.cpu[0], o.cpu[1], o.repeats);
+                for (int k = 0; k < NRING; k++)
+                    if (mbs[k] > 0)
+                        printf("ring %ld %ld %.1f\n", o.sizes[i], ring_sizes[k], mbs[k]);
             }
             status = rc > status ? rc : status;
         }

@@ -14,6 +14,10 @@
 #    GB/s that match ranks^2 x block / time; the program checks every
 #    received block and exits 2 "wrong data" otherwise; --json prints one
 #    object; a partner pinned to a CPU that does not exist is reported;
+#  - ring: records of 1000 bytes (not a multiple of a line) stream through
+#    every ring size at more than 100 MB/s; the program checks the first
+#    and last byte of every record and exits 2 "wrong data" otherwise;
+#    --json prints one object with a row per ring size;
 #  - with process_vm_readv refused (the deny_cma tool): exit status 2 and a
 #    message that names the refusal; the line probe still runs;
 #  - bad arguments exit 1 with a message naming the option; a CPU that does
@@ -51,6 +55,19 @@ assert all(o["status"] == "ok" for o in objs), objs
 assert 0 < objs[0]["rows"][0]["avg_us"] < 10, objs[0]
 r = objs[1]["rows"]
 assert len(r) == 1 and r[0]["size"] == 131072 and r[0]["mb_s"] > 100 and r[0]["both_mb_s"] > 100, r
+PY
+
+"$exe" ring -r 1 --sizes 1000 >"$out" 2>&1 || fail "ring exited $?: $(cat "$out")"
+awk '/^ring / { n++; if (!($2 == 1000 && $3 >= 16384 && $4 > 100)) bad = 1 } END { exit !(n == 6 && !bad) }' "$out" ||
+    fail "ring: bad figures: $(cat "$out")"
+"$exe" ring -r 1 -i 20000 --sizes 2K --json >"$out" 2>&1 || fail "ring --json exited $?: $(cat "$out")"
+python3 - "$out" <<'PY' || fail "ring --json output: $(cat "$out")"
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+assert len(objs) == 1 and objs[0]["benchmark"] == "hw_ring" and objs[0]["status"] == "ok", objs
+r = objs[0]["rows"]
+assert [x["ring"] for x in r] == [16384, 65536, 131072, 196608, 262144, 1048576], r
+assert all(x["mb_s"] > 100 for x in r), r
 PY
 
 "$exe" switch -r 3 -i 2000 >"$out" 2>&1 || fail "switch exited $?: $(cat "$out")"

@@ -57,3 +57,12 @@ HALO_EXPORT long long halo_tool_last_read_first(void)
 {
     return halo_pt2pt_last_read_first();
 }
+
+/* How far this process's small-message records reached into its ring
+ * toward rank `world` of MPI_COMM_WORLD since the last call, in bytes from
+ * the ring's start, and the ring's size (-1: no ring toward it). */
+HALO_EXPORT long long halo_tool_ring_reach(int world, long long *ring_bytes)
+{
+    *ring_bytes = 0;
+    return world >= 0 && world < halo_world.size ? halo_tr_ring_reach(world, ring_bytes) : -1;
+}

@@ -42,6 +42,7 @@ typedef struct shm_peer {
     int8_t cma;               /* 0 untried, 1 works, -1 refused */
     int8_t rx_mapped;         /* consumer: the peer's ring toward me is mapped here */
     uint32_t nsent;           /* producer: packets sent before the ring was claimed */
+    uint64_t reach;           /* producer: furthest end of a record in its lap (halo_shm_ring_reach) */
     struct shm_ring *tx;      /* producer: my ring toward the peer */
 } shm_peer_t;
 
@@ -59,6 +60,8 @@ static struct {
     halo_pkt_handler_fn_t *handler;
     int cma_enabled;
     size_t eager_max;
+    uint64_t ring_bytes, ring_mask;  /* seg->ring_bytes, and it minus one */
+    size_t ring_stride;              /* bytes from one ring to the next */
     uint32_t ring_after;         /* cfg_ring_after */
     /* My free cells, most recently returned on top: a sender reuses the
      * cell it used last, whose lines and pages are warm, instead of going
@@ -81,6 +84,40 @@ HALO_CFG_INT(cfg_eager, "HALO_SHM_EAGER_MAX", -1,
              "rendezvous; -1: 2048 on Intel processors when every rank has a core and single-copy "
              "reads work, else 16384");
 
+HALO_CFG_INT(cfg_ring_bytes, "HALO_SHM_RING_BYTES", -1,
+             "bytes of each ring between two ranks (a power of two, 4096 to 16777216); -1: "
+             "262144 with up to 16 ranks on the node, else 16384");
+
+/* The rings' size. A stream of small messages runs through a ring at the
+ * pace of the consumer's copy; where the ring is small, the producer
+ * writes lines the consumer's core has just read and still holds, and on a
+ * Xeon of the Sapphire Rapids family under KVM that costs the stream most
+ * of its speed: 2 KiB records between two pinned processes (the probe in
+ * docs/performance.md, "Rings of 256 KiB") move 6 GB/s through rings up to
+ * 160 KiB and 16 GB/s through rings from 192 KiB; Halo's 2-rank bandwidth
+ * at 2 KiB 4.0 GB/s with 16 KiB or 128 KiB rings, 11 GB/s with 256 KiB.
+ * A ring's pages count only once its pair has claimed it, but then the
+ * whole ring is populated: with many ranks on a node, small rings keep
+ * that bounded (docs/performance.md, "Resources"). */
+size_t halo_shm_ring_bytes(int nlocal)
+{
+    long v = halo_cfg_get(&cfg_ring_bytes);
+    if (v >= 4096 && v <= (16l << 20) && (v & (v - 1)) == 0)
+        return (size_t)v;
+    static bool warned;
+    if (v != -1 && !warned) {
+        warned = true;
+        halo_warn("HALO_SHM_RING_BYTES=%ld is not a power of two from 4096 to 16777216; using the "
+                  "default", v);
+    }
+    return nlocal <= HALO_SHM_RING_LARGE_UPTO ? HALO_SHM_RING_LARGE : HALO_SHM_RING_SMALL;
+}
+
+static size_t ring_stride(size_t ring_bytes)
+{
+    return sizeof(shm_ring_t) + ring_bytes;
+}
+
 size_t halo_shm_seg_size(int nlocal)
 {
     size_t n = (size_t)nlocal;
@@ -92,7 +129,7 @@ size_t halo_shm_seg_size(int nlocal)
     off = (off + 4095) & ~(size_t)4095;
     off += n * HALO_SHM_NCELLS * cell_stride;
     off = (off + 4095) & ~(size_t)4095;
-    off += n * n * sizeof(shm_ring_t);
+    off += n * n * ring_stride(halo_shm_ring_bytes(nlocal));
     return off;
 }
 
@@ -104,6 +141,7 @@ void halo_shm_seg_format(void *base, int nlocal)
     seg->nlocal = (uint32_t)nlocal;
     seg->cell_stride = (uint32_t)ALIGN64(sizeof(shm_cell_t) + HALO_SHM_CELL_PAYLOAD);
     seg->size = halo_shm_seg_size(nlocal);
+    seg->ring_bytes = halo_shm_ring_bytes(nlocal);
     size_t off = 4096;
     seg->off_ranks = off;
     off += ALIGN64(n * sizeof(shm_rank_t));
@@ -172,7 +210,7 @@ uint64_t halo_shm_q_pop(char *base, shm_queue_t *q)
 static inline shm_ring_t *ring_of(int sender, int receiver)
 {
     return (shm_ring_t *)(shm.base + shm.seg->off_rings +
-                          ((size_t)sender * (size_t)shm.nlocal + (size_t)receiver) * sizeof(shm_ring_t));
+                          ((size_t)sender * (size_t)shm.nlocal + (size_t)receiver) * shm.ring_stride);
 }
 
 static inline uint64_t cell_off(int owner, int i)
@@ -310,6 +348,13 @@ static int seg_attach(void)
         }
     }
     shm.seg = (shm_seg_t *)shm.base;
+    if (shm.seg->size != size)
+        halo_fatal("the node's shared memory segment was laid out for rings of %llu bytes, this "
+                   "rank expects %zu: HALO_SHM_RING_BYTES must be the same on every rank",
+                   (unsigned long long)shm.seg->ring_bytes, halo_shm_ring_bytes(shm.nlocal));
+    shm.ring_bytes = shm.seg->ring_bytes;
+    shm.ring_mask = shm.ring_bytes - 1;
+    shm.ring_stride = ring_stride(shm.ring_bytes);
     /* The last rank to attach removes the name: from then on nothing can be
      * left behind in /dev/shm, whatever happens to the job. */
     if (atomic_fetch_add(&shm.seg->attached, 1) + 1 == (uint32_t)shm.nlocal)
@@ -467,7 +512,7 @@ int halo_shm_init(halo_pkt_handler_fn_t *handler)
     uint32_t rec_start = start > 0 && start < (long)UINT32_MAX ? (uint32_t)start : 0;
     for (int i = 0; i < shm.nlocal; i++) {
         shm.peers[i].tx = ring_of(shm.me, i);
-        shm.peers[i].cleared = HALO_SHM_RING_BYTES;  /* the ring's pages start zero */
+        shm.peers[i].cleared = shm.ring_bytes;  /* the ring's pages start zero */
         shm.peers[i].nrec = shm.peers[i].cnrec = rec_start;
     }
     shm.ring_senders = halo_calloc((size_t)shm.nlocal, sizeof(int));
@@ -549,7 +594,7 @@ static void ring_populate(shm_ring_t *ring, int write)
     long sz = sysconf(_SC_PAGESIZE);
     const uintptr_t pg = sz > 0 ? (uintptr_t)sz : 4096;
     uintptr_t a = (uintptr_t)ring & ~(pg - 1);
-    uintptr_t e = ((uintptr_t)(ring + 1) + pg - 1) & ~(pg - 1);
+    uintptr_t e = ((uintptr_t)ring + shm.ring_stride + pg - 1) & ~(pg - 1);
     (void)madvise((void *)a, e - a, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
 }
 
@@ -592,10 +637,19 @@ static inline int ring_claim(int peer)
 static void ring_clear(shm_peer_t *p, uint64_t upto)
 {
     for (uint64_t x = p->cleared; x < upto; x += HALO_CACHELINE)
-        atomic_store_explicit(&((shm_rec_t *)(p->tx->data + x % HALO_SHM_RING_BYTES))->rseq, 0,
+        atomic_store_explicit(&((shm_rec_t *)(p->tx->data + (x & shm.ring_mask)))->rseq, 0,
                               memory_order_relaxed);
     if (upto > p->cleared)
         p->cleared = upto;
+}
+
+/* Whether the consumer has taken every record of the ring. */
+static inline bool ring_drained(shm_peer_t *p, shm_ring_t *ring)
+{
+    if (p->tail_seen == p->head)
+        return true;
+    p->tail_seen = atomic_load_explicit(&ring->tail, memory_order_acquire);
+    return p->tail_seen == p->head;
 }
 
 /* How far past its last record the producer keeps the ring cleared. */
@@ -606,10 +660,22 @@ static int ring_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, s
 {
     shm_peer_t *p = &shm.peers[peer];
     shm_ring_t *ring = p->tx;
-    const uint64_t rb = HALO_SHM_RING_BYTES;
+    const uint64_t rb = shm.ring_bytes;
     size_t need = REC_BYTES(len);
-    uint64_t pos = p->head % rb;
-    size_t skip = (pos + need > rb) ? (size_t)(rb - pos) : 0;
+    uint64_t pos = p->head & (rb - 1);
+    size_t skip = 0;
+    if (pos + need > rb) {
+        skip = (size_t)(rb - pos);
+    } else if (((pos ^ (pos + need)) & ~(uint64_t)(HALO_SHM_RING_LAP - 1)) && rb > HALO_SHM_RING_LAP &&
+               ring_drained(p, ring)) {
+        /* Crossing into the next HALO_SHM_RING_LAP bytes with every record
+         * consumed: start again from the ring's start. Lines of the rest
+         * of this lap are never read now, and the next lap clears them
+         * before its records get there. */
+        skip = (size_t)(rb - pos);
+        if (p->cleared < p->head + skip)
+            p->cleared = p->head + skip;
+    }
     /* Room for the skip, the record, and the line after it, which must
      * read as empty when the record is published (the consumer looks
      * there next). */
@@ -635,6 +701,8 @@ static int ring_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, s
         pos = 0;
     }
     shm_rec_t *rec = (shm_rec_t *)(ring->data + pos);
+    if (pos + need > p->reach)
+        p->reach = pos + need;
     rec->len = (uint32_t)len;
     rec->seq = p->send_seq++;
     rec->kind = SHM_REC_PKT;
@@ -688,6 +756,20 @@ static __attribute__((noinline)) int cell_send(int peer, const halo_pkt_hdr_t *h
     }
     halo_shm_q_push(shm.base, &shm.ranks[peer].recvq, off);
     return HALO_TR_OK;
+}
+
+/* For the tests: how far into its ring toward local_rank this rank has
+ * written records since the last call (bytes from the ring's start; -1:
+ * no ring claimed toward it), and the ring's size. */
+long long halo_shm_ring_reach(int local_rank, long long *ring_bytes)
+{
+    *ring_bytes = (long long)shm.ring_bytes;
+    shm_peer_t *p = &shm.peers[local_rank];
+    if (p->ring <= 0)
+        return -1;
+    long long r = (long long)p->reach;
+    p->reach = 0;
+    return r;
 }
 
 size_t halo_shm_max_payload(void)
@@ -745,16 +827,16 @@ static int drain_ring(int peer, uint32_t stop_seq, int bounded)
 {
     shm_peer_t *p = &shm.peers[peer];
     shm_ring_t *ring = ring_of(peer, shm.me);
-    const uint64_t rb = HALO_SHM_RING_BYTES;
+    const uint64_t rb = shm.ring_bytes;
     int n = 0;
     for (;;) {
         if (bounded && p->recv_seq == stop_seq)
             break;
-        shm_rec_t *rec = (shm_rec_t *)(ring->data + p->ctail % rb);
+        shm_rec_t *rec = (shm_rec_t *)(ring->data + (p->ctail & (rb - 1)));
         if (atomic_load_explicit(&rec->rseq, memory_order_acquire) != rec_next(p->cnrec))
             break;
         if (rec->kind == SHM_REC_SKIP) {
-            p->ctail += rb - p->ctail % rb;
+            p->ctail += rb - (p->ctail & (rb - 1));
             p->cnrec = rec_next(p->cnrec);
             atomic_store_explicit(&ring->tail, p->ctail, memory_order_release);
             continue;

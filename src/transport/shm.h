@@ -23,7 +23,16 @@
 #include "transport/transport.h"
 
 #define HALO_SHM_MAGIC 0x68616c6f73686d31ull  /* "haloshm1" */
-#define HALO_SHM_RING_BYTES (16 * 1024)
+/* Bytes of each ring: large where few ranks share the node, small where
+ * many do (halo_shm_ring_bytes; HALO_SHM_RING_BYTES sets it). */
+#define HALO_SHM_RING_SMALL (16 * 1024)
+#define HALO_SHM_RING_LARGE (256 * 1024)
+#define HALO_SHM_RING_LARGE_UPTO 16           /* ranks on the node that get large rings */
+/* A producer whose records have all been consumed when it crosses into
+ * the next HALO_SHM_RING_LAP bytes of a larger ring starts again from the
+ * ring's start: a pair that waits for each message keeps to the ring's
+ * first lines, a stream runs through all of it (shm.c, ring_send). */
+#define HALO_SHM_RING_LAP HALO_SHM_RING_SMALL
 #define HALO_SHM_RING_MAX 2048                /* payload bytes of one ring record */
 #define HALO_SHM_RING_CAP 64                  /* rings per receiver */
 #define HALO_SHM_NCELLS 32                    /* cells per rank */
@@ -73,9 +82,10 @@ typedef struct shm_rank {
     _Atomic int32_t ring_epoch;
 } shm_rank_t;
 
+/* A ring: its tail's line, then seg->ring_bytes of records. */
 typedef struct shm_ring {
     _Atomic uint64_t tail HALO_ALIGNED(HALO_CACHELINE);  /* bytes consumed (consumer writes) */
-    char data[HALO_SHM_RING_BYTES] HALO_ALIGNED(HALO_CACHELINE);
+    char data[] HALO_ALIGNED(HALO_CACHELINE);
 } shm_ring_t;
 
 typedef struct shm_seg {
@@ -83,11 +93,13 @@ typedef struct shm_seg {
     uint32_t nlocal;
     uint32_t cell_stride;
     uint64_t size;
+    uint64_t ring_bytes;     /* bytes of each ring's records, a power of two */
     uint64_t off_ranks, off_bitmaps, off_cells, off_rings;
     _Atomic uint32_t attached;
 } shm_seg_t;
 
 /* Layout helpers (used by the unit tests to build a segment in memory). */
+size_t halo_shm_ring_bytes(int nlocal);
 size_t halo_shm_seg_size(int nlocal);
 void halo_shm_seg_format(void *base, int nlocal);
 

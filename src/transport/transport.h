@@ -145,6 +145,10 @@ int halo_tr_single_copy_ok(int world);
 /* Whether this peer and this process are both bound to one and the same
  * CPU (then neither copies while the other runs). */
 int halo_tr_shares_cpu(int world);
+/* For the tests: how far this process's records reached into its ring
+ * toward `world` since the last call, bytes from the ring's start (-1: no
+ * ring toward it); the ring's size in *ring_bytes. */
+long long halo_tr_ring_reach(int world, long long *ring_bytes);
 /* Whether every rank of this node may read and write the others' memory
  * directly (halo_tr_read, halo_tr_write), as far as can be told before
  * trying: the same answer on every rank of the node (transport/shm.c;

@@ -13,6 +13,13 @@
  *               to the cells, then drains everything (order must hold);
  *   "pingpong": messages go back and forth, the receiver answering each
  *               one with a message of another random size.
+ * Rings larger than 16 KiB (the default where few ranks share the node)
+ * are used whole only while the consumer lags: the test asks the library
+ * how far each rank's records reached into its ring (halo_tool_ring_reach)
+ * and checks that the burst ran to the ring's end, and that ping-pong,
+ * where every record is consumed before the next is written, kept to the
+ * first 16 KiB once its first crossing of a 16 KiB boundary took it back
+ * to the start.
  * Argument: messages per phase (default 20000). */
 #include "mpitest.h"
 
@@ -20,6 +27,10 @@
 
 #define MAXLEN 2048
 #define TAG 11
+#define LAP 16384        /* HALO_SHM_RING_LAP */
+#define REC_MAX 2176     /* the largest record: header and 2 KiB, in lines */
+
+long long halo_tool_ring_reach(int world, long long *ring_bytes);
 
 static uint32_t lcg(uint32_t *s)
 {
@@ -106,11 +117,23 @@ int main(int argc, char **argv)
                 one_way(sender, partner, buf, i, len_of(2, i), "burst");
         }
 
+        long long rb = 0, reach = halo_tool_ring_reach(partner, &rb);
+        if (sender && rb > LAP && reach >= 0 && nmsg >= 2000)
+            CHECK(reach > rb - 2 * REC_MAX,
+                  "burst: records reached byte %lld of a %lld-byte ring, not its end", reach, rb);
+
         /* ping-pong, a different size each way */
+        int settled = nmsg / 4;   /* by then each side has crossed a 16 KiB boundary */
         for (int i = 0; i < nmsg; i++) {
+            if (i == settled)
+                (void)halo_tool_ring_reach(partner, &rb);
             one_way(sender, partner, buf, i, len_of(3, i), "pingpong");
             one_way(!sender, partner, buf, i, len_of(4, i), "pingpong reply");
         }
+        reach = halo_tool_ring_reach(partner, &rb);
+        if (rb > LAP && reach >= 0 && nmsg >= 2000)
+            CHECK(reach <= LAP, "pingpong: records reached byte %lld of a %lld-byte ring, beyond the "
+                  "first %d bytes", reach, rb, LAP);
     }
     free(buf);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
