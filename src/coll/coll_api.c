@@ -766,16 +766,32 @@ static bool strict_persistent_order(const halo_comm_t *c)
  * type; Alltoallw's type arrays included) on a communicator with state of
  * its own. The count, displacement and type arrays significant at this
  * rank are kept and compared entry by entry, since they may change under
- * the same address. */
+ * the same address: p entries each, or for the neighborhood collectives
+ * an entry per destination (send arrays) and per source (receive arrays)
+ * of the communicator's topology, which never changes. */
 #define KEEP_MAX 4
+
+/* Entries of a call's send arrays (scounts, sdispls, stypes) and of its
+ * receive arrays. */
+typedef struct {
+    int s, r;
+} arr_len_t;
+
+static arr_len_t arr_len(const halo_comm_t *c, int kind)
+{
+    arr_len_t n = {c->size, c->size};
+    if (halo_coll_is_neighbor(kind) && c->topo && !c->is_inter)
+        halo_topo_degrees((halo_comm_t *)c, &n.r, &n.s);
+    return n;
+}
 
 typedef struct kept {
     coll_args_t a;
     halo_sched_t *s;
     halo_sched_prog_t *prog;   /* s compiled (halo_sched_compile), or NULL */
-    int64_t *arrays;   /* a's arrays, p entries each, in the order scounts,
-                        * sdispls, rcounts, rdispls, stypes, rtypes (absent
-                        * ones skipped) */
+    int64_t *arrays;   /* a's arrays (arr_len entries each) in the order
+                        * scounts, sdispls, rcounts, rdispls, stypes, rtypes
+                        * (absent ones skipped) */
 } kept_t;
 
 typedef struct halo_coll_keep {
@@ -805,36 +821,37 @@ static bool predef_types(const MPI_Datatype *v, int p)
  * a kept call compares all of them. */
 static bool keepable(const coll_args_t *a, const halo_comm_t *c)
 {
-    if (c->is_inter || c->coll_tag_fixed || halo_coll_is_neighbor(a->kind))
+    if (c->is_inter || c->coll_tag_fixed)
         return false;
-    if (a->kind == HALO_COLL_ALLTOALLW && !(predef_types(a->stypes, c->size) && predef_types(a->rtypes, c->size)))
+    arr_len_t n = arr_len(c, a->kind);
+    if (!(predef_types(a->stypes, n.s) && predef_types(a->rtypes, n.r)))
         return false;
     return predef(a->stype) && predef(a->rtype) && predef(a->type) && predef(a->op);
 }
 
-/* Calls f on each of a's count, displacement and type arrays that is
- * present, in the order of kept_t's copies. */
-#define FOR_ARRAYS(a, f)                                                                                   \
+/* Calls f(array, entries) on each of a's count, displacement and type
+ * arrays that is present, in the order of kept_t's copies. */
+#define FOR_ARRAYS(a, n, f)                                                                                \
     do {                                                                                                  \
         if ((a)->scounts)                                                                                 \
-            f((a)->scounts);                                                                              \
+            f((a)->scounts, (n).s);                                                                       \
         if ((a)->sdispls)                                                                                 \
-            f((a)->sdispls);                                                                              \
+            f((a)->sdispls, (n).s);                                                                       \
         if ((a)->rcounts)                                                                                 \
-            f((a)->rcounts);                                                                              \
+            f((a)->rcounts, (n).r);                                                                       \
         if ((a)->rdispls)                                                                                 \
-            f((a)->rdispls);                                                                              \
+            f((a)->rdispls, (n).r);                                                                       \
         if ((a)->stypes)                                                                                  \
-            f((a)->stypes);                                                                               \
+            f((a)->stypes, (n).s);                                                                        \
         if ((a)->rtypes)                                                                                  \
-            f((a)->rtypes);                                                                               \
+            f((a)->rtypes, (n).r);                                                                        \
     } while (0)
 
 /* An array entry as kept: counts and displacements by value, predefined
  * types by handle. */
 #define KEY(v) _Generic((v), MPI_Datatype: (int64_t)(intptr_t)(v), default: (int64_t)(v))
 
-static bool same_args(const kept_t *k, const coll_args_t *y, int p)
+static bool same_args(const kept_t *k, const coll_args_t *y, arr_len_t n)
 {
     /* Every field up to the arrays (halo_coll_args_t has no padding), then
      * which arrays are there and their contents: a caller may fill a new
@@ -849,13 +866,13 @@ static bool same_args(const kept_t *k, const coll_args_t *y, int p)
         return false;
     const int64_t *kv = k->arrays;
     bool same = true;
-#define SAME(arr)                                                                                          \
+#define SAME(arr, p)                                                                                       \
     do {                                                                                                  \
-        for (int i = 0; i < p && same; i++)                                                               \
+        for (int i = 0; i < (p) && same; i++)                                                             \
             same = kv[i] == KEY((arr)[i]);                                                                \
-        kv += p;                                                                                          \
+        kv += (p);                                                                                        \
     } while (0)
-    FOR_ARRAYS(y, SAME);
+    FOR_ARRAYS(y, n, SAME);
 #undef SAME
     return same;
 }
@@ -869,10 +886,11 @@ static kept_t *keep_find(halo_comm_t *c, const coll_args_t *a)
     /* The entry this kind found last first: a loop of Barrier and Bcast
      * finds each at once. */
     int hint = k->last[a->kind] - 1;
-    if (hint >= 0 && k->e[hint].s && same_args(&k->e[hint], a, c->size))
+    arr_len_t n = arr_len(c, a->kind);
+    if (hint >= 0 && k->e[hint].s && same_args(&k->e[hint], a, n))
         return &k->e[hint];
     for (int i = 0; i < k->n; i++)
-        if (i != hint && k->e[i].s && same_args(&k->e[i], a, c->size)) {
+        if (i != hint && k->e[i].s && same_args(&k->e[i], a, n)) {
             k->last[a->kind] = (int8_t)(i + 1);
             return &k->e[i];
         }
@@ -919,21 +937,23 @@ static void keep_put(halo_comm_t *c, const coll_args_t *a, halo_sched_t *s)
     e->s = s;
     free(e->prog);
     e->prog = halo_sched_compile(s);
-    int p = c->size, narr = 0;
-#define COUNT(arr) narr++
-    FOR_ARRAYS(a, COUNT);
+    arr_len_t n = arr_len(c, a->kind);
+    size_t entries = 0;
+    int narr = 0;
+#define COUNT(arr, p) (narr++, entries += (size_t)(p))
+    FOR_ARRAYS(a, n, COUNT);
 #undef COUNT
     free(e->arrays);
     e->arrays = NULL;
     if (narr) {
-        int64_t *kv = e->arrays = halo_malloc((size_t)narr * (size_t)p * sizeof(int64_t));
-#define COPY(arr)                                                                                          \
+        int64_t *kv = e->arrays = halo_malloc((entries ? entries : 1) * sizeof(int64_t));
+#define COPY(arr, p)                                                                                       \
     do {                                                                                                  \
-        for (int i = 0; i < p; i++)                                                                       \
+        for (int i = 0; i < (p); i++)                                                                     \
             kv[i] = KEY((arr)[i]);                                                                        \
-        kv += p;                                                                                          \
+        kv += (p);                                                                                        \
     } while (0)
-        FOR_ARRAYS(a, COPY);
+        FOR_ARRAYS(a, n, COPY);
 #undef COPY
     }
 }

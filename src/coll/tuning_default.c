@@ -20,7 +20,13 @@
  * linear one, whose receivers all read the message at once straight from
  * the root's buffer (CMA; 4 MiB at 8 ranks 676 us against 1534 for the
  * binomial tree, whose levels copy in turn, and 1990 through the slots,
- * whose chunks need every rank scheduled in turn). Allgather(v) of
+ * whose chunks need every rank scheduled in turn). Gather through the
+ * slots while a block fits one slot (64K), then linear, the root reading
+ * each block once (forced, two alternations, 96K and 128K blocks: 3 ranks
+ * 8.9-9.5/10.6-10.9 us against 14.2-14.8/17.8-17.9 through the slots, 4
+ * ranks 13.4-15.2/15.9-17.3 against 20.6-20.7/26.0-27.5, 8 ranks
+ * 27.6-31.3/37.9-45.1 against 43.1-45.8/64.8-65.9, 16 ranks 88-91/121-124
+ * against 123-128/160-162; at 64K the slots win everywhere). Allgather(v) of
  * blocks above 128K with fewer than 8 ranks: linear, every block read
  * once from its owner (4 ranks, 1 MiB blocks: 555 us against 796 for
  * the ring); at 2 ranks from 64K (64 KiB: 9.7-11.6 us against 11.8-15.3
@@ -168,7 +174,7 @@ const char halo_coll_tuning_default[] =
     "  \"gather\": [\n"
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"linear\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 32768, \"algorithm\": \"shm\"},\n"
-    "    {\"comm_size_min\": 3, \"msg_size_max\": 131072, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 3, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"algorithm\": \"linear\"}\n"
     "  ],\n"
     "  \"gatherv\": [\n"

@@ -20,7 +20,12 @@
  * - a call with a bad root between kept ones fails with MPI_ERR_ROOT and
  *   the next ones still work;
  * - a duplicated communicator freed with schedules kept (no leak under the
- *   sanitizers).
+ *   sanitizers);
+ * - Neighbor_alltoallv and Neighbor_allgather on a distributed graph where
+ *   rank 0 sends to more neighbors than there are ranks (2p - 1 edges,
+ *   some to the same rank): its send counts alternate in place between
+ *   two patterns that differ only in an entry past the first p, so a
+ *   kept schedule compared on p entries would send the wrong count.
  * Every rank checks every element against a value computed locally. */
 #include <stdbool.h>
 
@@ -334,6 +339,99 @@ static void error_between(MPI_Comm comm)
     }
 }
 
+/* Edges of the graph: every rank to the next; rank 0 also twice to every
+ * other rank. dests and sources in the order given to the topology. */
+static int graph_dests(int r, int *d)
+{
+    int n = 0;
+    d[n++] = (r + 1) % size;
+    if (r == 0)
+        for (int k = 0; k < 2; k++)
+            for (int q = 1; q < size; q++)
+                d[n++] = q;
+    return n;
+}
+
+static int graph_sources(int r, int *s)
+{
+    int n = 0;
+    s[n++] = (r + size - 1) % size;
+    if (r != 0) {
+        s[n++] = 0;
+        s[n++] = 0;
+    }
+    return n;
+}
+
+/* Elements on the o-th edge from s to d (o counts earlier edges between
+ * the two), in round it: the o = 1 edge from 0 to p - 1, rank 0's last,
+ * changes with the round's parity. */
+static int edge_count(int s, int d, int o, int it)
+{
+    return 1 + (s + d + o) % 3 + (s == 0 && d == size - 1 && o == 1 ? (it % 2) * 4 : 0);
+}
+
+static int edge_val(int s, int d, int o, int it, int e)
+{
+    return 100000 * (it + 1) + 1000 * s + 100 * d + 10 * o + e;
+}
+
+/* The occurrence of v[i] among v[0..i]. */
+static int occurrence(const int *v, int i)
+{
+    int o = 0;
+    for (int k = 0; k < i; k++)
+        o += v[k] == v[i];
+    return o;
+}
+
+static void neighbor_rounds(void)
+{
+    if (size < 2)
+        return;
+    int dests[130], sources[3];
+    int out = graph_dests(rank, dests), in = graph_sources(rank, sources);
+    MPI_Comm g;
+    MPI_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, in, sources, MPI_UNWEIGHTED, out, dests,
+                                          MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &g));
+    enum { SLOT = 8 };
+    int sc[130], sd[130], rc[3], rd[3], sbuf[130 * SLOT], rbuf[3 * SLOT];
+    for (int j = 0; j < out; j++)
+        sd[j] = j * SLOT;
+    for (int i = 0; i < in; i++)
+        rd[i] = i * SLOT;
+    for (int it = 0; it < 30; it++) {
+        /* The same arrays every round, their contents changed in place. */
+        for (int j = 0; j < out; j++) {
+            int o = occurrence(dests, j);
+            sc[j] = edge_count(rank, dests[j], o, it);
+            for (int e = 0; e < sc[j]; e++)
+                sbuf[sd[j] + e] = edge_val(rank, dests[j], o, it, e);
+        }
+        for (int i = 0; i < in; i++)
+            rc[i] = edge_count(sources[i], rank, occurrence(sources, i), it);
+        for (int k = 0; k < 3 * SLOT; k++)
+            rbuf[k] = -1;
+        MPI_OK(MPI_Neighbor_alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc, rd, MPI_INT, g));
+        for (int i = 0; i < in; i++) {
+            int o = occurrence(sources, i);
+            for (int e = 0; e < SLOT; e++) {
+                int want = e < rc[i] ? edge_val(sources[i], rank, o, it, e) : -1;
+                CHECK(rbuf[rd[i] + e] == want, "neighbor_alltoallv round %d: block %d (from %d) element %d "
+                      "is %d, expected %d", it, i, sources[i], e, rbuf[rd[i] + e], want);
+            }
+        }
+        /* Allgather: the same block to every destination. */
+        int mine[2] = {edge_val(rank, 0, 0, it, 0), it}, got[6];
+        MPI_OK(MPI_Neighbor_allgather(mine, 2, MPI_INT, got, 2, MPI_INT, g));
+        for (int i = 0; i < in; i++)
+            CHECK(got[2 * i] == edge_val(sources[i], 0, 0, it, 0) && got[2 * i + 1] == it,
+                  "neighbor_allgather round %d: block %d (from %d) is %d %d", it, i, sources[i], got[2 * i],
+                  got[2 * i + 1]);
+    }
+    MPI_OK(MPI_Comm_free(&g));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -348,6 +446,7 @@ int main(int argc, char **argv)
     counts_rounds(MPI_COMM_WORLD);
     rooted_counts_rounds(MPI_COMM_WORLD);
     typed_rounds(MPI_COMM_WORLD);
+    neighbor_rounds();
     for (int k = 0; k < 3; k++) {
         MPI_Comm d;
         MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));

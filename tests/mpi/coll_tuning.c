@@ -177,6 +177,8 @@ int main(int argc, char **argv)
     expect("scatter", 4, 65536, 1, "linear");
     expect("gather", 4, 65536, 1, "shm");
     expect("gather", 8, 65536, 1, "shm");
+    expect("gather", 3, 98304, 1, "linear");
+    expect("gather", 16, 131072, 1, "linear");
     expect("gather", 8, 1 << 20, 1, "linear");
     expect("allgather", 4, 64, 1, "shm");
     expect("allgather", 2, 16384, 1, "shm");
