@@ -122,16 +122,22 @@ static int check_counts(int p, const MPI_Count *n, const char *arg)
     return MPI_SUCCESS;
 }
 
+/* The entry's name ("sendtypes[3]") is only made for the message of an
+ * entry that fails: formatting it for every entry cost a small Alltoallw
+ * a fifth of its time. */
 static int check_types(int p, const MPI_Datatype *t, const char *arg)
 {
-    char name[48];
     if (!t && p > 0)
         return halo_err(MPI_ERR_TYPE, "(%s=NULL): an array of datatypes is required", arg);
     for (int i = 0; i < p; i++) {
+        if (t[i] != MPI_DATATYPE_NULL) {
+            const halo_dtype_t *dt = halo_dtype_get(t[i]);
+            if (dt && (dt->flags & HALO_DT_COMMITTED))
+                continue;
+        }
+        char name[48];
         snprintf(name, sizeof name, "%s[%d]", arg, i);
-        int rc = check_type(t[i], name);
-        if (rc)
-            return rc;
+        return check_type(t[i], name);
     }
     return MPI_SUCCESS;
 }

@@ -330,11 +330,16 @@ int halo_api_pready_list(int length, const int array_of_partitions[], MPI_Reques
      * error changes nothing. */
     uint8_t *seen = halo_calloc((size_t)pt->partitions, 1);
     for (int i = 0; i < length && rc == MPI_SUCCESS; i++) {
+        int p = array_of_partitions[i];
+        if (p >= 0 && p < pt->partitions && !pt->ready[p] && !seen[p]) {
+            seen[p] = 1;
+            continue;
+        }
+        /* The argument's name is made only for the message. */
         char arg[48];
         snprintf(arg, sizeof arg, "array_of_partitions[%d]", i);
-        int p = array_of_partitions[i];
         rc = check_partition(pt, p, arg);
-        if (rc == MPI_SUCCESS && seen[p]++)
+        if (rc == MPI_SUCCESS)
             rc = halo_err(MPI_ERR_ARG, "(%s=%d): listed twice", arg, p);
     }
     free(seen);

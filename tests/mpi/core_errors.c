@@ -454,6 +454,20 @@ static void test_default_and_return(void)
     expect_class(rc, MPI_ERR_BUFFER, "MPI_Alltoallv(sendbuf=recvbuf)");
     rc = MPI_Ialltoallw(ab, cnt, wdsp, w, (char *)ab + 2, cnt, wdsp, w, MPI_COMM_WORLD, &areq);
     expect_class(rc, MPI_ERR_BUFFER, "MPI_Ialltoallw(overlapping buffers)");
+    /* A bad entry of a type array is named with its index. */
+    if (size > 1) {
+        int wb[64];
+        MPI_Datatype bad[64];
+        for (int i = 0; i < size; i++)
+            bad[i] = i == size - 1 ? MPI_DATATYPE_NULL : MPI_INT;
+        rc = MPI_Alltoallw(ab, cnt, wdsp, bad, wb, cnt, wdsp, w, MPI_COMM_WORLD);
+        expect_class(rc, MPI_ERR_TYPE, "MPI_Alltoallw(sendtypes[p-1]=MPI_DATATYPE_NULL)");
+        char msg[MPI_MAX_ERROR_STRING], want[64];
+        int len = 0;
+        MPI_OK(MPI_Error_string(rc, msg, &len));
+        snprintf(want, sizeof want, "sendtypes[%d]=MPI_DATATYPE_NULL", size - 1);
+        CHECK(strstr(msg, want) != NULL, "MPI_Alltoallw's message does not name %s: %s", want, msg);
+    }
     rc = MPI_Allreduce(ab + 1, ab, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     expect_class(rc, MPI_ERR_BUFFER, "MPI_Allreduce(sendbuf = recvbuf + 1)");
     rc = MPI_Scan(ab, ab + 1, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -270,7 +270,19 @@ static void part_errors(void)
     expect_class(MPI_Pready_range(2, 1, s), MPI_ERR_ARG, "Pready_range(2, 1)");
     expect_class(MPI_Pready_range(0, 3, s), MPI_ERR_ARG, "Pready_range over a ready partition");
     int dup[2] = {2, 2};
-    expect_class(MPI_Pready_list(2, dup, s), MPI_ERR_ARG, "Pready_list with a partition twice");
+    int rc = MPI_Pready_list(2, dup, s);
+    expect_class(rc, MPI_ERR_ARG, "Pready_list with a partition twice");
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_OK(MPI_Error_string(rc, msg, &len));
+    CHECK(strstr(msg, "array_of_partitions[1]=2): listed twice") != NULL,
+          "Pready_list's message does not name the second entry: %s", msg);
+    int beyond[3] = {0, 2, 9};
+    rc = MPI_Pready_list(3, beyond, s);
+    expect_class(rc, MPI_ERR_ARG, "Pready_list with partition 9 of 4");
+    MPI_OK(MPI_Error_string(rc, msg, &len));
+    CHECK(strstr(msg, "array_of_partitions[2]=9") != NULL, "Pready_list's message does not name entry 2: %s",
+          msg);
     /* The failed calls changed nothing: three partitions are still to go. */
     int rest[3] = {3, 0, 2};
     MPI_OK(MPI_Pready_list(3, rest, s));
