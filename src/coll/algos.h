@@ -74,6 +74,13 @@ typedef int halo_coll_build_fn_t(const halo_coll_args_t *a, halo_comm_t *c, halo
 
 /* ---------------------------------------------------------------- helpers (coll_util.c) */
 
+/* Whether a root sending `receivers` ranks blocks of `bytes` each sends
+ * them by rendezvous (halo_sched_send_rdv) rather than eagerly: where
+ * ranks outnumber the cores, an eager fan-out has the root copy every
+ * block into the transport while its receivers wait their turn for the
+ * CPU, and a rendezvous has each receiver copy its own. */
+bool halo_coll_fanout_rdv(MPI_Count bytes, int receivers);
+
 static inline int halo_pof2_floor(int p)
 {
     int q = 1;

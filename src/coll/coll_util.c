@@ -5,6 +5,8 @@
 #include "coll/algos.h"
 
 #include "core/config.h"
+#include "progress/progress.h"
+#include "transport/transport.h"
 
 HALO_CFG_INT(cfg_scratch_max, "HALO_COLL_SCRATCH_MAX", 64L << 20,
              "scratch in bytes above which an in-place Alltoall swaps its blocks pair by pair in "
@@ -13,6 +15,20 @@ HALO_CFG_INT(cfg_scratch_max, "HALO_COLL_SCRATCH_MAX", 64L << 20,
 MPI_Count halo_coll_scratch_max(void)
 {
     return (MPI_Count)halo_cfg_get(&cfg_scratch_max);
+}
+
+/* Measured with Scatter by messages forced (HALO_SCATTER_ALGORITHM=linear,
+ * the eager limit lowered to 2 KiB as the stand-in, two alternations, us):
+ * 8 ranks on 2 cores, 4/8/16 KiB blocks 2.7-2.9/3.1/3.6-3.7 against
+ * 3.1-4.6/4.8-5.4/6.1-6.4 eager; 4 ranks 2.1/2.3-2.4/2.8-2.9 against
+ * 1.4-1.6/2.1-2.3/3.0-3.5 (then, default build against before, five rounds:
+ * 4 ranks 8 KiB 2.43 against 2.17, 16 KiB 2.93 against 3.32): above 24 KiB
+ * in all. */
+bool halo_coll_fanout_rdv(MPI_Count bytes, int receivers)
+{
+    /* Without single-copy reads a rendezvous pushes through the same cells
+     * after a round trip: eager is better then. */
+    return halo_progress_oversubscribed() && bytes >= 4096 && bytes * receivers > 24576 && halo_tr_cma_node();
 }
 
 halo_bref_t halo_sched_span(halo_sched_t **s_p, MPI_Count count, MPI_Datatype type)

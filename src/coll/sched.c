@@ -170,6 +170,13 @@ void halo_sched_send(halo_sched_t **s_p, int round, halo_bref_t buf, MPI_Count c
     st->peer = (*s_p)->peer_map ? (*s_p)->peer_map[peer] : peer;
 }
 
+void halo_sched_send_rdv(halo_sched_t **s_p, int round, halo_bref_t buf, MPI_Count count,
+                         MPI_Datatype type, int peer)
+{
+    halo_sched_send(s_p, round, buf, count, type, peer);
+    (*s_p)->steps[(*s_p)->nsteps - 1].rdv = 1;
+}
+
 void halo_sched_recv(halo_sched_t **s_p, int round, halo_bref_t buf, MPI_Count count,
                      MPI_Datatype type, int peer)
 {
@@ -612,7 +619,7 @@ static void sched_advance(halo_sched_t *s)
             int rc;
             if (st->kind == HALO_STEP_SEND)
                 rc = halo_isend(resolve(s, st, st->a), st->count, halo_dtype_ptr(st->type), st->peer,
-                                s->tag, comm, s->ctx, HALO_MODE_STANDARD, &r);
+                                s->tag, comm, s->ctx, st->rdv ? HALO_MODE_RDV : HALO_MODE_STANDARD, &r);
             else if (st->kind == HALO_STEP_RECV)
                 rc = (st->consumed ? halo_irecv_consumed : halo_irecv)(resolve(s, st, st->a), st->count,
                                                                        halo_dtype_ptr(st->type), st->peer,

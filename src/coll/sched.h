@@ -83,6 +83,7 @@ typedef struct halo_step {
     int64_t flat, off_a, off_b;
     int32_t kernel;
     int32_t consumed;   /* RECV: a later REDUCE of this rank reads the buffer */
+    int32_t rdv;        /* SEND: by rendezvous whatever its size (halo_sched_send_rdv) */
 } halo_step_t;
 
 /* A shared-memory flag wait: checked before anything of its round runs
@@ -171,6 +172,12 @@ static inline int32_t halo_seq_tag(uint64_t seq)
 void halo_sched_renumber(halo_sched_t *s);
 /* Reserves scratch bytes; returns their offset (64-byte aligned). */
 int64_t halo_sched_scratch(halo_sched_t **s_p, uint64_t bytes);
+/* A send whose data goes by rendezvous even below the eager limit
+ * (HALO_MODE_RDV): for a root that sends blocks to many ranks sharing the
+ * CPUs, each receiver then copies its own block, where an eager send has
+ * the root copy them all into the transport first. */
+void halo_sched_send_rdv(halo_sched_t **s_p, int round, halo_bref_t buf, MPI_Count count,
+                         MPI_Datatype type, int peer);
 void halo_sched_send(halo_sched_t **s_p, int round, halo_bref_t buf, MPI_Count count,
                      MPI_Datatype type, int peer);
 void halo_sched_recv(halo_sched_t **s_p, int round, halo_bref_t buf, MPI_Count count,

@@ -99,8 +99,8 @@ static int scatter_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t *
     bool sends = false;
     for (int j = 0; msg && j < nm; j++)
         if (msg[j]) {
-            halo_sched_send(s_p, (int)rounds, halo_addr((const char *)a->sbuf + SDISPL(j) * sext), SCOUNT(j),
-                            a->stype, j);
+            (halo_coll_fanout_rdv(SCOUNT(j) * ssize, nm - 1) ? halo_sched_send_rdv : halo_sched_send)(
+                s_p, (int)rounds, halo_addr((const char *)a->sbuf + SDISPL(j) * sext), SCOUNT(j), a->stype, j);
             sends = true;
         }
     /* Scatterv: the root's own block is copied after its messages are

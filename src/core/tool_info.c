@@ -66,3 +66,17 @@ HALO_EXPORT long long halo_tool_ring_reach(int world, long long *ring_bytes)
     *ring_bytes = 0;
     return world >= 0 && world < halo_world.size ? halo_tr_ring_reach(world, ring_bytes) : -1;
 }
+
+/* How many sends this process has started by rendezvous (the others went
+ * eagerly), so that a test can tell which way a message went. */
+HALO_EXPORT long long halo_tool_rdv_sends(void)
+{
+    return halo_pt2pt_rdv_sends();
+}
+
+/* Whether every rank of this node reads the others' memory in one copy
+ * (process_vm_readv allowed and not turned off by HALO_CMA=0). */
+HALO_EXPORT int halo_tool_cma_node(void)
+{
+    return halo_tr_cma_node();
+}

@@ -47,6 +47,7 @@ HALO_CFG_INT(cfg_stagger_min, "HALO_STAGGER_MIN", 262144,
 static long split_min;   /* set at halo_pt2pt_init */
 static long stagger_min;
 static MPI_Count last_read_first;   /* halo_pt2pt_last_read_first */
+static long long rdv_sends;         /* halo_pt2pt_rdv_sends */
 
 static long split_min_default(void)
 {
@@ -390,7 +391,7 @@ static int send_start(halo_request_t *r)
     r->send_state = HALO_SEND_QUEUED;
     halo_pkt_hdr_t h = {.ctx = r->ctx, .src = comm->rank, .tag = r->tag,
                         .bytes = (uint64_t)r->bytes, .sreq = (uint64_t)(uintptr_t)r};
-    if ((size_t)r->bytes <= halo_tr_eager_max(r->peer_world)) {
+    if ((size_t)r->bytes <= halo_tr_eager_max(r->peer_world) && (r->mode != HALO_MODE_RDV || r->bytes == 0)) {
         h.type = HALO_PKT_EAGER;
         if (r->mode == HALO_MODE_SYNC)
             h.flags = HALO_PKT_F_SYNC;
@@ -422,6 +423,7 @@ static int send_start(halo_request_t *r)
             h.aux = (uint64_t)(uintptr_t)r->pack_buf;
         }
         h.flags |= (uint8_t)(rdv_reader(h.aux, r->peer_world) << HALO_PKT_READER_SHIFT);
+        rdv_sends++;
         r->rdv_counted = 1;
         rdv_out[r->peer_world]++;
         rdv_out_total++;
@@ -960,6 +962,11 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
 long long halo_pt2pt_last_read_first(void)
 {
     return (long long)last_read_first;
+}
+
+long long halo_pt2pt_rdv_sends(void)
+{
+    return rdv_sends;
 }
 
 void halo_req_init(void);

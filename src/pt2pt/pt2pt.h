@@ -34,6 +34,10 @@ typedef enum halo_send_mode {
     HALO_MODE_SYNC,
     HALO_MODE_READY,
     HALO_MODE_BUFFERED,
+    /* Standard mode whose data always goes by rendezvous, however small:
+     * a collective's root sending blocks to many receivers that share the
+     * CPUs lets each receiver copy its own (coll/sched.h, halo_sched_send_rdv). */
+    HALO_MODE_RDV,
 } halo_send_mode_t;
 
 /* Where a send stands in its protocol. */
@@ -159,6 +163,8 @@ void halo_pt2pt_finalize(void);
 /* Packed byte at which this process's last single-copy read of a
  * rendezvous message began (0: in order; see rdv_reader in protocol.c). */
 long long halo_pt2pt_last_read_first(void);
+/* Sends this process has started by rendezvous (an RTS), for the tests. */
+long long halo_pt2pt_rdv_sends(void);
 
 static inline halo_request_t *halo_req_ptr(MPI_Request r)
 {
