@@ -137,7 +137,9 @@ static int check_types(int p, const MPI_Datatype *t, const char *arg)
         }
         char name[48];
         snprintf(name, sizeof name, "%s[%d]", arg, i);
-        return check_type(t[i], name);
+        int rc = check_type(t[i], name);
+        if (rc)
+            return rc;
     }
     return MPI_SUCCESS;
 }
