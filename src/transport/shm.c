@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -98,7 +99,8 @@ HALO_CFG_INT(cfg_ring_bytes, "HALO_SHM_RING_BYTES", -1,
  * at 2 KiB 4.0 GB/s with 16 KiB or 128 KiB rings, 11 GB/s with 256 KiB.
  * A ring's pages count only once its pair has claimed it, but then the
  * whole ring is populated: with many ranks on a node, small rings keep
- * that bounded (docs/performance.md, "Resources"). */
+ * that bounded (docs/performance.md, "Resources"), and the node's first
+ * rank also takes small ones where /dev/shm is short (halo_shm_create). */
 size_t halo_shm_ring_bytes(int nlocal)
 {
     long v = halo_cfg_get(&cfg_ring_bytes);
@@ -118,7 +120,7 @@ static size_t ring_stride(size_t ring_bytes)
     return sizeof(shm_ring_t) + ring_bytes;
 }
 
-size_t halo_shm_seg_size(int nlocal)
+static size_t seg_size_rings(int nlocal, size_t ring_bytes)
 {
     size_t n = (size_t)nlocal;
     size_t words = (n + 63) / 64;
@@ -129,19 +131,31 @@ size_t halo_shm_seg_size(int nlocal)
     off = (off + 4095) & ~(size_t)4095;
     off += n * HALO_SHM_NCELLS * cell_stride;
     off = (off + 4095) & ~(size_t)4095;
-    off += n * n * ring_stride(halo_shm_ring_bytes(nlocal));
+    off += n * n * ring_stride(ring_bytes);
     return off;
 }
 
+size_t halo_shm_seg_size(int nlocal)
+{
+    return seg_size_rings(nlocal, halo_shm_ring_bytes(nlocal));
+}
+
+static void seg_format_rings(void *base, int nlocal, size_t ring_bytes);
+
 void halo_shm_seg_format(void *base, int nlocal)
+{
+    seg_format_rings(base, nlocal, halo_shm_ring_bytes(nlocal));
+}
+
+static void seg_format_rings(void *base, int nlocal, size_t ring_bytes)
 {
     size_t n = (size_t)nlocal;
     size_t words = (n + 63) / 64;
     shm_seg_t *seg = base;
     seg->nlocal = (uint32_t)nlocal;
     seg->cell_stride = (uint32_t)ALIGN64(sizeof(shm_cell_t) + HALO_SHM_CELL_PAYLOAD);
-    seg->size = halo_shm_seg_size(nlocal);
-    seg->ring_bytes = halo_shm_ring_bytes(nlocal);
+    seg->size = seg_size_rings(nlocal, ring_bytes);
+    seg->ring_bytes = ring_bytes;
     size_t off = 4096;
     seg->off_ranks = off;
     off += ALIGN64(n * sizeof(shm_rank_t));
@@ -288,7 +302,18 @@ int halo_shm_create(void)
 {
     char name[300];
     seg_name(name, sizeof name);
-    size_t size = halo_shm_seg_size(halo_world.local_size);
+    /* Large rings only where /dev/shm could hold the segment twice over
+     * were every page of it touched (a container's 64 MiB /dev/shm and 16
+     * ranks: 80 MiB), so that heavy traffic cannot run the file system
+     * out of pages under the ranks' feet; the other ranks take the size
+     * from the segment. */
+    int nlocal = halo_world.local_size;
+    size_t ring_bytes = halo_shm_ring_bytes(nlocal);
+    struct statvfs sv;
+    if (ring_bytes > HALO_SHM_RING_SMALL && halo_cfg_get(&cfg_ring_bytes) == -1 && statvfs(HALO_SHM_DIR, &sv) == 0 &&
+        (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize / 2 < (uint64_t)seg_size_rings(nlocal, ring_bytes))
+        ring_bytes = HALO_SHM_RING_SMALL;
+    size_t size = seg_size_rings(nlocal, ring_bytes);
     int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0 && errno == EEXIST) {
         /* Left over by a crashed job of the same name: replace it. */
@@ -313,7 +338,7 @@ int halo_shm_create(void)
         shm_unlink(name);
         return -1;
     }
-    halo_shm_seg_format(p, halo_world.local_size);
+    seg_format_rings(p, nlocal, ring_bytes);
     shm.base = p;
     shm.size = size;
     return 0;
@@ -324,7 +349,6 @@ static int seg_attach(void)
 {
     char name[300];
     seg_name(name, sizeof name);
-    size_t size = halo_shm_seg_size(shm.nlocal);
     if (!shm.base) {
         int fd = shm_open(name, O_RDWR, 0600);
         if (fd < 0) {
@@ -334,6 +358,16 @@ static int seg_attach(void)
         char why[160];
         if (halo_shm_fd_trusted(fd, why, sizeof why) != 0)
             halo_fatal("refusing shared memory segment /dev/shm%s: %s", name, why);
+        /* Its size as the node's first rank made it (the rings' size is
+         * that rank's choice). */
+        struct stat st;
+        if (fstat(fd, &st) != 0 || st.st_size < 4096) {
+            halo_warn("cannot size shared memory segment /dev/shm%s: %s", name,
+                      st.st_size < 4096 ? "it is too small" : strerror(errno));
+            close(fd);
+            return -1;
+        }
+        size_t size = (size_t)st.st_size;
         void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         close(fd);
         if (p == MAP_FAILED) {
@@ -348,10 +382,12 @@ static int seg_attach(void)
         }
     }
     shm.seg = (shm_seg_t *)shm.base;
-    if (shm.seg->size != size)
-        halo_fatal("the node's shared memory segment was laid out for rings of %llu bytes, this "
-                   "rank expects %zu: HALO_SHM_RING_BYTES must be the same on every rank",
-                   (unsigned long long)shm.seg->ring_bytes, halo_shm_ring_bytes(shm.nlocal));
+    if (shm.seg->size != shm.size || shm.seg->nlocal != (uint32_t)shm.nlocal ||
+        seg_size_rings(shm.nlocal, shm.seg->ring_bytes) != shm.size) {
+        halo_warn("shared memory segment /dev/shm%s: laid out for %u ranks and %llu bytes, not for this "
+                  "node's %d ranks", name, shm.seg->nlocal, (unsigned long long)shm.seg->size, shm.nlocal);
+        return -1;
+    }
     shm.ring_bytes = shm.seg->ring_bytes;
     shm.ring_mask = shm.ring_bytes - 1;
     shm.ring_stride = ring_stride(shm.ring_bytes);

@@ -137,8 +137,12 @@ int main(int argc, char **argv)
     }
     free(buf);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    long long ring_bytes = 0;
+    if (size > 1)
+        (void)halo_tool_ring_reach((rank ^ 1) < size ? (rank ^ 1) : 0, &ring_bytes);
     if (rank == 0)
-        printf("p2p_ring: %d messages per phase, 0 to %d bytes, checked\n", nmsg, MAXLEN);
+        printf("p2p_ring: %d messages per phase, 0 to %d bytes, checked; rings of %lld bytes\n", nmsg, MAXLEN,
+               ring_bytes);
     MPI_Finalize();
     return 0;
 }
