@@ -361,9 +361,13 @@ static int seg_attach(void)
         /* Its size as the node's first rank made it (the rings' size is
          * that rank's choice). */
         struct stat st;
-        if (fstat(fd, &st) != 0 || st.st_size < 4096) {
-            halo_warn("cannot size shared memory segment /dev/shm%s: %s", name,
-                      st.st_size < 4096 ? "it is too small" : strerror(errno));
+        if (fstat(fd, &st) != 0) {
+            halo_warn("cannot size shared memory segment /dev/shm%s: %s", name, strerror(errno));
+            close(fd);
+            return -1;
+        }
+        if (st.st_size < 4096) {
+            halo_warn("shared memory segment /dev/shm%s is too small (%lld bytes)", name, (long long)st.st_size);
             close(fd);
             return -1;
         }
@@ -382,8 +386,9 @@ static int seg_attach(void)
         }
     }
     shm.seg = (shm_seg_t *)shm.base;
-    if (shm.seg->size != shm.size || shm.seg->nlocal != (uint32_t)shm.nlocal ||
-        seg_size_rings(shm.nlocal, shm.seg->ring_bytes) != shm.size) {
+    uint64_t rb = shm.seg->ring_bytes;
+    if (shm.seg->size != shm.size || shm.seg->nlocal != (uint32_t)shm.nlocal || rb < 4096 || (rb & (rb - 1)) ||
+        seg_size_rings(shm.nlocal, rb) != shm.size) {
         halo_warn("shared memory segment /dev/shm%s: laid out for %u ranks and %llu bytes, not for this "
                   "node's %d ranks", name, shm.seg->nlocal, (unsigned long long)shm.seg->size, shm.nlocal);
         return -1;
