@@ -87,7 +87,7 @@ HALO_CFG_INT(cfg_eager, "HALO_SHM_EAGER_MAX", -1,
 
 HALO_CFG_INT(cfg_ring_bytes, "HALO_SHM_RING_BYTES", -1,
              "bytes of each ring between two ranks (a power of two, 4096 to 16777216); -1: "
-             "262144 with up to 16 ranks on the node, else 16384");
+             "262144 with up to 16 ranks on the node and room for them in /dev/shm, else 16384");
 
 /* The rings' size. A stream of small messages runs through a ring at the
  * pace of the consumer's copy; where the ring is small, the producer
