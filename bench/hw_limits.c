@@ -148,6 +148,53 @@ static pid_t fork_partner(int up[2], int down[2], char *why, size_t nwhy)
     return pid;
 }
 
+/* In a partner's wait loop, every million spins: whether its parent has
+ * gone (the partner then leaves). */
+static inline bool parent_gone(long *spins, pid_t parent)
+{
+    return (++*spins & 0xfffff) == 0 && getppid() != parent;
+}
+
+/* In the parent's wait loop, every million spins: whether the partner
+ * has stopped (a partner that died answers nothing); *pid becomes -1 and
+ * why says so then. */
+static inline bool partner_stopped(long *spins, pid_t *pid, char *why, size_t nwhy)
+{
+    int st;
+    if ((++*spins & 0xfffff) != 0 || waitpid(*pid, &st, WNOHANG) != *pid)
+        return false;
+    snprintf(why, nwhy, "the partner process stopped");
+    *pid = -1;
+    return true;
+}
+
+/* The parent's side of the start: pinned, then the handshake. 0, or 2
+ * with the partner killed and a reason in why. */
+static int pair_start(const opts_t *o, pid_t pid, int up[2], int down[2], char *why, size_t nwhy)
+{
+    if (pin(o->cpu[0]) == 0 && handshake(down[1], up[0]) == 0)
+        return 0;
+    snprintf(why, nwhy, "cannot pin the two processes to CPUs %d and %d", o->cpu[0], o->cpu[1]);
+    kill(pid, SIGKILL);
+    return 2;
+}
+
+/* The parent's side of the end: reaps the partner (pid -1: already gone)
+ * and closes the pipes; rc, or 2 when the partner did not exit 0. */
+static int pair_end(const opts_t *o, pid_t pid, int rc, int up[2], int down[2], char *why, size_t nwhy)
+{
+    int st = 0;
+    if (pid > 0)
+        waitpid(pid, &st, 0);
+    if (rc == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+        snprintf(why, nwhy, "the partner process failed (pinned to CPU %d?)", o->cpu[1]);
+        rc = 2;
+    }
+    close(up[0]);
+    close(down[1]);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- line */
 
 typedef struct {
@@ -180,23 +227,18 @@ static int probe_line(const opts_t *o, double *med_ns, double *min_ns, char *why
             uint64_t want = 2 * (uint64_t)i + 1;
             while (atomic_load_explicit(&l->word, memory_order_acquire) != want) {
                 relax();
-                if ((++spins & 0xfffff) == 0 && getppid() != parent)
+                if (parent_gone(&spins, parent))
                     _exit(4);
             }
             atomic_store_explicit(&l->word, want + 1, memory_order_release);
         }
         _exit(0);
     }
-    int rc = 0;
     double t[MAX_REPEATS];
-    if (pin(o->cpu[0]) || handshake(down[1], up[0])) {
-        snprintf(why, nwhy, "cannot pin the two processes to CPUs %d and %d", o->cpu[0], o->cpu[1]);
-        kill(pid, SIGKILL);
-        rc = 2;
-    } else {
+    int rc = pair_start(o, pid, up, down, why, nwhy);
+    if (rc == 0) {
         uint64_t v = 0;
         long spins = 0;
-        int st;
         for (int r = 0; r < o->repeats && rc == 0; r++) {
             double t0 = 0;
             for (long i = 0; i < warm + iters && rc == 0; i++) {
@@ -205,10 +247,7 @@ static int probe_line(const opts_t *o, double *med_ns, double *min_ns, char *why
                 atomic_store_explicit(&l->word, v + 1, memory_order_release);
                 while (atomic_load_explicit(&l->word, memory_order_acquire) != v + 2) {
                     relax();
-                    /* A partner that died answers nothing. */
-                    if ((++spins & 0xfffff) == 0 && waitpid(pid, &st, WNOHANG) == pid) {
-                        snprintf(why, nwhy, "the partner process stopped");
-                        pid = -1;
+                    if (partner_stopped(&spins, &pid, why, nwhy)) {
                         rc = 2;
                         break;
                     }
@@ -218,19 +257,11 @@ static int probe_line(const opts_t *o, double *med_ns, double *min_ns, char *why
             t[r] = (now_s() - t0) / (2.0 * (double)iters) * 1e9;
         }
     }
-    int st = 0;
-    if (pid > 0)
-        waitpid(pid, &st, 0);
-    if (rc == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
-        snprintf(why, nwhy, "the partner process failed (pinned to CPU %d?)", o->cpu[1]);
-        rc = 2;
-    }
+    rc = pair_end(o, pid, rc, up, down, why, nwhy);
     if (rc == 0) {
         *med_ns = median(t, o->repeats);
         *min_ns = t[0];   /* sorted by median() */
     }
-    close(up[0]);
-    close(down[1]);
     munmap(l, 4096);
     return rc;
 }
@@ -296,7 +327,7 @@ static int probe_ring(const opts_t *o, size_t len, size_t ring, double *mbs, cha
         for (uint64_t i = 0; i < total; i++) {
             while (atomic_load_explicit(&c->head, memory_order_acquire) <= i) {
                 relax();
-                if ((++spins & 0xfffff) == 0 && getppid() != parent)
+                if (parent_gone(&spins, parent))
                     _exit(4);
             }
             const char *r = data + (i % nrec) * rec;
@@ -307,16 +338,11 @@ static int probe_ring(const opts_t *o, size_t len, size_t ring, double *mbs, cha
         }
         _exit(0);
     }
-    int rc = 0;
     double t[MAX_REPEATS];
-    if (pin(o->cpu[0]) || handshake(down[1], up[0])) {
-        snprintf(why, nwhy, "cannot pin the two processes to CPUs %d and %d", o->cpu[0], o->cpu[1]);
-        kill(pid, SIGKILL);
-        rc = 2;
-    } else {
+    int rc = pair_start(o, pid, up, down, why, nwhy);
+    if (rc == 0) {
         uint64_t i = 0;
         long spins = 0;
-        int st;
         for (int r = 0; r < o->repeats && rc == 0; r++) {
             double t0 = 0;
             for (long k = 0; k < warm + per && rc == 0; k++, i++) {
@@ -324,9 +350,7 @@ static int probe_ring(const opts_t *o, size_t len, size_t ring, double *mbs, cha
                     t0 = now_s();
                 while (i - atomic_load_explicit(&c->tail, memory_order_acquire) >= nrec) {
                     relax();
-                    if ((++spins & 0xfffff) == 0 && waitpid(pid, &st, WNOHANG) == pid) {
-                        snprintf(why, nwhy, "the partner process stopped");
-                        pid = -1;
+                    if (partner_stopped(&spins, &pid, why, nwhy)) {
                         rc = 2;
                         break;
                     }
@@ -341,21 +365,13 @@ static int probe_ring(const opts_t *o, size_t len, size_t ring, double *mbs, cha
             t[r] = (double)len * (double)per / (now_s() - t0) / 1e6;
         }
     }
-    int st = 0;
-    if (pid > 0)
-        waitpid(pid, &st, 0);
-    if (rc == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
-        snprintf(why, nwhy, "the partner process failed (pinned to CPU %d?)", o->cpu[1]);
-        rc = 2;
-    }
+    rc = pair_end(o, pid, rc, up, down, why, nwhy);
     if (rc == 0 && atomic_load(&c->bad)) {
         snprintf(why, nwhy, "wrong data: a record read back differs from the one written");
         rc = 2;
     }
     if (rc == 0)
         *mbs = median(t, o->repeats);
-    close(up[0]);
-    close(down[1]);
     munmap(m, map);
     free(src);
     free(dst);

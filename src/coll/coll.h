@@ -27,9 +27,14 @@ struct halo_coll_args;
 enum { HALO_COLL_RUN_BLOCKING, HALO_COLL_RUN_NONBLOCKING, HALO_COLL_RUN_PERSISTENT };
 int halo_coll_do(int how, const struct halo_coll_args *a, halo_comm_t *c, MPI_Request *request);
 /* The int arrays of the v and w collectives as MPI_Count or MPI_Aint
- * arrays of n entries (malloc'd; NULL for NULL). */
-MPI_Count *halo_coll_widen_counts(int n, const int *v);
-MPI_Aint *halo_coll_widen_displs(int n, const int *v);
+ * arrays of n entries (NULL for NULL): in `stack` (room for
+ * HALO_COLL_WIDEN_STACK entries, or NULL) when they fit, else malloc'd;
+ * the caller frees a result that is not its stack. Up to that many the
+ * wide copies cost no allocation (four allocations and frees were a
+ * tenth of a small Reduce_scatter). */
+#define HALO_COLL_WIDEN_STACK 64
+MPI_Count *halo_coll_widen_counts(int n, const int *v, MPI_Count *stack);
+MPI_Aint *halo_coll_widen_displs(int n, const int *v, MPI_Aint *stack);
 
 int halo_coll_barrier(halo_comm_t *c);
 int halo_coll_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root, halo_comm_t *c);

@@ -93,16 +93,22 @@ static int check_root(halo_comm_t *c, int root)
     return MPI_SUCCESS;
 }
 
+/* A datatype a collective can use: a valid handle, committed. */
+static bool type_usable(MPI_Datatype t)
+{
+    const halo_dtype_t *dt = t != MPI_DATATYPE_NULL ? halo_dtype_get(t) : NULL;
+    return dt && (dt->flags & HALO_DT_COMMITTED);
+}
+
 static int check_type(MPI_Datatype t, const char *arg)
 {
+    if (type_usable(t))
+        return MPI_SUCCESS;
     if (t == MPI_DATATYPE_NULL)
         return halo_err(MPI_ERR_TYPE, "(%s=MPI_DATATYPE_NULL): a datatype is required", arg);
-    halo_dtype_t *dt = halo_dtype_get(t);
-    if (!dt)
+    if (!halo_dtype_get(t))
         return halo_err(MPI_ERR_TYPE, "(%s=%p): not a valid datatype", arg, (void *)t);
-    if (!(dt->flags & HALO_DT_COMMITTED))
-        return halo_err(MPI_ERR_TYPE, "(%s): the datatype is not committed", arg);
-    return MPI_SUCCESS;
+    return halo_err(MPI_ERR_TYPE, "(%s): the datatype is not committed", arg);
 }
 
 static int check_count(MPI_Count n, const char *arg)
@@ -130,11 +136,8 @@ static int check_types(int p, const MPI_Datatype *t, const char *arg)
     if (!t && p > 0)
         return halo_err(MPI_ERR_TYPE, "(%s=NULL): an array of datatypes is required", arg);
     for (int i = 0; i < p; i++) {
-        if (t[i] != MPI_DATATYPE_NULL) {
-            const halo_dtype_t *dt = halo_dtype_get(t[i]);
-            if (dt && (dt->flags & HALO_DT_COMMITTED))
-                continue;
-        }
+        if (type_usable(t[i]))
+            continue;
         char name[48];
         snprintf(name, sizeof name, "%s[%d]", arg, i);
         int rc = check_type(t[i], name);
@@ -1099,41 +1102,25 @@ int halo_coll_start(halo_request_t *r)
 }
 
 /* The int forms of the v and w collectives widen their arrays (p entries
- * each; NULL stays NULL) and share the large-count path. Up to
- * WIDEN_STACK ranks the wide copies live on the stack (four allocations
- * and frees were a tenth of a small Reduce_scatter). */
-#define WIDEN_STACK 64
-
-/* stack: room for WIDEN_STACK entries, or NULL; larger arrays (and all
- * without stack) are allocated. */
-static MPI_Count *widen_counts(int p, const int *v, MPI_Count *stack)
+ * each; NULL stays NULL) and share the large-count path. */
+MPI_Count *halo_coll_widen_counts(int p, const int *v, MPI_Count *stack)
 {
     if (!v)
         return NULL;
-    MPI_Count *w = stack && p <= WIDEN_STACK ? stack : halo_malloc((size_t)(p ? p : 1) * sizeof *w);
+    MPI_Count *w = stack && p <= HALO_COLL_WIDEN_STACK ? stack : halo_malloc((size_t)(p ? p : 1) * sizeof *w);
     for (int i = 0; i < p; i++)
         w[i] = v[i];
     return w;
 }
 
-static MPI_Aint *widen_displs(int p, const int *v, MPI_Aint *stack)
+MPI_Aint *halo_coll_widen_displs(int p, const int *v, MPI_Aint *stack)
 {
     if (!v)
         return NULL;
-    MPI_Aint *w = stack && p <= WIDEN_STACK ? stack : halo_malloc((size_t)(p ? p : 1) * sizeof *w);
+    MPI_Aint *w = stack && p <= HALO_COLL_WIDEN_STACK ? stack : halo_malloc((size_t)(p ? p : 1) * sizeof *w);
     for (int i = 0; i < p; i++)
         w[i] = v[i];
     return w;
-}
-
-MPI_Count *halo_coll_widen_counts(int p, const int *v)
-{
-    return widen_counts(p, v, NULL);
-}
-
-MPI_Aint *halo_coll_widen_displs(int p, const int *v)
-{
-    return widen_displs(p, v, NULL);
 }
 
 /* Which of a v or w call's arrays this rank reads: the send side's
@@ -1158,12 +1145,12 @@ static int run_widened(int how, coll_args_t *a, MPI_Comm comm, MPI_Request *requ
     int p = c->is_inter && a->kind != HALO_COLL_REDUCE_SCATTER ? c->remote_group->size : c->size;
     bool want_s, want_r;
     significant_arrays(a, c, &want_s, &want_r);
-    MPI_Count cs[2][WIDEN_STACK];
-    MPI_Aint ds[2][WIDEN_STACK];
-    MPI_Count *scounts = want_s ? widen_counts(p, sc, cs[0]) : NULL;
-    MPI_Count *rcounts = want_r ? widen_counts(p, rc, cs[1]) : NULL;
-    MPI_Aint *sdispls = want_s ? widen_displs(p, sd, ds[0]) : NULL;
-    MPI_Aint *rdispls = want_r ? widen_displs(p, rd, ds[1]) : NULL;
+    MPI_Count cs[2][HALO_COLL_WIDEN_STACK];
+    MPI_Aint ds[2][HALO_COLL_WIDEN_STACK];
+    MPI_Count *scounts = want_s ? halo_coll_widen_counts(p, sc, cs[0]) : NULL;
+    MPI_Count *rcounts = want_r ? halo_coll_widen_counts(p, rc, cs[1]) : NULL;
+    MPI_Aint *sdispls = want_s ? halo_coll_widen_displs(p, sd, ds[0]) : NULL;
+    MPI_Aint *rdispls = want_r ? halo_coll_widen_displs(p, rd, ds[1]) : NULL;
     a->scounts = scounts;
     a->sdispls = sdispls;
     a->rcounts = rcounts;
@@ -1171,7 +1158,7 @@ static int run_widened(int how, coll_args_t *a, MPI_Comm comm, MPI_Request *requ
     if (!want_s)
         a->stypes = NULL;
     int rcode = coll_do(how, a, c, request);
-    if (p > WIDEN_STACK) {
+    if (p > HALO_COLL_WIDEN_STACK) {
         free(scounts);
         free(rcounts);
         free(sdispls);

@@ -37,39 +37,10 @@ static int run_widened(int how, coll_args_t *a, MPI_Comm comm, MPI_Request *requ
     int in = 0, out = 0;
     if (!c->is_inter && c->topo)
         halo_topo_degrees(c, &in, &out);
-    /* Up to STACK neighbors the widened arrays live on the stack (a
-     * halo exchange's call pays no allocation); more take the heap. */
-    enum { STACK = 32 };
-    MPI_Count cs[2][STACK];
-    MPI_Aint ds[2][STACK];
-    bool heap = in > STACK || out > STACK;
-    MPI_Count *scounts = NULL, *rcounts = NULL;
-    MPI_Aint *sdispls = NULL, *rdispls = NULL;
-    if (heap) {
-        scounts = halo_coll_widen_counts(out, sc);
-        rcounts = halo_coll_widen_counts(in, rc);
-        sdispls = halo_coll_widen_displs(out, sd);
-        rdispls = halo_coll_widen_displs(in, rd);
-    } else {
-#define WIDEN(dst, src, n)                                                                    \
-    do {                                                                                      \
-        if (src) {                                                                            \
-            for (int i = 0; i < (n); i++)                                                     \
-                (dst)[i] = (src)[i];                                                          \
-        } else {                                                                              \
-            (dst) = NULL;                                                                     \
-        }                                                                                     \
-    } while (0)
-        scounts = cs[0];
-        rcounts = cs[1];
-        sdispls = ds[0];
-        rdispls = ds[1];
-        WIDEN(scounts, sc, out);
-        WIDEN(rcounts, rc, in);
-        WIDEN(sdispls, sd, out);
-        WIDEN(rdispls, rd, in);
-#undef WIDEN
-    }
+    MPI_Count cs[2][HALO_COLL_WIDEN_STACK];
+    MPI_Aint ds[2][HALO_COLL_WIDEN_STACK];
+    MPI_Count *scounts = halo_coll_widen_counts(out, sc, cs[0]), *rcounts = halo_coll_widen_counts(in, rc, cs[1]);
+    MPI_Aint *sdispls = halo_coll_widen_displs(out, sd, ds[0]), *rdispls = halo_coll_widen_displs(in, rd, ds[1]);
     if (scounts)
         a->scounts = scounts;
     if (rcounts)
@@ -79,12 +50,14 @@ static int run_widened(int how, coll_args_t *a, MPI_Comm comm, MPI_Request *requ
     if (rdispls)
         a->rdispls = rdispls;
     int code = halo_coll_do(how, a, c, request);
-    if (heap) {
+    if (scounts != cs[0])
         free(scounts);
+    if (rcounts != cs[1])
         free(rcounts);
+    if (sdispls != ds[0])
         free(sdispls);
+    if (rdispls != ds[1])
         free(rdispls);
-    }
     return code;
 }
 

@@ -253,6 +253,12 @@ static int send_request(MPI_Request request, halo_request_t **r_p)
     return MPI_SUCCESS;
 }
 
+/* A partition of the request not yet ready in this epoch. */
+static bool partition_open(const part_t *pt, int partition)
+{
+    return partition >= 0 && partition < pt->partitions && !pt->ready[partition];
+}
+
 static int check_partition(const part_t *pt, int partition, const char *arg)
 {
     if (partition < 0 || partition >= pt->partitions)
@@ -331,7 +337,7 @@ int halo_api_pready_list(int length, const int array_of_partitions[], MPI_Reques
     uint8_t *seen = halo_calloc((size_t)pt->partitions, 1);
     for (int i = 0; i < length && rc == MPI_SUCCESS; i++) {
         int p = array_of_partitions[i];
-        if (p >= 0 && p < pt->partitions && !pt->ready[p] && !seen[p]) {
+        if (partition_open(pt, p) && !seen[p]) {
             seen[p] = 1;
             continue;
         }
