@@ -12,8 +12,15 @@ void halo_coll_init(void);
 /* Frees a communicator's collective state (node groups, shared-memory
  * region) when the communicator goes away. */
 void halo_coll_comm_free(halo_comm_t *c);
-/* Frees the blocking schedules a communicator keeps for reuse. */
+/* Frees the schedules a communicator keeps for reuse. */
 void halo_coll_keep_free(halo_comm_t *c);
+/* The end of a collective request's schedule (request free, before the
+ * request lets go of its communicator c): kept by c for the next
+ * identical nonblocking call if it was lent by c's kept schedules and ran
+ * without error, else freed. */
+void halo_coll_sched_release(halo_comm_t *c, halo_sched_t *s);
+/* How many nonblocking calls of this process started a kept schedule. */
+long long halo_coll_kept_starts(void);
 /* MPI_Start of a persistent collective request: reruns its schedule. */
 struct halo_request;
 int halo_coll_start(struct halo_request *r);

