@@ -67,7 +67,8 @@ typedef struct halo_coll_args {
     const MPI_Aint *sdispls, *rdispls;
     const MPI_Datatype *stypes, *rtypes;
 } halo_coll_args_t;
-/* No padding: two calls' arguments compare with memcmp (coll_api.c). */
+/* No padding (the kept schedules of coll_api.c compare every field up to
+ * the arrays: a new field must join that comparison). */
 _Static_assert(sizeof(halo_coll_args_t) == 2 * sizeof(int) + 15 * sizeof(void *), "halo_coll_args_t has padding");
 
 typedef int halo_coll_build_fn_t(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p);

@@ -868,13 +868,24 @@ static bool keepable(const coll_args_t *a, const halo_comm_t *c)
  * types by handle. */
 #define KEY(v) _Generic((v), MPI_Datatype: (int64_t)(intptr_t)(v), default: (int64_t)(v))
 
+/* same_args compares these eleven fields before the arrays. */
+_Static_assert(offsetof(coll_args_t, scounts) == 2 * sizeof(int) + 9 * sizeof(void *),
+               "a field of halo_coll_args_t is missing from same_args");
+
 static bool same_args(const kept_t *k, const coll_args_t *y, arr_len_t n)
 {
-    /* Every field up to the arrays (halo_coll_args_t has no padding), then
+    /* Every field up to the arrays, then
      * which arrays are there and their contents: a caller may fill a new
      * array each time, or change one under the same address. */
     const coll_args_t *x = &k->a;
-    if (x->kind != y->kind || memcmp(x, y, offsetof(coll_args_t, scounts)) != 0)
+    /* Field by field, not memcmp: y was just written on the caller's
+     * stack, and a wide load across several of those stores cannot take
+     * its bytes from them, so it would wait for every store before it to
+     * leave the core, the shared-memory flag that ended the last
+     * collective among them (a fifth of a 256-byte Gather at 2 ranks). */
+    if (x->kind != y->kind || x->root != y->root || x->sbuf != y->sbuf || x->rbuf != y->rbuf ||
+        x->scount != y->scount || x->rcount != y->rcount || x->count != y->count || x->stype != y->stype ||
+        x->rtype != y->rtype || x->type != y->type || x->op != y->op)
         return false;
     if (!k->arrays)   /* kept without arrays */
         return !y->scounts && !y->sdispls && !y->rcounts && !y->rdispls && !y->stypes && !y->rtypes;
@@ -1162,7 +1173,7 @@ int halo_coll_start(halo_request_t *r)
     halo_sched_reset(r->sched);
     if (!r->sched->seq_fixed)
         halo_sched_renumber(r->sched);
-    atomic_store(&r->cc, 1);
+    atomic_store_explicit(&r->cc, 1, memory_order_relaxed);   /* no fence: see halo_req_complete */
     halo_status_empty(&r->status);
     halo_sched_start(r->sched, r);
     return MPI_SUCCESS;
