@@ -948,7 +948,10 @@ static void keep_drop(kept_t *e)
  * as they are) if the run succeeds, and is dropped if it fails. */
 static int keep_rerun(kept_t *e)
 {
-    int rc = e->prog ? halo_sched_rerun_prog(e->s, e->prog) : halo_sched_rerun(e->s);
+    halo_sched_t *s = e->s;
+    e->s = NULL;   /* not found by a call made while it runs */
+    int rc = e->prog ? halo_sched_rerun_prog(s, e->prog) : halo_sched_rerun(s);
+    e->s = s;
     if (rc != MPI_SUCCESS)
         keep_drop(e);
     return rc;
