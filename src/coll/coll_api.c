@@ -785,6 +785,7 @@ static bool strict_persistent_order(const halo_comm_t *c)
  * an entry per destination (send arrays) and per source (receive arrays)
  * of the communicator's topology, which never changes. */
 #define KEEP_MAX 8
+#define KEEP_BYTES_MAX ((uint64_t)1 << 20)   /* largest schedule allocation kept */
 
 /* Entries of a call's send arrays (scounts, sdispls, stypes) and of its
  * receive arrays. */
@@ -1149,6 +1150,11 @@ static __attribute__((noinline)) int coll_build_run(int how, const coll_args_t *
     }
     s->kind = (int32_t)a->kind;
     s->seq_fixed = by_init;
+    /* A schedule with a large scratch area is not kept: building is
+     * nothing beside moving that much data, and a communicator would hold
+     * KEEP_MAX of them. */
+    if (s->bytes > KEEP_BYTES_MAX)
+        keep = false;
     if (how == RUN_BLOCKING)
         return keep ? keep_or_free(c, a, s, halo_sched_run_keep(s)) : halo_sched_run(s);
     /* A kept schedule's types and operation are predefined: it needs no

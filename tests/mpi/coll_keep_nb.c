@@ -17,9 +17,13 @@
  *   are out (the requests free those), completed in a shuffled order;
  * - a duplicated communicator freed while a kept nonblocking call on it
  *   is pending, then waited for (no leak, no use after free under the
- *   sanitizers).
+ *   sanitizers);
+ * - an in-place Ialltoall of 4 MiB, whose schedule stages the blocks in a
+ *   scratch area of megabytes: never kept (a communicator would hold its
+ *   memory), right every time.
  * Every rank checks every element against a value computed locally. */
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "mpitest.h"
 
@@ -172,6 +176,31 @@ static void many_outstanding(MPI_Comm comm)
     }
 }
 
+/* A call with a large scratch area is built every time. */
+static void large_not_kept(void)
+{
+    enum { TOTAL = 1 << 20 };   /* ints: 4 MiB */
+    int blk = TOTAL / size;
+    int *b = malloc((size_t)TOTAL * sizeof *b);
+    long long before = halo_tool_coll_kept_starts();
+    for (int it = 0; it < 3; it++) {
+        for (int p = 0; p < size; p++)
+            for (int i = 0; i < blk; i += 4099)
+                b[p * blk + i] = val(rank, it, p) + i;
+        MPI_Request q;
+        MPI_OK(MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_INT, b, blk, MPI_INT, MPI_COMM_WORLD, &q));
+        wait1(&q);
+        for (int p = 0; p < size; p++)
+            for (int i = 0; i < blk; i += 4099)
+                CHECK(b[p * blk + i] == val(p, it, rank) + i, "it %d in-place ialltoall from %d [%d] = %d", it, p,
+                      i, b[p * blk + i]);
+    }
+    long long kept = halo_tool_coll_kept_starts() - before;
+    if (size > 1)
+        CHECK(kept == 0, "an in-place Ialltoall of 4 MiB started a kept schedule %lld times", kept);
+    free(b);
+}
+
 /* A communicator freed while a kept call on it is pending. */
 static void freed_while_pending(void)
 {
@@ -217,6 +246,7 @@ int main(int argc, char **argv)
     repeat_rounds(d);
     MPI_OK(MPI_Comm_free(&d));
     freed_while_pending();
+    large_not_kept();
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0)
         printf("coll_keep_nb: ok\n");
