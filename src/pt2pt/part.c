@@ -45,6 +45,8 @@ typedef struct part {
     uint8_t *ready;        /* sender: per partition, marked ready this epoch */
 } part_t;
 
+static int part_send(halo_request_t *r);
+
 static void part_free(void *p)
 {
     part_t *pt = p;
@@ -107,8 +109,9 @@ static int part_init(int is_send, const void *buf, int partitions, MPI_Count cou
                      MPI_Request *request)
 {
     (void)info;
-    if (partitions < 1)
-        return halo_err(MPI_ERR_ARG, "(partitions=%d): at least one partition is required", partitions);
+    if (partitions < 0)
+        return halo_err(MPI_ERR_ARG, "(partitions=%d): the number of partitions must not be negative",
+                        partitions);
     if (!is_send && peer == MPI_ANY_SOURCE)
         return halo_err(MPI_ERR_RANK, "(source=MPI_ANY_SOURCE): partitioned receives name their source");
     if (!is_send && tag == MPI_ANY_TAG)
@@ -127,7 +130,7 @@ static int part_init(int is_send, const void *buf, int partitions, MPI_Count cou
     pt->total = (MPI_Count)partitions * count;
     pt->bytes = pt->total * dt->size;
     if (is_send)
-        pt->ready = halo_calloc((size_t)partitions, 1);
+        pt->ready = halo_calloc((size_t)(partitions ? partitions : 1), 1);
     halo_request_t *r = halo_req_alloc(HALO_REQ_PART, c);
     r->persistent = 1;
     r->active = 0;
@@ -207,7 +210,7 @@ int halo_part_start(halo_request_t *r)
     if (r->peer == MPI_PROC_NULL) {
         r->status.MPI_SOURCE = MPI_PROC_NULL;
         r->status.MPI_TAG = MPI_ANY_TAG;
-        if (pt->is_send) {
+        if (pt->is_send && pt->partitions > 0) {
             /* Still counts the partitions, so that Pready's checks hold. */
             memset(pt->ready, 0, (size_t)pt->partitions);
             pt->nready = 0;
@@ -219,7 +222,8 @@ int halo_part_start(halo_request_t *r)
     if (pt->is_send) {
         memset(pt->ready, 0, (size_t)pt->partitions);
         pt->nready = 0;
-        return MPI_SUCCESS;
+        /* No partition to wait for: the (empty) message leaves now. */
+        return pt->partitions == 0 ? part_send(r) : MPI_SUCCESS;
     }
     halo_request_t *inner = NULL;
     int rc = halo_irecv(r->buf, pt->total, r->dtype, r->peer, pt->wire_tag, r->comm, r->ctx, &inner);
@@ -277,6 +281,14 @@ static int mark_ready(halo_request_t *r, int partition)
     pt->ready[partition] = 1;
     if (++pt->nready < pt->partitions)
         return MPI_SUCCESS;
+    return part_send(r);
+}
+
+/* Every partition of the epoch is ready (or the request has none): the
+ * message leaves. */
+static int part_send(halo_request_t *r)
+{
+    part_t *pt = r->priv;
     if (r->peer == MPI_PROC_NULL) {
         halo_req_complete(r);
         return MPI_SUCCESS;

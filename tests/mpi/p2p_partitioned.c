@@ -16,13 +16,14 @@
  *         5 and on tag 0, 16 on tag 2^20 (part.c: 16 wire tags there),
  *         started in reverse on the sender and in a shuffled order on the
  *         receiver, then again with pair 0 alone restarted; the status
- *         carries the user's tag.
+ *         carries the user's tag. Zero partitions (the send leaves at its
+ *         start; a receive with room for data gets MPI_ERR_COUNT).
  * errors: wrong calls get their classes (MPI_ERRORS_RETURN): Pready on an
  *         inactive, receiving or plain request, a partition out of range or
  *         ready twice, a bad range or list, Parrived on a send, a wildcard
- *         source, no partitions, and total sizes that differ; Cancel and
- *         Request_free of an active request; Parrived on
- *         MPI_REQUEST_NULL sets the flag, as on an inactive request. */
+ *         source, a negative number of partitions, and total sizes that
+ *         differ; Cancel and Request_free of an active request; Parrived
+ *         on MPI_REQUEST_NULL sets the flag, as on an inactive request. */
 #include "mpitest.h"
 
 static int rank, size;
@@ -210,6 +211,52 @@ static void init_order(int tag, int NP)
     }
 }
 
+/* No partitions (the standard allows zero): the send's empty message
+ * leaves at MPI_Start, with no Pready; a receive of no partitions, or of
+ * partitions of no elements, completes with an empty status, and a
+ * receive with room for data gets MPI_ERR_COUNT. Three epochs each; to
+ * MPI_PROC_NULL too. */
+static void zero_partitions(void)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, sbuf[4] = {1, 2, 3, 4}, rbuf[4];
+    for (int k = 0; k < 3; k++) {
+        int rparts = k == 0 ? 0 : k == 1 ? 2 : 1, rcount = k == 2 ? 1 : 0;
+        MPI_Request s, r, n;
+        MPI_OK(MPI_Psend_init(sbuf, 0, 4, MPI_INT, right, 30 + k, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+        MPI_OK(MPI_Precv_init(rbuf, rparts, rcount, MPI_INT, left, 30 + k, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+        MPI_OK(MPI_Psend_init(sbuf, 0, 4, MPI_INT, MPI_PROC_NULL, 30 + k, MPI_COMM_WORLD, MPI_INFO_NULL, &n));
+        if (k == 2)
+            MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        for (int epoch = 0; epoch < 3; epoch++) {
+            rbuf[0] = -5;
+            MPI_Request all[3] = {r, s, n};
+            MPI_OK(MPI_Startall(3, all));
+            MPI_Status st[3];
+            int rc = MPI_Waitall(3, all, st);
+            if (k < 2) {
+                CHECK(rc == MPI_SUCCESS, "case %d epoch %d: Waitall gave %d", k, epoch, rc);
+                int n0 = -1;
+                MPI_OK(MPI_Get_count(&st[0], MPI_INT, &n0));
+                CHECK(n0 == 0 && st[0].MPI_SOURCE == left && st[0].MPI_TAG == 30 + k,
+                      "case %d epoch %d: receive status count %d source %d tag %d", k, epoch, n0,
+                      st[0].MPI_SOURCE, st[0].MPI_TAG);
+            } else {
+                int cls = -1;
+                MPI_Error_class(st[0].MPI_ERROR, &cls);
+                CHECK(rc == MPI_ERR_IN_STATUS && cls == MPI_ERR_COUNT,
+                      "case 2 epoch %d: a receive of 1 int from no partitions gave %d (class %d)", epoch, rc,
+                      cls);
+            }
+            CHECK(rbuf[0] == -5, "case %d epoch %d: an empty message wrote the buffer (%d)", k, epoch, rbuf[0]);
+        }
+        if (k == 2)
+            MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+        MPI_OK(MPI_Request_free(&s));
+        MPI_OK(MPI_Request_free(&r));
+        MPI_OK(MPI_Request_free(&n));
+    }
+}
+
 static void part_data(void)
 {
     static const struct { int s, r; long total; } cases[] = {
@@ -220,6 +267,7 @@ static void part_data(void)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         run_case(cases[c].s, cases[c].r, cases[c].total);
     same_tag();
+    zero_partitions();
     init_order(5, 20);
     init_order(0, 20);
     init_order(1 << 20, 16);
@@ -302,8 +350,10 @@ static void part_errors(void)
                  MPI_ERR_RANK, "Precv_init from MPI_ANY_SOURCE");
     expect_class(MPI_Precv_init(rbuf, 1, 1, MPI_INT, left, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_INFO_NULL, &bad),
                  MPI_ERR_TAG, "Precv_init with MPI_ANY_TAG");
-    expect_class(MPI_Psend_init(sbuf, 0, 1, MPI_INT, right, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bad),
-                 MPI_ERR_ARG, "Psend_init with 0 partitions");
+    expect_class(MPI_Psend_init(sbuf, -1, 1, MPI_INT, right, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bad),
+                 MPI_ERR_ARG, "Psend_init with -1 partitions");
+    expect_class(MPI_Precv_init(rbuf, -2, 1, MPI_INT, left, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bad),
+                 MPI_ERR_ARG, "Precv_init with -2 partitions");
     expect_class(MPI_Psend_init(sbuf, 1, -1, MPI_INT, right, 1, MPI_COMM_WORLD, MPI_INFO_NULL, &bad),
                  MPI_ERR_COUNT, "Psend_init with count -1");
     CHECK(bad == MPI_REQUEST_NULL, "a failed init made a request");
