@@ -16,7 +16,7 @@ void halo_coll_comm_free(halo_comm_t *c);
 void halo_coll_keep_free(halo_comm_t *c);
 /* The end of a collective request's schedule (request free, before the
  * request lets go of its communicator c): kept by c for the next
- * identical nonblocking call if it was lent by c's kept schedules and ran
+ * identical nonblocking call if one of c's kept entries lent it and it ran
  * without error, else freed. */
 void halo_coll_sched_release(halo_comm_t *c, halo_sched_t *s);
 /* How many nonblocking calls of this process started a kept schedule. */

@@ -875,15 +875,14 @@ _Static_assert(offsetof(coll_args_t, scounts) == 2 * sizeof(int) + 9 * sizeof(vo
 
 static bool same_args(const kept_t *k, const coll_args_t *y, arr_len_t n)
 {
-    /* Every field up to the arrays, then
-     * which arrays are there and their contents: a caller may fill a new
-     * array each time, or change one under the same address. */
+    /* Every field up to the arrays, then which arrays are there and their
+     * contents: a caller may fill a new array each time, or change one
+     * under the same address. Field by field, not memcmp: y was just
+     * written on the caller's stack, and a wide load across several of
+     * those stores cannot take its bytes from them, so it would wait for
+     * every store before it to leave the core, the shared-memory flag
+     * that ended the last collective among them. */
     const coll_args_t *x = &k->a;
-    /* Field by field, not memcmp: y was just written on the caller's
-     * stack, and a wide load across several of those stores cannot take
-     * its bytes from them, so it would wait for every store before it to
-     * leave the core, the shared-memory flag that ended the last
-     * collective among them (a fifth of a 256-byte Gather at 2 ranks). */
     if (x->kind != y->kind || x->root != y->root || x->sbuf != y->sbuf || x->rbuf != y->rbuf ||
         x->scount != y->scount || x->rcount != y->rcount || x->count != y->count || x->stype != y->stype ||
         x->rtype != y->rtype || x->type != y->type || x->op != y->op)
@@ -995,8 +994,10 @@ static int keep_start(halo_comm_t *c, kept_t *e, MPI_Request *request)
 
 void halo_coll_sched_release(halo_comm_t *c, halo_sched_t *s)
 {
+    /* A lent schedule is still its entry's (a replaced entry lets go of
+     * it), and no other entry can hold the same allocation meanwhile. */
     halo_coll_keep_t *k = c ? c->coll_keep : NULL;
-    if (s->lent && k)
+    if (k)
         for (int i = 0; i < k->n; i++) {
             kept_t *e = &k->e[i];
             if (e->s != s || !e->lent)
@@ -1034,7 +1035,6 @@ static void keep_put(halo_comm_t *c, int how, const coll_args_t *a, halo_sched_t
     e->how = how;
     e->s = s;
     e->lent = how == RUN_NONBLOCKING;
-    s->lent = e->lent;
     e->prog = how == RUN_BLOCKING ? halo_sched_compile(s) : NULL;
     arr_len_t n = arr_len(c, a->kind);
     size_t entries = 0;

@@ -117,8 +117,6 @@ typedef struct halo_sched {
     struct halo_shm_region *shm_own;   /* seq_fixed: its own region (coll/shm.c), or NULL */
     int32_t fail_rank;       /* aborted: the rank that failed in it */
     int32_t kind;            /* the collective (halo_coll_kind_t), for error messages */
-    int32_t lent;            /* a nonblocking call's schedule kept by its communicator
-                              * for the next identical call (coll_api.c) */
     int64_t shm_epoch;       /* this run's epoch for phase 0 (phase k: + k) */
     int64_t shm_prev[2];     /* per phase: the previous epoch on its channel (0: none) */
     /* Per phase, for this run (halo_shm_begin): the channel's flag line of
