@@ -45,8 +45,6 @@ typedef struct part {
     uint8_t *ready;        /* sender: per partition, marked ready this epoch */
 } part_t;
 
-static int part_send(halo_request_t *r);
-
 static void part_free(void *p)
 {
     part_t *pt = p;
@@ -202,6 +200,23 @@ static int watch(halo_request_t *r, halo_request_t *inner, int rc)
     return MPI_SUCCESS;
 }
 
+/* Every partition of the epoch is ready (or the request has none): the
+ * message leaves. */
+static int part_send(halo_request_t *r)
+{
+    part_t *pt = r->priv;
+    if (r->peer == MPI_PROC_NULL) {
+        halo_req_complete(r);
+        return MPI_SUCCESS;
+    }
+    if (r->user_hook)
+        r->user_hook(r, HALO_REQ_HOOK_READ);
+    halo_request_t *inner = NULL;
+    int rc = halo_isend(r->buf, pt->total, r->dtype, r->peer, pt->wire_tag, r->comm, r->ctx,
+                        HALO_MODE_STANDARD, &inner);
+    return watch(r, inner, rc);
+}
+
 int halo_part_start(halo_request_t *r)
 {
     part_t *pt = r->priv;
@@ -282,23 +297,6 @@ static int mark_ready(halo_request_t *r, int partition)
     if (++pt->nready < pt->partitions)
         return MPI_SUCCESS;
     return part_send(r);
-}
-
-/* Every partition of the epoch is ready (or the request has none): the
- * message leaves. */
-static int part_send(halo_request_t *r)
-{
-    part_t *pt = r->priv;
-    if (r->peer == MPI_PROC_NULL) {
-        halo_req_complete(r);
-        return MPI_SUCCESS;
-    }
-    if (r->user_hook)
-        r->user_hook(r, HALO_REQ_HOOK_READ);
-    halo_request_t *inner = NULL;
-    int rc = halo_isend(r->buf, pt->total, r->dtype, r->peer, pt->wire_tag, r->comm, r->ctx,
-                        HALO_MODE_STANDARD, &inner);
-    return watch(r, inner, rc);
 }
 
 int halo_api_pready(int partition, MPI_Request request)
