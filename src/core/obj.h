@@ -139,11 +139,19 @@ static inline void *halo_obj_handle(void *obj)
     return (o->flags & HALO_OBJ_PREDEFINED) ? (void *)(uintptr_t)o->id : obj;
 }
 
+/* Reference counts change only under the library's lock, which every
+ * entry that can run beside another thread takes (MPI_Session_init and
+ * _finalize take it around their part; the lock is off with one thread),
+ * so a load and a store do. A locked read-modify-write would wait for
+ * every store before it to leave the core, such as the shared-memory flag
+ * that ended the collective a request ran, while the other process reads
+ * that line: freeing a collective's request took longer than its start. */
 static inline void halo_obj_ref(void *obj)
 {
     halo_obj_t *o = obj;
     if (!(o->flags & HALO_OBJ_PREDEFINED))
-        atomic_fetch_add_explicit(&o->ref, 1, memory_order_relaxed);
+        atomic_store_explicit(&o->ref, atomic_load_explicit(&o->ref, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
 }
 
 /* Drops a reference; returns true when it was the last one (the caller then
@@ -153,7 +161,9 @@ static inline bool halo_obj_unref(void *obj)
     halo_obj_t *o = obj;
     if (o->flags & HALO_OBJ_PREDEFINED)
         return false;
-    return atomic_fetch_sub_explicit(&o->ref, 1, memory_order_acq_rel) == 1;
+    int n = atomic_load_explicit(&o->ref, memory_order_relaxed) - 1;
+    atomic_store_explicit(&o->ref, n, memory_order_relaxed);
+    return n == 0;
 }
 
 #endif
