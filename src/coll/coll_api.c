@@ -36,9 +36,13 @@ enum {
 
 /* ---------------------------------------------------------------- references */
 
+/* What a request of a collective built for it holds besides the schedule:
+ * references to the user objects the schedule names, and for a persistent
+ * request the schedule compiled for its starts (or NULL). */
 typedef struct coll_refs {
     int n, cap;
     halo_obj_t **objs;
+    halo_sched_prog_t *prog;
 } coll_refs_t;
 
 static void refs_add(coll_refs_t *r, void *handle)
@@ -68,6 +72,7 @@ static void refs_release(void *p)
             halo_obj_free(o);
     }
     free(r->objs);
+    free(r->prog);
     free(r);
 }
 
@@ -988,7 +993,11 @@ static int keep_start(halo_comm_t *c, kept_t *e, MPI_Request *request)
     halo_sched_reset(s);
     halo_sched_renumber(s);
     e->lent = true;
-    halo_sched_start(s, coll_request(c, s, NULL, request));
+    halo_request_t *r = coll_request(c, s, NULL, request);
+    if (e->prog)
+        halo_sched_start_prog(s, r, e->prog);
+    else
+        halo_sched_start(s, r);
     return MPI_SUCCESS;
 }
 
@@ -1035,7 +1044,7 @@ static void keep_put(halo_comm_t *c, int how, const coll_args_t *a, halo_sched_t
     e->how = how;
     e->s = s;
     e->lent = how == RUN_NONBLOCKING;
-    e->prog = how == RUN_BLOCKING ? halo_sched_compile(s) : NULL;
+    e->prog = halo_sched_compile(s);
     arr_len_t n = arr_len(c, a->kind);
     size_t entries = 0;
     int narr = 0;
@@ -1159,12 +1168,14 @@ static __attribute__((noinline)) int coll_build_run(int how, const coll_args_t *
         return keep ? keep_or_free(c, a, s, halo_sched_run_keep(s)) : halo_sched_run(s);
     /* A kept schedule's types and operation are predefined: it needs no
      * references. */
-    halo_request_t *r = coll_request(c, s, keep ? NULL : refs_of(s), request);
+    coll_refs_t *refs = keep ? NULL : refs_of(s);
+    halo_request_t *r = coll_request(c, s, refs, request);
     if (how == RUN_NONBLOCKING) {
         if (keep)
             keep_put(c, RUN_NONBLOCKING, a, s);
         halo_sched_start(s, r);
     } else {
+        refs->prog = halo_sched_compile(s);
         r->persistent = 1;
         r->active = 0;
         atomic_store(&r->cc, 0);
@@ -1184,7 +1195,11 @@ int halo_coll_start(halo_request_t *r)
         halo_sched_renumber(r->sched);
     atomic_store_explicit(&r->cc, 1, memory_order_relaxed);   /* no fence: see halo_req_complete */
     halo_status_empty(&r->status);
-    halo_sched_start(r->sched, r);
+    const coll_refs_t *refs = r->priv;
+    if (refs->prog)
+        halo_sched_start_prog(r->sched, r, refs->prog);
+    else
+        halo_sched_start(r->sched, r);
     return MPI_SUCCESS;
 }
 

@@ -352,6 +352,15 @@ static void running_remove(halo_sched_t *s)
         }
 }
 
+static void running_add(halo_sched_t *s)
+{
+    if (nrunning == caprunning) {
+        caprunning = caprunning ? 2 * caprunning : 16;
+        running = halo_realloc(running, (size_t)caprunning * sizeof *running);
+    }
+    running[nrunning++] = s;
+}
+
 static void inflight_add(halo_sched_t *s, halo_request_t *r)
 {
     if (s->ninflight == s->capinflight) {
@@ -758,11 +767,7 @@ static void sched_begin(halo_sched_t *s)
     sched_sort(s);
     if (s->uses_shm)
         halo_shm_begin(s);
-    if (nrunning == caprunning) {
-        caprunning = caprunning ? 2 * caprunning : 16;
-        running = halo_realloc(running, (size_t)caprunning * sizeof *running);
-    }
-    running[nrunning++] = s;
+    running_add(s);
     if (failed_before(s))
         return;
     sched_advance(s);
@@ -845,16 +850,19 @@ int halo_sched_rerun(halo_sched_t *s)
     return halo_sched_run_keep(s);
 }
 
-/* ---------------------------------------------------------------- compiled reruns */
+/* ---------------------------------------------------------------- compiled runs */
 
-/* A kept blocking schedule with no messages, compiled for its reruns: the
- * flag waits with their member ranges and targets worked out, the one-run
- * copies and reductions with their addresses resolved to a base (the
- * absolute address, the scratch area, the phase's slots or flag lines)
- * plus an offset. A rerun walks this list without the engine's per-round
- * and per-step dispatch, which was most of a small call's instructions.
- * Waits of a round are checked one after the other: flags only grow, so
- * that holds the round exactly when all of them hold together. */
+/* A schedule with no messages, kept or persistent, compiled for its
+ * reruns: the flag waits with their member ranges and targets worked out,
+ * the one-run copies and reductions with their addresses resolved to a
+ * base (the absolute address, the scratch area, the phase's slots or flag
+ * lines) plus an offset. A rerun walks this list without the engine's
+ * per-round and per-step dispatch, which was most of a small call's
+ * instructions. Waits of a round are checked one after the other: flags
+ * only grow, so that holds the round exactly when all of them hold
+ * together. A blocking rerun waits each out; a nonblocking or persistent
+ * start walks the list while they hold at once, and leaves the rest to
+ * the engine from the round of the first that does not. */
 enum { FOP_WAIT_PREV, FOP_WAIT, FOP_SET, FOP_MEMCPY, FOP_KERNEL, FOP_STEP };
 
 typedef struct fop {
@@ -862,6 +870,7 @@ typedef struct fop {
     int16_t wa, wb;          /* memcpy, kernel: HALO_BREF_* of the source a and destination b */
     int32_t lo, hi, skip;    /* waits: members [lo, hi), but skip (-1: none) */
     int32_t arg;             /* wait: the flag step; kernel: the op's loop; set, step: the step's index */
+    int32_t rfirst;          /* the index of the first step of the op's round */
     int64_t a, b;            /* offsets from the bases of wa and wb */
     size_t n;                /* bytes (memcpy) or elements (kernel) */
 } fop_t;
@@ -874,8 +883,9 @@ struct halo_sched_prog {
 
 halo_sched_prog_t *halo_sched_compile(halo_sched_t *s)
 {
-    if (s->nmsgs != 0 || !s->uses_shm || s->shm_own || !s->sorted || s->shm_phases > 2)
+    if (s->nmsgs != 0 || !s->uses_shm || s->shm_phases > 2)
         return NULL;
+    sched_sort(s);
     const halo_coll_topo_t *t = halo_coll_topo(halo_comm_ptr(s->comm));
     int nphases = 1;
     for (int j = 0; j < s->nsteps; j++) {
@@ -887,10 +897,13 @@ halo_sched_prog_t *halo_sched_compile(halo_sched_t *s)
     halo_sched_prog_t *p = halo_malloc(sizeof *p + (size_t)s->nsteps * sizeof(fop_t));
     p->nops = 0;
     p->nphases = nphases;
+    int32_t rfirst = 0;
     for (int j = 0; j < s->nsteps; j++) {
         const halo_step_t *st = &s->steps[j];
+        if (j == 0 || st->round != s->steps[j - 1].round)
+            rfirst = j;
         fop_t *op = &p->ops[p->nops++];
-        *op = (fop_t){.phase = (int16_t)st->phase, .skip = -1, .arg = j};
+        *op = (fop_t){.phase = (int16_t)st->phase, .skip = -1, .arg = j, .rfirst = rfirst};
         switch (st->kind) {
         case HALO_STEP_SHM_WAIT:
         case HALO_STEP_SHM_WAIT_PREV:
@@ -946,14 +959,16 @@ static bool fop_wait_ready(void *arg)
     return w->ready != 0;
 }
 
-int halo_sched_rerun_prog(halo_sched_t *s, const halo_sched_prog_t *p)
+/* Runs s through p from the start (halo_shm_begin done). Patient (a
+ * blocking call), every wait is waited out; otherwise the run stops at the
+ * first wait that does not hold at once. Returns PROG_DONE when the list
+ * ran to its end, PROG_STOPPED when the collective failed (the failure is
+ * recorded: flag_failed or sched_fail), or the index of the first step of
+ * the round that could not go on. */
+enum { PROG_DONE = -1, PROG_STOPPED = -2 };
+static inline __attribute__((always_inline)) int prog_run(halo_sched_t *s, const halo_sched_prog_t *p,
+                                                          bool patient)
 {
-    if (nfailed)   /* a failure is known somewhere: the general path checks for this one */
-        return halo_sched_rerun(s);
-    halo_sched_reset(s);
-    s->seq = halo_sched_next_seq(halo_comm_ptr(s->comm), HALO_LANE_BLOCKING);
-    s->tag = halo_seq_tag(s->seq);
-    halo_shm_begin(s);
     /* Bases by phase and HALO_BREF_* kind (the offsets are from these; a
      * phase's slots and lines are only named by its steps if it has them). */
     uintptr_t base[2][4];
@@ -965,11 +980,16 @@ int halo_sched_rerun_prog(halo_sched_t *s, const halo_sched_prog_t *p)
         case FOP_WAIT_PREV:
         case FOP_WAIT: {
             fop_wait_t w = {s, op, 0, -1};
-            if (!fop_wait_ready(&w))
+            if (!fop_wait_ready(&w)) {
+                if (!patient)
+                    return op->rfirst;
                 halo_progress_wait_paced(fop_wait_ready, &w);
+            }
             if (w.ready < 0) {
+                if (!patient)
+                    return op->rfirst;   /* the engine finds it again */
                 flag_failed(s, w.origin);
-                goto stopped;
+                return PROG_STOPPED;
             }
             break;
         }
@@ -988,18 +1008,63 @@ int halo_sched_rerun_prog(halo_sched_t *s, const halo_sched_prog_t *p)
             int rc = run_local(s, &s->steps[op->arg]);
             if (rc != MPI_SUCCESS) {
                 sched_fail(s, rc);
-                goto stopped;
+                return PROG_STOPPED;
             }
         }
         }
     }
-    s->done = 1;
-    halo_shm_prefetch_next(s);
-    return MPI_SUCCESS;
-stopped:
+    return PROG_DONE;
+}
+
+int halo_sched_rerun_prog(halo_sched_t *s, const halo_sched_prog_t *p)
+{
+    if (nfailed)   /* a failure is known somewhere: the general path checks for this one */
+        return halo_sched_rerun(s);
+    halo_sched_reset(s);
+    s->seq = halo_sched_next_seq(halo_comm_ptr(s->comm), HALO_LANE_BLOCKING);
+    s->tag = halo_seq_tag(s->seq);
+    halo_shm_begin(s);
+    if (prog_run(s, p, true) == PROG_DONE) {
+        s->done = 1;
+        halo_shm_prefetch_next(s);
+        return MPI_SUCCESS;
+    }
     if (!s->done)
         halo_progress_wait_paced(sched_is_done, s);
     return s->error;
+}
+
+static long long prog_starts, prog_finished;   /* halo_sched_prog_counts */
+
+void halo_sched_prog_counts(long long *starts, long long *finished)
+{
+    *starts = prog_starts;
+    *finished = prog_finished;
+}
+
+void halo_sched_start_prog(halo_sched_t *s, struct halo_request *owner, const halo_sched_prog_t *p)
+{
+    s->owner = owner;
+    if (nfailed) {   /* as in halo_sched_rerun_prog */
+        sched_begin(s);
+        return;
+    }
+    prog_starts++;
+    halo_shm_begin(s);
+    int at = prog_run(s, p, false);
+    if (at == PROG_DONE) {
+        prog_finished++;
+        sched_finish(s);
+        return;
+    }
+    if (at == PROG_STOPPED)
+        return;   /* sched_fail completed the owner */
+    /* The engine goes on from round R = steps[at].round, as if round R - 1
+     * had just ended: nothing of R has run (a round's waits come first). */
+    s->first_step = at;
+    s->cur_round = s->steps[at].round - 1;
+    running_add(s);
+    sched_advance(s);
 }
 
 void halo_sched_start(halo_sched_t *s, struct halo_request *owner)

@@ -250,15 +250,22 @@ int halo_sched_run(halo_sched_t *s);
  * halo_sched_rerun (a blocking call made again with the same arguments). */
 int halo_sched_run_keep(halo_sched_t *s);
 int halo_sched_rerun(halo_sched_t *s);
-/* A kept blocking schedule's compiled form (after its first run, for the
- * reruns of the same call): NULL unless it has no messages and uses shared
- * memory. Private to this process (addresses resolved); free() frees it.
- * halo_sched_rerun_prog reruns s through it, as halo_sched_rerun would. */
+/* A schedule's compiled form, for the runs of a call made again with the
+ * same arguments (a kept call, a persistent request): NULL unless it has no
+ * messages and uses shared memory. Sorts s's steps first. Private to this
+ * process (addresses resolved); free() frees it. halo_sched_rerun_prog
+ * reruns s through it, as halo_sched_rerun would. */
 typedef struct halo_sched_prog halo_sched_prog_t;
 halo_sched_prog_t *halo_sched_compile(halo_sched_t *s);
 int halo_sched_rerun_prog(halo_sched_t *s, const halo_sched_prog_t *p);
 /* Starts it under a request that completes with it. */
 void halo_sched_start(halo_sched_t *s, struct halo_request *owner);
+/* The same through its compiled form p (s reset and numbered): the rounds
+ * whose waits hold at once run here, and the engine takes the rest on. */
+void halo_sched_start_prog(halo_sched_t *s, struct halo_request *owner, const halo_sched_prog_t *p);
+/* Starts through a compiled form so far, and how many of them ran to the
+ * end before returning (the others the engine finished). */
+void halo_sched_prog_counts(long long *starts, long long *finished);
 /* Makes a finished schedule ready to run again (persistent collectives). */
 void halo_sched_reset(halo_sched_t *s);
 void halo_sched_free(halo_sched_t *s);

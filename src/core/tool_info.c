@@ -4,6 +4,7 @@
  * tools only (not part of the MPI interface). */
 #include "binding/binding.h"
 #include "coll/coll.h"
+#include "coll/sched.h"
 #include "core/config.h"
 #include "core/halo.h"
 #include "pt2pt/pt2pt.h"
@@ -87,4 +88,15 @@ HALO_EXPORT int halo_tool_cma_node(void)
 HALO_EXPORT long long halo_tool_coll_kept_starts(void)
 {
     return halo_coll_kept_starts();
+}
+
+/* How many nonblocking and persistent collectives of this process started
+ * through their schedule's compiled form (a kept or persistent schedule
+ * with shared-memory steps only); *finished: how many of those ran to
+ * their end inside the starting call. */
+HALO_EXPORT long long halo_tool_coll_prog_starts(long long *finished)
+{
+    long long starts;
+    halo_sched_prog_counts(&starts, finished);
+    return starts;
 }

@@ -21,13 +21,22 @@
  * - an in-place Ialltoall of 4 MiB, whose schedule stages the blocks in a
  *   scratch area of megabytes: never kept (a communicator would hold its
  *   memory), right every time.
+ * - kept and persistent shared-memory schedules start through their
+ *   compiled form (halo_tool_coll_prog_starts): an Ibcast and a persistent
+ *   Bcast whose root comes 20 ms late, so the others' starts stop at the
+ *   wait for its data and the engine finishes them; an Igather started
+ *   after a barrier, which a member runs to its end inside the call; a
+ *   persistent Allreduce started 20 times. Each checked element by
+ *   element, and the compiled starts counted.
  * Every rank checks every element against a value computed locally. */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "mpitest.h"
 
 long long halo_tool_coll_kept_starts(void);
+long long halo_tool_coll_prog_starts(long long *finished);
 
 static int rank, size;
 
@@ -220,6 +229,85 @@ static void freed_while_pending(void)
     }
 }
 
+/* Compiled starts: handed to the engine at a wait that does not hold, run
+ * to the end inside the call, persistent. */
+static void compiled_starts(void)
+{
+    enum { IT = 8 };
+    long long fin0, fin1, st0 = halo_tool_coll_prog_starts(&fin0), st1;
+    int b[4], root = size - 1;
+    MPI_Request q;
+    /* A late root: the others' starts wait for its flag (the first call
+     * builds the schedule, so IT + 1 calls). */
+    for (int it = 0; it <= IT; it++) {
+        for (int i = 0; i < 4; i++)
+            b[i] = rank == root ? val(root, it + 70, i) : -1;
+        if (rank == root)
+            usleep(20000);
+        MPI_OK(MPI_Ibcast(b, 4, MPI_INT, root, MPI_COMM_WORLD, &q));
+        wait1(&q);
+        for (int i = 0; i < 4; i++)
+            CHECK(b[i] == val(root, it + 70, i), "late root it %d: ibcast [%d] = %d", it, i, b[i]);
+    }
+    st1 = halo_tool_coll_prog_starts(&fin1);
+    if (size > 1 && rank != root)
+        CHECK(st1 - st0 >= IT && (st1 - st0) - (fin1 - fin0) >= IT / 2,
+              "late root: %lld compiled starts, %lld finished in the call; want %d, at least %d handed on",
+              st1 - st0, fin1 - fin0, IT, IT / 2);
+    /* After a barrier every member is done with the channel's previous
+     * use: a member's Igather runs to its end inside the call. */
+    st0 = st1;
+    fin0 = fin1;
+    for (int it = 0; it <= IT; it++) {
+        int mine = val(rank, it + 80, 0), g[64];
+        for (int p = 0; p < size; p++)
+            g[p] = -1;
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        MPI_OK(MPI_Igather(&mine, 1, MPI_INT, g, 1, MPI_INT, 0, MPI_COMM_WORLD, &q));
+        wait1(&q);
+        if (rank == 0)
+            for (int p = 0; p < size; p++)
+                CHECK(g[p] == val(p, it + 80, 0), "after barrier it %d: igather [%d] = %d", it, p, g[p]);
+    }
+    st1 = halo_tool_coll_prog_starts(&fin1);
+    if (size > 1 && rank != 0)
+        CHECK(st1 - st0 >= IT && fin1 - fin0 >= IT / 2,
+              "igather after a barrier: %lld compiled starts, %lld finished in the call; want %d, at least %d",
+              st1 - st0, fin1 - fin0, IT, IT / 2);
+    /* Persistent: a late root, then plain starts of an Allreduce. */
+    st0 = st1;
+    MPI_Request pb, pa;
+    int s3[3], r3[3];
+    MPI_OK(MPI_Bcast_init(b, 4, MPI_INT, root, MPI_COMM_WORLD, MPI_INFO_NULL, &pb));
+    MPI_OK(MPI_Allreduce_init(s3, r3, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &pa));
+    for (int it = 0; it < IT; it++) {
+        for (int i = 0; i < 4; i++)
+            b[i] = rank == root ? val(root, it + 90, i) : -1;
+        if (rank == root && it % 2)
+            usleep(20000);
+        MPI_OK(MPI_Start(&pb));
+        MPI_OK(MPI_Wait(&pb, MPI_STATUS_IGNORE));
+        for (int i = 0; i < 4; i++)
+            CHECK(b[i] == val(root, it + 90, i), "persistent bcast it %d [%d] = %d", it, i, b[i]);
+    }
+    for (int it = 0; it < 20; it++) {
+        for (int i = 0; i < 3; i++) {
+            s3[i] = val(rank, it + 100, i);
+            r3[i] = -1;
+        }
+        MPI_OK(MPI_Start(&pa));
+        MPI_OK(MPI_Wait(&pa, MPI_STATUS_IGNORE));
+        for (int i = 0; i < 3; i++)
+            CHECK(r3[i] == sum_over_ranks(it + 100, i), "persistent allreduce it %d [%d] = %d, want %d", it, i,
+                  r3[i], sum_over_ranks(it + 100, i));
+    }
+    MPI_OK(MPI_Request_free(&pb));
+    MPI_OK(MPI_Request_free(&pa));
+    st1 = halo_tool_coll_prog_starts(&fin1);
+    if (size > 1)
+        CHECK(st1 - st0 == IT + 20, "persistent: %lld compiled starts, want %d", st1 - st0, IT + 20);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -247,6 +335,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_free(&d));
     freed_while_pending();
     large_not_kept();
+    compiled_starts();
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0)
         printf("coll_keep_nb: ok\n");
