@@ -254,6 +254,9 @@ static inline bool halo_coll_is_neighbor(halo_coll_kind_t k)
 halo_coll_build_fn_t halo_barrier_shm;
 halo_coll_build_fn_t halo_barrier_shm_fan;
 halo_coll_build_fn_t halo_bcast_shm;
+halo_coll_build_fn_t halo_bcast_cma;
+halo_coll_build_fn_t halo_gather_cma;
+halo_coll_build_fn_t halo_scatter_cma;
 halo_coll_build_fn_t halo_reduce_shm;
 halo_coll_build_fn_t halo_allreduce_shm;
 halo_coll_build_fn_t halo_allreduce_shm_rsag;

@@ -99,6 +99,20 @@
  * pipelined at 3 and 4 ranks in (128K, 512K] (3 ranks 256 and 512 KiB:
  * 37-38 and 73-81 against 51-52 and 102-103 by parts) and at 5 to 8 in
  * (512K, 1M] (8 ranks 1 MiB, five rounds: 772 against 821).
+ * Gather, Scatter and (at 2 ranks) Bcast by single-copy access without
+ * messages (cma: the root publishes its buffer, every member reads or
+ * writes its own block at once; forced against the table before it,
+ * medians of 5 interleaved runs, us): Gather at 2 ranks from 8K (8, 16,
+ * 32 KiB: 0.93/1.23/2.02 against 1.17/1.81/3.97 linear; 4K 0.84 against
+ * 0.75 through the slots), from 3 ranks above 16K (32 KiB at 3, 4, 8
+ * ranks 3.65/4.25/5.12 against 4.33/6.07/5.20 through the slots; 256 KiB
+ * 15.0/16.5/38.7 against 26.3/50.1/122 linear; 1 MiB at 8 ranks 196
+ * against 455); Scatter at 2 ranks from 8K (0.96/1.21 at 8/16 KiB against
+ * 1.08/1.34 linear), from 5 ranks above 4K (4 KiB 2.62 against 3.25), at 3
+ * and 4 ranks above 8K (3 ranks 4 and 8 KiB: 2.08/2.37 against 0.65/1.29;
+ * 256 KiB 15.7 against 31.7; 4 ranks 1 MiB 157 against 193); Bcast at 2
+ * ranks 8-32K (0.98/1.25/2.12 against 1.07/1.42/2.14 by binomial tree; 4K
+ * 0.81 against 0.70 through the slots, 64K 3.29 against 2.95 linear).
  * Scatter through the slots only up to 4K and 4 ranks: from 32K the
  * receivers reading their blocks from the root (CMA) are 2-3x faster
  * (three alternations at 2, 4 and 8 ranks, 64 KiB: 5-16 us against
@@ -161,6 +175,7 @@ const char halo_coll_tuning_default[] =
     "  ],\n"
     "  \"bcast\": [\n"
     "    {\"algorithm\": \"two_level\"},\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"msg_size_max\": 32768, \"algorithm\": \"cma\"},\n"
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"msg_size_max\": 16384, \"algorithm\": \"binomial\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 16384, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 4, \"oversubscribed\": true, \"msg_size_min\": 16385, \"msg_size_max\": 65536, \"algorithm\": \"linear\"},\n"
@@ -172,8 +187,11 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"pipeline\"}\n"
     "  ],\n"
     "  \"gather\": [\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"cma\"},\n"
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"linear\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 32768, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 3, \"msg_size_max\": 16384, \"algorithm\": \"shm\"},\n"
+    "    {\"algorithm\": \"cma\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"algorithm\": \"linear\"}\n"
     "  ],\n"
@@ -182,7 +200,11 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"linear\"}\n"
     "  ],\n"
     "  \"scatter\": [\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"cma\"},\n"
     "    {\"comm_size_max\": 4, \"msg_size_max\": 4096, \"algorithm\": \"shm\"},\n"
+    "    {\"msg_size_max\": 4096, \"algorithm\": \"linear\"},\n"
+    "    {\"comm_size_max\": 4, \"msg_size_max\": 8192, \"algorithm\": \"linear\"},\n"
+    "    {\"algorithm\": \"cma\"},\n"
     "    {\"algorithm\": \"linear\"}\n"
     "  ],\n"
     "  \"scatterv\": [\n"

@@ -3,7 +3,9 @@
  * send blocks of 4 KiB and more by rendezvous, below the eager limit,
  * once they add up to more than 24 KiB, so that each receiver copies its
  * own block; with a core per rank, or smaller blocks, they go eagerly.
- * The testlist fixes the eager limit (16 KiB); whether ranks outnumber
+ * The testlist fixes the eager limit (16 KiB) and forces Scatter's linear
+ * algorithm (the built-in table sends such blocks by single-copy reads,
+ * shm_scatter_cma.c, instead); whether ranks outnumber
  * the processors comes from HALO_JOB_CPUS, which mpiexec sets (so on this
  * 2-CPU machine 4 and 8 ranks test the fan-out by rendezvous, and a
  * larger machine tests the eager one). For each block size the root

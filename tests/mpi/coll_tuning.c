@@ -117,14 +117,18 @@ int main(int argc, char **argv)
     CHECK(ncpu >= 1, "processors: %ld", ncpu);
     expect("gather", 8, 8, 1, "shm");
     expect("gather", 4, 8, 1, "shm");
-    expect("gather", 2, 65536, 1, "linear");
+    /* Single-copy writes for blocks above 16 KiB (above 4 KiB at two
+     * ranks with a core each on Intel), where the node allows them. */
+    int cma = cma_here();
+    expect("gather", 2, 65536, 1, cma ? "cma" : "linear");
     if (is_intel) {
         /* Two ranks with a core each: from 4 KiB point-to-point (single-copy
          * rendezvous) rather than the shared slots, the slots below. */
         int two = ncpu >= 2;
         expect("bcast", 2, 4096, 1, "shm");
-        expect("bcast", 2, 4097, 1, two ? "binomial" : "shm");
-        expect("bcast", 2, 16384, 1, two ? "binomial" : "shm");
+        expect("bcast", 2, 4097, 1, two ? (cma ? "cma" : "binomial") : "shm");
+        expect("bcast", 2, 16384, 1, two ? (cma ? "cma" : "binomial") : "shm");
+        expect("bcast", 2, 32768, 1, two && cma ? "cma" : "linear");
         expect("bcast", 3, 16384, 1, "shm");
         expect("bcast", 3, 32769, 1, "shm");
         /* From 4 ranks on more ranks than processors: the linear one above
@@ -146,7 +150,9 @@ int main(int argc, char **argv)
         expect("reduce", 16, 1 << 20, 1, ncpu < 16 ? "shm" : "rabenseifner");
         expect("reduce", 5, 131072, 1, "shm");
         expect("gather", 2, 4096, 1, "shm");
-        expect("gather", 2, 8192, 1, two ? "linear" : "shm");
+        expect("gather", 2, 8192, 1, two ? (cma ? "cma" : "linear") : "shm");
+        expect("scatter", 2, 4096, 1, "shm");
+        expect("scatter", 2, 4097, 1, two && cma ? "cma" : "linear");
         expect("allgather", 2, 8192, 1, two ? "linear" : "shm");
         expect("allgather", 4, 8192, 1, "shm");
         expect("alltoall", 2, 4096, 1, "shm");
@@ -174,12 +180,16 @@ int main(int argc, char **argv)
     expect("bcast", 3, 32769, 1, !strcmp(mode, "good") ? "pipeline" : "shm");
     expect("reduce", 4, 131072, 1, !strcmp(mode, "rules") ? "rabenseifner" : "shm");
     expect("scatter", 4, 4096, 1, "shm");
-    expect("scatter", 4, 65536, 1, "linear");
-    expect("gather", 4, 65536, 1, "shm");
-    expect("gather", 8, 65536, 1, "shm");
-    expect("gather", 3, 98304, 1, "linear");
-    expect("gather", 16, 131072, 1, "linear");
-    expect("gather", 8, 1 << 20, 1, "linear");
+    expect("scatter", 4, 8192, 1, "linear");
+    expect("scatter", 4, 65536, 1, cma ? "cma" : "linear");
+    expect("scatter", 8, 4096, 1, "linear");
+    expect("scatter", 8, 4097, 1, cma ? "cma" : "linear");
+    expect("gather", 4, 16384, 1, "shm");
+    expect("gather", 4, 65536, 1, cma ? "cma" : "shm");
+    expect("gather", 8, 65536, 1, cma ? "cma" : "shm");
+    expect("gather", 3, 98304, 1, cma ? "cma" : "linear");
+    expect("gather", 16, 131072, 1, cma ? "cma" : "linear");
+    expect("gather", 8, 1 << 20, 1, cma ? "cma" : "linear");
     expect("allgather", 4, 64, 1, "shm");
     expect("allgather", 2, 16384, 1, "shm");
     expect("allgather", 2, 65536, 1, "linear");
