@@ -112,7 +112,13 @@
  * and 4 ranks above 8K (3 ranks 4 and 8 KiB: 2.08/2.37 against 0.65/1.29;
  * 256 KiB 15.7 against 31.7; 4 ranks 1 MiB 157 against 193); Bcast at 2
  * ranks 8-32K (0.98/1.25/2.12 against 1.07/1.42/2.14 by binomial tree; 4K
- * 0.81 against 0.70 through the slots, 64K 3.29 against 2.95 linear).
+ * 0.81 against 0.70 through the slots, 64K 3.29 against 2.95 linear),
+ * and from 4 ranks on more ranks than processors above 16K up to 128K:
+ * ahead at 8 ranks (32/64 KiB 5.08/7.72 against 6.05/8.37 linear; in
+ * bench/compare 0.79/0.89 of the table before), level at 4 (two sets of
+ * runs, 32/64/128 KiB: 4.03-4.45/6.82-8.07/14.8-16.2 against
+ * 4.44-4.46/7.08-7.80/16.0-16.3 linear); 256 KiB behind at both (35-43
+ * against 31-36); at 3 ranks behind the slots everywhere.
  * Scatter through the slots only up to 4K and 4 ranks: from 32K the
  * receivers reading their blocks from the root (CMA) are 2-3x faster
  * (three alternations at 2, 4 and 8 ranks, 64 KiB: 5-16 us against
@@ -178,6 +184,7 @@ const char halo_coll_tuning_default[] =
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"msg_size_max\": 32768, \"algorithm\": \"cma\"},\n"
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"msg_size_max\": 16384, \"algorithm\": \"binomial\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 16384, \"algorithm\": \"shm\"},\n"
+    "    {\"comm_size_min\": 4, \"oversubscribed\": true, \"msg_size_min\": 16385, \"msg_size_max\": 131072, \"algorithm\": \"cma\"},\n"
     "    {\"comm_size_min\": 4, \"oversubscribed\": true, \"msg_size_min\": 16385, \"msg_size_max\": 65536, \"algorithm\": \"linear\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"msg_size_max\": 12288, \"algorithm\": \"binomial\"},\n"

@@ -131,12 +131,13 @@ int main(int argc, char **argv)
         expect("bcast", 2, 32768, 1, two && cma ? "cma" : "linear");
         expect("bcast", 3, 16384, 1, "shm");
         expect("bcast", 3, 32769, 1, "shm");
-        /* From 4 ranks on more ranks than processors: the linear one above
-         * 16 KiB. */
+        /* From 4 ranks on more ranks than processors: single-copy reads
+         * above 16 KiB up to 128 KiB (else the linear one). */
         expect("bcast", 4, 16384, 1, "shm");
-        expect("bcast", 4, 16385, 1, ncpu < 4 ? "linear" : "shm");
-        expect("bcast", 8, 65536, 1, ncpu < 8 ? "linear" : "shm");
-        expect("bcast", 8, 65537, 1, "linear");
+        expect("bcast", 4, 16385, 1, ncpu < 4 ? (cma ? "cma" : "linear") : "shm");
+        expect("bcast", 8, 65536, 1, ncpu < 8 ? (cma ? "cma" : "linear") : "shm");
+        expect("bcast", 8, 65537, 1, ncpu < 8 && cma ? "cma" : "linear");
+        expect("bcast", 8, 131073, 1, "linear");
         expect("reduce", 4, 131071, 1, "shm");
         expect("reduce", 4, 131072, 1, "binomial");
         expect("reduce", 4, 262144, 1, "binomial");
