@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "coll/coll.h"
+#include "datatype/dtype.h"
 #include "pmi.h"
 #include "progress/progress.h"
 #include "transport/transport.h"
@@ -444,6 +445,30 @@ void halo_shm_abort(halo_sched_t *s, int origin)
 }
 
 /* ---------------------------------------------------------------- building helpers */
+
+void halo_shm_publish(halo_sched_t **s_p, int round, int me, const void *p)
+{
+    uint64_t *addr = halo_sched_tmp(s_p, 1, MPI_UINT64_T);
+    *addr = (uint64_t)(uintptr_t)p;
+    halo_sched_copy(s_p, round, halo_addr(addr), 1, MPI_UINT64_T, halo_line(me, 0), 1, MPI_UINT64_T);
+    halo_shm_set(s_p, round, 1);
+}
+
+void halo_shm_cma_block(halo_sched_t **s_p, int round, bool write, int owner, int peer, MPI_Count pos,
+                        void *buf, MPI_Count count, MPI_Datatype type, MPI_Count bytes)
+{
+    MPI_Count off;
+    if (halo_dt_one_run(halo_dtype_ptr(type), count, &off)) {
+        halo_sched_cma(s_p, round, write, halo_line(owner, 0), peer, pos, halo_addr((char *)buf + off), bytes);
+        return;
+    }
+    int64_t tmp = halo_sched_scratch(s_p, (uint64_t)bytes);
+    if (write)
+        halo_sched_pack(s_p, round - 1, halo_addr(buf), count, type, 0, bytes, halo_scr(tmp));
+    halo_sched_cma(s_p, round, write, halo_line(owner, 0), peer, pos, halo_scr(tmp), bytes);
+    if (!write)
+        halo_sched_unpack(s_p, round, halo_scr(tmp), 0, bytes, halo_addr(buf), count, type);
+}
 
 bool halo_shm_fits_line(MPI_Count count, MPI_Datatype type)
 {

@@ -183,6 +183,17 @@ bool halo_shm_fits_line(MPI_Count count, MPI_Datatype type);
 
 /* ---- helpers of the shared-memory algorithms */
 
+/* Single-copy algorithms (cma): this member publishes address p in its
+ * flag line's spare bytes (offset 0) in `round` and raises its flag to 1. */
+void halo_shm_publish(halo_sched_t **s_p, int round, int me, const void *p);
+/* Moves `bytes` packed bytes of (buf, count, type) into (write) or out of
+ * the memory member `owner` (communicator rank `peer`) published, from
+ * offset pos there, in `round`: straight from or into buf when it is one
+ * run of bytes, else through the scratch area (packed in the round before
+ * a write, unpacked after a read). */
+void halo_shm_cma_block(halo_sched_t **s_p, int round, bool write, int owner, int peer, MPI_Count pos,
+                        void *buf, MPI_Count count, MPI_Datatype type, MPI_Count bytes);
+
 /* Reductions through the slots keep each element's layout (holes and all),
  * so any datatype and operation, user functions included, reduce straight
  * from the slots: a chunk of elements starts at the slot's first byte with

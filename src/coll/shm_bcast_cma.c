@@ -26,34 +26,26 @@ int halo_bcast_cma(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p
     MPI_Count n = a->count * halo_type_size(a->type);
     if (nm == 1 || n == 0)
         return MPI_SUCCESS;
-    MPI_Count off;
-    bool run = halo_dt_one_run(halo_dtype_ptr(a->type), a->count, &off);
     char *buf = a->rbuf;
     halo_shm_use(s_p);
     halo_shm_wait_prev(s_p, 0);
     if (me == root) {
-        const char *pub = buf + off;
-        if (!run) {
+        MPI_Count off;
+        const char *pub;
+        if (halo_dt_one_run(halo_dtype_ptr(a->type), a->count, &off)) {
+            pub = buf + off;
+        } else {
             char *packed = halo_sched_tmp(s_p, n, MPI_BYTE);
             halo_sched_pack(s_p, 0, halo_addr(buf), a->count, a->type, 0, n, halo_addr(packed));
             pub = packed;
         }
-        uint64_t *addr = halo_sched_tmp(s_p, 1, MPI_UINT64_T);
-        *addr = (uint64_t)(uintptr_t)pub;
-        halo_sched_copy(s_p, 0, halo_addr(addr), 1, MPI_UINT64_T, halo_line(me, 0), 1, MPI_UINT64_T);
-        halo_shm_set(s_p, 0, 1);
+        halo_shm_publish(s_p, 0, me, pub);
         halo_shm_wait(s_p, 1, HALO_SHM_ALL, HALO_SHM_DONE);   /* every member has read it */
         halo_shm_set(s_p, 1, HALO_SHM_DONE);
         return MPI_SUCCESS;
     }
     halo_shm_wait(s_p, 1, root, 1);
-    if (run) {
-        halo_sched_cma(s_p, 1, false, halo_line(root, 0), t->local[root], 0, halo_addr(buf + off), n);
-    } else {
-        int64_t tmp = halo_sched_scratch(s_p, (uint64_t)n);
-        halo_sched_cma(s_p, 1, false, halo_line(root, 0), t->local[root], 0, halo_scr(tmp), n);
-        halo_sched_unpack(s_p, 1, halo_scr(tmp), 0, n, halo_addr(buf), a->count, a->type);
-    }
+    halo_shm_cma_block(s_p, 1, false, root, t->local[root], 0, buf, a->count, a->type, n);
     halo_shm_set(s_p, 1, HALO_SHM_DONE);
     return MPI_SUCCESS;
 }

@@ -33,18 +33,9 @@ int halo_gather_cma(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_
         halo_shm_use(s_p);
         halo_shm_wait_prev(s_p, 0);
         if (!is_root) {
-            MPI_Count off;
-            const char *sbuf = a->sbuf;
             halo_shm_wait(s_p, 1, root, 1);
-            if (halo_dt_one_run(halo_dtype_ptr(a->stype), a->scount, &off)) {
-                halo_sched_cma(s_p, 1, true, halo_line(root, 0), t->local[root], (MPI_Count)me * blk,
-                               halo_addr(sbuf + off), blk);
-            } else {
-                int64_t tmp = halo_sched_scratch(s_p, (uint64_t)blk);
-                halo_sched_pack(s_p, 0, halo_addr(sbuf), a->scount, a->stype, 0, blk, halo_scr(tmp));
-                halo_sched_cma(s_p, 1, true, halo_line(root, 0), t->local[root], (MPI_Count)me * blk,
-                               halo_scr(tmp), blk);
-            }
+            halo_shm_cma_block(s_p, 1, true, root, t->local[root], (MPI_Count)me * blk, (void *)a->sbuf,
+                               a->scount, a->stype, blk);
             halo_shm_set(s_p, 1, HALO_SHM_DONE);
             return MPI_SUCCESS;
         }
@@ -56,10 +47,7 @@ int halo_gather_cma(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_
             staging = halo_sched_tmp(s_p, blk * nm, MPI_BYTE);
             pub = staging;
         }
-        uint64_t *addr = halo_sched_tmp(s_p, 1, MPI_UINT64_T);
-        *addr = (uint64_t)(uintptr_t)pub;
-        halo_sched_copy(s_p, 0, halo_addr(addr), 1, MPI_UINT64_T, halo_line(me, 0), 1, MPI_UINT64_T);
-        halo_shm_set(s_p, 0, 1);
+        halo_shm_publish(s_p, 0, me, pub);
     }
     if (is_root && a->sbuf != MPI_IN_PLACE)   /* while the members write */
         halo_sched_copy(s_p, 0, halo_addr(a->sbuf), a->scount, a->stype,

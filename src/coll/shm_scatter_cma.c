@@ -42,23 +42,11 @@ int halo_scatter_cma(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s
                                 halo_addr(packed));
                 pub = packed;
             }
-            uint64_t *addr = halo_sched_tmp(s_p, 1, MPI_UINT64_T);
-            *addr = (uint64_t)(uintptr_t)pub;
-            halo_sched_copy(s_p, 0, halo_addr(addr), 1, MPI_UINT64_T, halo_line(me, 0), 1, MPI_UINT64_T);
-            halo_shm_set(s_p, 0, 1);
+            halo_shm_publish(s_p, 0, me, pub);
         } else {
-            MPI_Count off;
-            char *rbuf = a->rbuf;
             halo_shm_wait(s_p, 1, root, 1);
-            if (halo_dt_one_run(halo_dtype_ptr(a->rtype), a->rcount, &off)) {
-                halo_sched_cma(s_p, 1, false, halo_line(root, 0), t->local[root], (MPI_Count)me * blk,
-                               halo_addr(rbuf + off), blk);
-            } else {
-                int64_t tmp = halo_sched_scratch(s_p, (uint64_t)blk);
-                halo_sched_cma(s_p, 1, false, halo_line(root, 0), t->local[root], (MPI_Count)me * blk,
-                               halo_scr(tmp), blk);
-                halo_sched_unpack(s_p, 1, halo_scr(tmp), 0, blk, halo_addr(rbuf), a->rcount, a->rtype);
-            }
+            halo_shm_cma_block(s_p, 1, false, root, t->local[root], (MPI_Count)me * blk, a->rbuf, a->rcount,
+                               a->rtype, blk);
             halo_shm_set(s_p, 1, HALO_SHM_DONE);
             return MPI_SUCCESS;
         }
