@@ -274,6 +274,8 @@ halo_coll_build_fn_t halo_alltoall_shm;
 halo_coll_build_fn_t halo_alltoallv_shm_linear;   /* alltoallv and alltoallw */
 /* Single-copy reads and writes of the other members' buffers. */
 halo_coll_build_fn_t halo_allreduce_cma;
+halo_coll_build_fn_t halo_allgather_cma;   /* allgather and allgatherv */
+halo_coll_build_fn_t halo_alltoall_cma;
 
 /* Two levels, several nodes (two_level_*.c). */
 halo_coll_build_fn_t halo_barrier_two_level;

@@ -1159,10 +1159,10 @@ static __attribute__((noinline)) int coll_build_run(int how, const coll_args_t *
     }
     s->kind = (int32_t)a->kind;
     s->seq_fixed = by_init;
-    /* A schedule with a large scratch area is not kept: building is
-     * nothing beside moving that much data, and a communicator would hold
-     * KEEP_MAX of them. */
-    if (s->bytes > KEEP_BYTES_MAX)
+    /* A schedule with a large scratch area (or buffers of its own) is not
+     * kept: building is nothing beside moving that much data, and a
+     * communicator would hold KEEP_MAX of them. */
+    if (s->bytes + s->owned_bytes > KEEP_BYTES_MAX)
         keep = false;
     if (how == RUN_BLOCKING)
         return keep ? keep_or_free(c, a, s, halo_sched_run_keep(s)) : halo_sched_run(s);

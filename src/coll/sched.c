@@ -262,6 +262,7 @@ void *halo_sched_tmp(halo_sched_t **s_p, MPI_Count count, MPI_Datatype type)
     char *p = halo_malloc((size_t)(span > 0 ? span : 1));
     s->owned = halo_realloc(s->owned, (size_t)(s->nowned + 1) * sizeof *s->owned);
     s->owned[s->nowned++] = p;
+    s->owned_bytes += (uint64_t)(span > 0 ? span : 1);
     return p - dt->true_lb;
 }
 

@@ -139,6 +139,7 @@ typedef struct halo_sched {
      * addresses (the scratch area moves while a schedule is built). */
     void **owned;
     int32_t nowned;
+    uint64_t owned_bytes;    /* their sizes summed */
     /* The running round's requests not yet complete (to cancel on abort). */
     struct halo_request **inflight;
     int32_t ninflight, capinflight;

@@ -119,6 +119,16 @@
  * runs, 32/64/128 KiB: 4.03-4.45/6.82-8.07/14.8-16.2 against
  * 4.44-4.46/7.08-7.80/16.0-16.3 linear); 256 KiB behind at both (35-43
  * against 31-36); at 3 ranks behind the slots everywhere.
+ * Allgather(v) and Alltoall at 2 ranks with a core each from 8K by
+ * single-copy reads (cma) instead of the linear exchange's rendezvous
+ * messages (forced, medians of 5 interleaved runs, us, 8/16/32/64/256
+ * KiB: Alltoall 1.56/1.97/2.93/5.08/17.6-18.8 against 1.58/2.26/3.15/
+ * 5.29/16.8-19.6, Allgather 1.63/2.04/2.95/4.81/15.8-18.2 against
+ * 1.62/2.21/3.62/4.94/17.0-18.4, Allgatherv 16/256 KiB 2.00/16.4 against
+ * 2.29/19.3; level at 1-4 MiB; at 4K the slots lead, 1.16-1.22 against
+ * 1.30-1.43). From 4 ranks on 2 cores the linear exchange and the slots
+ * stay (4 ranks 16 KiB: Alltoall 11.8 against 12.9, Allgather 8.6 by the
+ * slots against 14.2).
  * Scatter through the slots only up to 4K and 4 ranks: from 32K the
  * receivers reading their blocks from the root (CMA) are 2-3x faster
  * (three alternations at 2, 4 and 8 ranks, 64 KiB: 5-16 us against
@@ -219,6 +229,7 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"linear\"}\n"
     "  ],\n"
     "  \"allgather\": [\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"cma\"},\n"
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"msg_size_max\": 32768, \"algorithm\": \"linear\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 32768, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 131072, \"algorithm\": \"shm\"},\n"
@@ -230,6 +241,7 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"ring\"}\n"
     "  ],\n"
     "  \"allgatherv\": [\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"cma\"},\n"
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"msg_size_max\": 32768, \"algorithm\": \"linear\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 32768, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 131072, \"algorithm\": \"shm\"},\n"
@@ -239,6 +251,7 @@ const char halo_coll_tuning_default[] =
     "    {\"algorithm\": \"ring\"}\n"
     "  ],\n"
     "  \"alltoall\": [\n"
+    "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"cma\"},\n"
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"linear\"},\n"
     "    {\"msg_size_max\": 8192, \"algorithm\": \"shm\"},\n"
     "    {\"ppn_min\": 2, \"comm_size_max\": 64, \"algorithm\": \"linear\"},\n"

@@ -154,10 +154,14 @@ int main(int argc, char **argv)
         expect("gather", 2, 8192, 1, two ? (cma ? "cma" : "linear") : "shm");
         expect("scatter", 2, 4096, 1, "shm");
         expect("scatter", 2, 4097, 1, two && cma ? "cma" : "linear");
-        expect("allgather", 2, 8192, 1, two ? "linear" : "shm");
+        expect("allgather", 2, 4096, 1, "shm");
+        expect("allgather", 2, 8192, 1, two ? (cma ? "cma" : "linear") : "shm");
+        expect("allgather", 2, 1 << 22, 1, two && cma ? "cma" : "linear");
         expect("allgather", 4, 8192, 1, "shm");
         expect("alltoall", 2, 4096, 1, "shm");
-        expect("alltoall", 2, 8192, 1, two ? "linear" : "shm");
+        expect("alltoall", 2, 8192, 1, two ? (cma ? "cma" : "linear") : "shm");
+        expect("alltoall", 2, 1 << 22, 1, two && cma ? "cma" : "linear");
+        expect("alltoall", 4, 65536, 1, "linear");
         expect("reduce", 2, 16384, 1, two ? "binomial" : "shm");
         expect("reduce", 2, 1 << 19, 1, "binomial");
         expect("reduce", 2, (1 << 19) + 1, 1, two ? "rabenseifner" : "binomial");
