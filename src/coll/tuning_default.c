@@ -118,7 +118,14 @@
  * bench/compare 0.79/0.89 of the table before), level at 4 (two sets of
  * runs, 32/64/128 KiB: 4.03-4.45/6.82-8.07/14.8-16.2 against
  * 4.44-4.46/7.08-7.80/16.0-16.3 linear); 256 KiB behind at both (35-43
- * against 31-36); at 3 ranks behind the slots everywhere.
+ * against 31-36); at 3 ranks behind the slots everywhere. Since the root
+ * writes the bytes of the members bound to its CPU (shm_bcast_cma.c), at
+ * every size above 16K from 4 ranks and above 32K at 3 on more ranks than
+ * processors (forced, medians of 5, us: 3 ranks 64K/128K/256K/1M
+ * 5.5/7.7/13.3/77 against 6.1/19.0/43.5/184 through the slots and
+ * 8.4/19.8/31.3/147 linear; 4 ranks 128K/256K/1M/4M 9.2/15.0/114/516
+ * against 13.8/30.3/155/598 linear; 8 ranks 256K/1M 28.3/206 against
+ * 38.3/281; 3 ranks 32K 4.4 against 3.9 through the slots).
  * Allgather(v) and Alltoall at 2 ranks with a core each from 8K by
  * single-copy reads (cma) instead of the linear exchange's rendezvous
  * messages (forced, medians of 5 interleaved runs, us, 8/16/32/64/256
@@ -194,7 +201,8 @@ const char halo_coll_tuning_default[] =
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"msg_size_max\": 32768, \"algorithm\": \"cma\"},\n"
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"msg_size_max\": 16384, \"algorithm\": \"binomial\"},\n"
     "    {\"comm_size_max\": 2, \"msg_size_max\": 16384, \"algorithm\": \"shm\"},\n"
-    "    {\"comm_size_min\": 4, \"oversubscribed\": true, \"msg_size_min\": 16385, \"msg_size_max\": 131072, \"algorithm\": \"cma\"},\n"
+    "    {\"comm_size_min\": 4, \"oversubscribed\": true, \"msg_size_min\": 16385, \"algorithm\": \"cma\"},\n"
+    "    {\"comm_size_min\": 3, \"oversubscribed\": true, \"msg_size_min\": 32769, \"algorithm\": \"cma\"},\n"
     "    {\"comm_size_min\": 4, \"oversubscribed\": true, \"msg_size_min\": 16385, \"msg_size_max\": 65536, \"algorithm\": \"linear\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 65536, \"algorithm\": \"shm\"},\n"
     "    {\"msg_size_max\": 12288, \"algorithm\": \"binomial\"},\n"

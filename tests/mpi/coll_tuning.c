@@ -130,14 +130,16 @@ int main(int argc, char **argv)
         expect("bcast", 2, 16384, 1, two ? (cma ? "cma" : "binomial") : "shm");
         expect("bcast", 2, 32768, 1, two && cma ? "cma" : "linear");
         expect("bcast", 3, 16384, 1, "shm");
-        expect("bcast", 3, 32769, 1, "shm");
-        /* From 4 ranks on more ranks than processors: single-copy reads
-         * above 16 KiB up to 128 KiB (else the linear one). */
+        expect("bcast", 3, 32768, 1, "shm");
+        expect("bcast", 3, 32769, 1, ncpu < 3 && cma ? "cma" : "shm");
+        /* From 4 ranks on more ranks than processors: single copies above
+         * 16 KiB (from 3 ranks above 32 KiB), else the linear one. */
         expect("bcast", 4, 16384, 1, "shm");
         expect("bcast", 4, 16385, 1, ncpu < 4 ? (cma ? "cma" : "linear") : "shm");
         expect("bcast", 8, 65536, 1, ncpu < 8 ? (cma ? "cma" : "linear") : "shm");
         expect("bcast", 8, 65537, 1, ncpu < 8 && cma ? "cma" : "linear");
-        expect("bcast", 8, 131073, 1, "linear");
+        expect("bcast", 8, 131073, 1, ncpu < 8 && cma ? "cma" : "linear");
+        expect("bcast", 4, 1 << 22, 1, ncpu < 4 && cma ? "cma" : "linear");
         expect("reduce", 4, 131071, 1, "shm");
         expect("reduce", 4, 131072, 1, "binomial");
         expect("reduce", 4, 262144, 1, "binomial");
@@ -182,7 +184,7 @@ int main(int argc, char **argv)
     expect("alltoall", 2, 8192, 1, !strcmp(mode, "good") ? "pairwise" : "shm");
     expect("allreduce", 2, 8192, 1, !strcmp(mode, "good") ? "recursive_doubling" : "shm_rsag");
     expect("exscan", 2, 32768, 1, "linear");
-    expect("bcast", 3, 32769, 1, !strcmp(mode, "good") ? "pipeline" : "shm");
+    expect("bcast", 3, 32769, 1, !strcmp(mode, "good") ? "pipeline" : ncpu < 3 && cma ? "cma" : "shm");
     expect("reduce", 4, 131072, 1, !strcmp(mode, "rules") ? "rabenseifner" : "shm");
     expect("scatter", 4, 4096, 1, "shm");
     expect("scatter", 4, 8192, 1, "linear");
@@ -259,7 +261,7 @@ int main(int argc, char **argv)
         expect("exscan", 2, 65536, 1, "linear");
         expect("scan", 32, 1 << 20, 1, "pipeline");
         expect("bcast", 8, 8, 1, "shm");                     /* no usable rule: built in */
-        expect("bcast", 8, 1 << 22, 1, "linear");            /* one node: single-copy reads */
+        expect("bcast", 8, 1 << 22, 1, ncpu < 8 && cma ? "cma" : "linear");   /* one node: single copies */
         expect("barrier", (int)ncpu + 1, 0, 1, "shm");       /* "oversubscribed": 1 is not a boolean */
         expect("allgatherv", 4, 8, 1, "bruck");              /* "cpu": "arm" and 1 are refused */
     } else {
@@ -281,8 +283,8 @@ int main(int argc, char **argv)
         expect("allreduce", 8, 1 << 23, 0, OVER(8) ? "cma" : "rabenseifner");
 #undef OVER
         expect("bcast", 8, 8, 1, "shm");
-        expect("bcast", 8, 1 << 22, 1, "linear");
-        expect("bcast", 128, 1 << 22, 1, "pipeline");
+        expect("bcast", 8, 1 << 22, 1, ncpu < 8 && cma ? "cma" : "linear");
+        expect("bcast", 128, 1 << 22, 1, ncpu < 128 && cma ? "cma" : "pipeline");
         expect("alltoall", 8, 1 << 22, 1, "linear");
         expect("alltoall", 128, 1 << 22, 1, "pairwise");
         /* Above 256 KiB through the slots when the ranks outnumber the
