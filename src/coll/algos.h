@@ -162,6 +162,15 @@ static inline MPI_Aint halo_ag_displ(const halo_coll_args_t *a, int rank)
 {
     return a->rdispls ? a->rdispls[rank] : (MPI_Aint)rank * (MPI_Aint)a->rcount;
 }
+/* For trees of commutative operations on one node where the ranks
+ * outnumber the CPUs: the communicator's ranks in an order that keeps the
+ * ranks bound to one CPU side by side (the root's CPU first, the root
+ * first), so that a binomial tree's first levels pair ranks of one CPU
+ * and the CPUs work at once. Fills order[0..size) and returns true; false
+ * where that order does not apply (several nodes, fewer than 4 ranks or
+ * no more ranks than CPUs, a rank not bound to one CPU, no CPU holding two
+ * of the ranks). Every rank gets the same order. */
+bool halo_coll_cpu_order(halo_comm_t *c, int root, int *order);
 /* Reduce_scatter and reduce_scatter_block: count of rank's block. */
 static inline MPI_Count halo_rs_count(const halo_coll_args_t *a, int rank)
 {

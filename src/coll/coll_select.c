@@ -76,6 +76,8 @@ typedef struct tune_rule {
     long long ppn_min, ppn_max;     /* ranks per node (the largest node group), inclusive */
     long long msg_min, msg_max;     /* bytes, inclusive */
     int oversub;                    /* "oversubscribed": -1 either, 0 false, 1 true */
+    int commute;                    /* "commutative" (the operation; true where there is
+                                     * none): -1 either, 0 false, 1 true */
     int cpu;                        /* "cpu": -1 any, else a halo_cpu_t; such a rule applies
                                      * to communicators on one node only, so that nodes of
                                      * another make never choose differently in one call */
@@ -145,7 +147,7 @@ static bool load_rules(halo_coll_kind_t kind, const halo_json_t *list, const cha
             CONFIG_WARN("%s:%d:%d: a rule must be an object; ignored", where, r->line, r->col);
             continue;
         }
-        tune_rule_t rule = {0, LLONG_MAX, 0, LLONG_MAX, 0, LLONG_MAX, -1, -1, NULL};
+        tune_rule_t rule = {0, LLONG_MAX, 0, LLONG_MAX, 0, LLONG_MAX, -1, -1, -1, NULL};
         bool ok = true;
         for (int k = 0; k < r->n && ok; k++) {
             const char *key = r->keys[k];
@@ -171,6 +173,14 @@ static bool load_rules(halo_coll_kind_t kind, const halo_json_t *list, const cha
                     ok = false;
                 } else {
                     rule.oversub = v->num != 0;
+                }
+            } else if (!strcmp(key, "commutative")) {
+                if (v->type != HALO_JSON_BOOL) {
+                    CONFIG_WARN("%s:%d:%d: \"commutative\" must be true or false; rule ignored", where,
+                                v->line, v->col);
+                    ok = false;
+                } else {
+                    rule.commute = v->num != 0;
                 }
             } else if (!strcmp(key, "cpu")) {
                 if (v->type == HALO_JSON_STRING && !strcmp(v->str, "intel"))
@@ -368,6 +378,7 @@ static const halo_coll_algo_t *choose(halo_coll_kind_t kind, const halo_coll_fac
         const tune_rule_t *r = &t->rules[i];
         if (f->p < r->comm_min || f->p > r->comm_max || f->ppn < r->ppn_min || f->ppn > r->ppn_max ||
             bytes < r->msg_min || bytes > r->msg_max || (r->oversub >= 0 && r->oversub != f->oversub) ||
+            (r->commute >= 0 && r->commute != (int)f->commute) ||
             (r->cpu >= 0 && (!f->one_node || r->cpu != (int)halo_cpu())))
             continue;
         if (!halo_coll_algo_unusable(r->algo, f))
@@ -498,6 +509,8 @@ HALO_EXPORT void halo_tool_coll_print(FILE *out)
                 n += m + (size_t)snprintf(cond + n + m, sizeof cond - n - m, ", ");
             if (r->oversub >= 0)
                 n += (size_t)snprintf(cond + n, sizeof cond - n, "%soversubscribed, ", r->oversub ? "" : "not ");
+            if (r->commute >= 0)
+                n += (size_t)snprintf(cond + n, sizeof cond - n, "%scommutative op, ", r->commute ? "" : "non-");
             if (r->cpu >= 0)
                 n += (size_t)snprintf(cond + n, sizeof cond - n, "%s, ", halo_cpu_name((halo_cpu_t)r->cpu));
             if (!bounds_str(cond + n, sizeof cond - n, "n", r->msg_min, r->msg_max))
@@ -580,6 +593,8 @@ HALO_EXPORT void halo_tool_coll_print_json(FILE *out)
                 fprintf(out, "\"msg_size_max\": %lld, ", r->msg_max);
             if (r->oversub >= 0)
                 fprintf(out, "\"oversubscribed\": %s, ", r->oversub ? "true" : "false");
+            if (r->commute >= 0)
+                fprintf(out, "\"commutative\": %s, ", r->commute ? "true" : "false");
             if (r->cpu >= 0)
                 fprintf(out, "\"cpu\": \"%s\", ", halo_cpu_name((halo_cpu_t)r->cpu));
             fprintf(out, "\"algorithm\": \"%s\"}%s\n", r->algo->name, i + 1 < t->n ? "," : "");

@@ -4,6 +4,7 @@
  * Alltoallv and Alltoallw. */
 #include "coll/algos.h"
 
+#include "coll/shm.h"
 #include "core/config.h"
 #include "progress/progress.h"
 #include "transport/transport.h"
@@ -142,4 +143,41 @@ bool halo_a2a_in_place_too_big(const halo_coll_args_t *a, halo_comm_t *c)
 {
     return a->kind == HALO_COLL_ALLTOALL &&
            (MPI_Count)(c->size - 1) * a->rcount * halo_type_size(a->rtype) > halo_coll_scratch_max();
+}
+
+bool halo_coll_cpu_order(halo_comm_t *c, int root, int *order)
+{
+    int p = c->size;
+    if (p < 4 || !halo_progress_oversubscribed() || !halo_coll_topo(c)->one_node)
+        return false;
+    int *cpu = halo_malloc((size_t)p * sizeof *cpu);
+    bool ok = true;
+    for (int r = 0; r < p && ok; r++)
+        ok = (cpu[r] = halo_tr_bound_cpu(c->world[r])) >= 0;
+    int n = 0;
+    bool shared = false;
+    if (ok) {
+        /* The root's CPU first, the root first; then each other CPU's
+         * ranks, the CPUs in the order of their lowest ranks. */
+        order[n++] = root;
+        for (int r = 0; r < p; r++)
+            if (r != root && cpu[r] == cpu[root]) {
+                order[n++] = r;
+                shared = true;
+            }
+        for (int r = 0; r < p; r++) {
+            bool seen = cpu[r] == cpu[root];
+            for (int q = 0; q < r && !seen; q++)
+                seen = cpu[q] == cpu[r];
+            if (seen)
+                continue;
+            for (int q = r; q < p; q++)
+                if (cpu[q] == cpu[r]) {
+                    shared |= q != r;
+                    order[n++] = q;
+                }
+        }
+    }
+    free(cpu);
+    return ok && shared;
 }

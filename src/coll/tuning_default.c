@@ -167,7 +167,17 @@
  * Reduce 1.16/2.29 against 0.97/1.37, Allreduce by shm_rsag 2.15/3.74
  * against 1.44/1.90 by recursive doubling; Reduce_scatter of 64 KiB 4.96
  * against 4.17 pairwise); Exscan keeps the slots to 32 KiB (8 KiB 0.38
- * against 0.92). Reduce above 128 KiB with more ranks than cores, ranks
+ * against 0.92). Reduce of a commutative operation from 256 KiB at 4
+ * and from 8 ranks on more ranks than processors by the binomial tree over
+ * the ranks ordered by CPU (coll_util.c, halo_coll_cpu_order), forced
+ * against the tree in rank order and the slots (medians of 3-5 runs, us):
+ * 4 ranks 256K/1M/4M 45.7/344/1372 against 61.2/397/1637 and
+ * 61.4/325/1406; 8 ranks 256K/1M/4M 96/595/2512 against 177/794/3968 and
+ * 121/628/2716; 12 ranks 1M 815 against 875 through the slots, 16 ranks
+ * 256K/4M 233/5410 against 265/5881; but 5 and 6 ranks behind the slots
+ * (1M 597 and 542 against 401 and 488), 3 ranks behind the tree in rank
+ * order (1M 372 against 250: the order applies from 4 ranks), and 4 ranks
+ * at 128K (27 against 25). Reduce above 128 KiB with more ranks than cores, ranks
  * bound round robin (mpiexec's default): the binomial tree at 3 ranks up
  * to 4 MiB and at 4 ranks up to 256 KiB, else through the slots at every
  * size (two alternations of each algorithm forced, 128 KiB to 16 MiB, us:
@@ -283,6 +293,8 @@ const char halo_coll_tuning_default[] =
     "    {\"comm_size_max\": 2, \"msg_size_max\": 16384, \"algorithm\": \"shm\"},\n"
     "    {\"cpu\": \"intel\", \"comm_size_min\": 3, \"comm_size_max\": 3, \"msg_size_min\": 131072, \"msg_size_max\": 4194304, \"algorithm\": \"binomial\"},\n"
     "    {\"cpu\": \"intel\", \"comm_size_min\": 4, \"comm_size_max\": 4, \"msg_size_min\": 131072, \"msg_size_max\": 262144, \"algorithm\": \"binomial\"},\n"
+    "    {\"comm_size_min\": 4, \"comm_size_max\": 4, \"oversubscribed\": true, \"commutative\": true, \"msg_size_min\": 262144, \"algorithm\": \"binomial\"},\n"
+    "    {\"comm_size_min\": 8, \"oversubscribed\": true, \"commutative\": true, \"msg_size_min\": 262144, \"algorithm\": \"binomial\"},\n"
     "    {\"comm_size_min\": 3, \"msg_size_max\": 262144, \"algorithm\": \"shm\"},\n"
     "    {\"comm_size_min\": 3, \"oversubscribed\": true, \"algorithm\": \"shm\"},\n"
     "    {\"msg_size_max\": 4096, \"algorithm\": \"binomial\"},\n"

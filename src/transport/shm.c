@@ -588,6 +588,18 @@ int halo_shm_shares_cpu(int local_rank)
     return mine >= 0 && atomic_load_explicit(&r->probe_set, memory_order_acquire) && r->cpu == mine;
 }
 
+int halo_shm_bound_cpu(int local_rank)
+{
+    if (!shm.base || local_rank < 0 || local_rank >= shm.nlocal)
+        return -1;
+    const shm_rank_t *r = &shm.ranks[local_rank];
+    /* It publishes its CPU while it attaches, before its MPI_Init returns
+     * (a rank met in a collective gets there soon). */
+    while (!atomic_load_explicit(&r->probe_set, memory_order_acquire))
+        sched_yield();
+    return r->cpu;
+}
+
 int32_t halo_shm_pid(int local_rank)
 {
     if (!shm.base || local_rank < 0 || local_rank >= shm.nlocal)

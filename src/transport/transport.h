@@ -145,6 +145,10 @@ int halo_tr_single_copy_ok(int world);
 /* Whether this peer and this process are both bound to one and the same
  * CPU (then neither copies while the other runs). */
 int halo_tr_shares_cpu(int world);
+/* The CPU this rank of the node is bound to (mpiexec binds round robin),
+ * -1 when it may run on several or sits on another node; every rank sees
+ * the same answer for it. */
+int halo_tr_bound_cpu(int world);
 /* For the tests: how far this process's records reached into its ring
  * toward `world` since the last call, bytes from the ring's start (-1: no
  * ring toward it); the ring's size in *ring_bytes. */

@@ -56,6 +56,8 @@ static const char good[] =
     "  \"barrier\": [ {\"oversubscribed\": true, \"algorithm\": \"dissemination\"},\n"
     "               {\"oversubscribed\": false, \"ppn_min\": 2, \"algorithm\": \"shm_fan\"} ],\n"
     "  \"alltoall\": [],\n"
+    "  \"reduce_scatter_block\": [ {\"commutative\": false, \"algorithm\": \"pairwise\"},\n"
+    "                            {\"commutative\": true, \"algorithm\": \"recursive_halving\"} ],\n"
     "  \"allgatherv\": [ {\"cpu\": \"intel\", \"algorithm\": \"ring\"}, {\"cpu\": \"amd\", \"algorithm\": \"bruck\"},\n"
     "                  {\"algorithm\": \"linear\"} ]\n"
     "}\n";
@@ -84,6 +86,7 @@ static const char rules_ok[] =
     "  \"scan\": {\"algorithm\": \"linear\"},\n"
     "  \"bcast\": [ {\"algorithm\": \"nope\"} ],\n"
     "  \"barrier\": [ {\"oversubscribed\": 1, \"algorithm\": \"dissemination\"}, {\"algorithm\": \"shm\"} ],\n"
+    "  \"gatherv\": [ {\"commutative\": 1, \"algorithm\": \"shm_linear\"}, {\"algorithm\": \"linear\"} ],\n"
     "  \"allgatherv\": [ {\"cpu\": \"arm\", \"algorithm\": \"ring\"}, {\"cpu\": 1, \"algorithm\": \"ring\"},\n"
     "                  {\"algorithm\": \"bruck\"} ]\n"
     "}\n";
@@ -145,12 +148,18 @@ int main(int argc, char **argv)
         expect("reduce", 4, 262144, 1, "binomial");
         expect("reduce", 3, 262145, 1, "binomial");
         expect("reduce", 3, 1 << 22, 1, "binomial");
-        /* Above those, through the slots when the ranks outnumber the
-         * processors; the tree up to 8 ranks, then Rabenseifner. */
+        /* Above those, when the ranks outnumber the processors: for a
+         * commutative operation at 4 and from 8 ranks the tree over the
+         * ranks ordered by CPU, else through the slots; with a core each
+         * the tree up to 8 ranks, then Rabenseifner. */
         expect("reduce", 3, (1 << 22) + 1, 1, ncpu < 3 ? "shm" : "binomial");
-        expect("reduce", 4, 262145, 1, ncpu < 4 ? "shm" : "binomial");
-        expect("reduce", 8, 1 << 24, 1, ncpu < 8 ? "shm" : "binomial");
-        expect("reduce", 16, 1 << 20, 1, ncpu < 16 ? "shm" : "rabenseifner");
+        expect("reduce", 4, 262145, 1, "binomial");
+        expect("reduce", 4, 262145, 0, ncpu < 4 ? "shm" : "binomial");
+        expect("reduce", 5, 1 << 20, 1, ncpu < 5 ? "shm" : "binomial");
+        expect("reduce", 8, 1 << 24, 1, "binomial");
+        expect("reduce", 8, 1 << 24, 0, ncpu < 8 ? "shm" : "binomial");
+        expect("reduce", 16, 1 << 20, 1, ncpu < 16 ? "binomial" : "rabenseifner");
+        expect("reduce", 16, 1 << 20, 0, ncpu < 16 ? "shm" : "rabenseifner");
         expect("reduce", 5, 131072, 1, "shm");
         expect("gather", 2, 4096, 1, "shm");
         expect("gather", 2, 8192, 1, two ? (cma ? "cma" : "linear") : "shm");
@@ -236,7 +245,10 @@ int main(int argc, char **argv)
             expect("barrier", (int)ncpu, 0, 1, "shm_fan");
         expect("barrier", 1, 0, 1, "dissemination");   /* below ppn_min: no rule, the registry's first */
         expect("allgatherv", 4, 8, 1, "bruck");             /* the first rule whose "cpu" holds */
+        expect("reduce_scatter_block", 4, 64, 1, "recursive_halving");   /* "commutative" */
+        expect("reduce_scatter_block", 4, 64, 0, "pairwise");
     } else if (!strcmp(mode, "rules")) {
+        expect("gatherv", 4, 8, 1, "linear");                /* "commutative": 1 is not a boolean */
         expect("reduce", 8, 8, 1, "rabenseifner");           /* the one usable rule */
         expect("reduce", 8, 1 << 20, 1, "rabenseifner");
         expect("scan", 2, 8, 1, "shm");                      /* built in: not a list */
@@ -287,10 +299,14 @@ int main(int argc, char **argv)
         expect("bcast", 128, 1 << 22, 1, ncpu < 128 && cma ? "cma" : "pipeline");
         expect("alltoall", 8, 1 << 22, 1, "linear");
         expect("alltoall", 128, 1 << 22, 1, "pairwise");
-        /* Above 256 KiB through the slots when the ranks outnumber the
-         * processors, else the tree up to 8 ranks, then Rabenseifner. */
-        expect("reduce", 8, 1 << 20, 1, ncpu < 8 ? "shm" : "binomial");
-        expect("reduce", 16, 1 << 20, 1, ncpu < 16 ? "shm" : "rabenseifner");
+        /* Above 256 KiB when the ranks outnumber the processors: the tree
+         * over the ranks ordered by CPU (commutative operations at 4 and
+         * from 8 ranks) or the slots; else the tree up to 8 ranks, then
+         * Rabenseifner. */
+        expect("reduce", 8, 1 << 20, 1, "binomial");
+        expect("reduce", 8, 1 << 20, 0, ncpu < 8 ? "shm" : "binomial");
+        expect("reduce", 16, 1 << 20, 1, ncpu < 16 ? "binomial" : "rabenseifner");
+        expect("reduce", 16, 1 << 20, 0, ncpu < 16 ? "shm" : "rabenseifner");
     }
 
 run:
