@@ -145,39 +145,40 @@ bool halo_a2a_in_place_too_big(const halo_coll_args_t *a, halo_comm_t *c)
            (MPI_Count)(c->size - 1) * a->rcount * halo_type_size(a->rtype) > halo_coll_scratch_max();
 }
 
+/* (cpu, rank) pairs, by CPU then rank. */
+static int by_cpu(const void *x, const void *y)
+{
+    const int *a = x, *b = y;
+    return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
 bool halo_coll_cpu_order(halo_comm_t *c, int root, int *order)
 {
     int p = c->size;
     if (p < 4 || !halo_progress_oversubscribed() || !halo_coll_topo(c)->one_node)
         return false;
-    int *cpu = halo_malloc((size_t)p * sizeof *cpu);
+    int (*key)[2] = halo_malloc((size_t)p * sizeof *key);
     bool ok = true;
-    for (int r = 0; r < p && ok; r++)
-        ok = (cpu[r] = halo_tr_bound_cpu(c->world[r])) >= 0;
-    int n = 0;
+    for (int r = 0; r < p && ok; r++) {
+        key[r][0] = halo_tr_bound_cpu(c->world[r]);
+        key[r][1] = r;
+        ok = key[r][0] >= 0;
+    }
     bool shared = false;
     if (ok) {
-        /* The root's CPU first, the root first; then each other CPU's
-         * ranks, the CPUs in the order of their lowest ranks. */
-        order[n++] = root;
+        /* The root's CPU first (a CPU number below every other), the root
+         * first in it; then each CPU's ranks in rank order, the CPUs by
+         * number. */
+        int root_cpu = key[root][0];
         for (int r = 0; r < p; r++)
-            if (r != root && cpu[r] == cpu[root]) {
-                order[n++] = r;
-                shared = true;
-            }
-        for (int r = 0; r < p; r++) {
-            bool seen = cpu[r] == cpu[root];
-            for (int q = 0; q < r && !seen; q++)
-                seen = cpu[q] == cpu[r];
-            if (seen)
-                continue;
-            for (int q = r; q < p; q++)
-                if (cpu[q] == cpu[r]) {
-                    shared |= q != r;
-                    order[n++] = q;
-                }
+            if (key[r][0] == root_cpu)
+                key[r][0] = r == root ? -2 : -1;
+        qsort(key, (size_t)p, sizeof *key, by_cpu);
+        for (int x = 0; x < p; x++) {
+            order[x] = key[x][1];
+            shared |= x > 0 && (key[x][0] == key[x - 1][0] || (key[x][0] == -1 && key[x - 1][0] == -2));
         }
     }
-    free(cpu);
+    free(key);
     return ok && shared;
 }
