@@ -454,6 +454,30 @@ void halo_shm_publish(halo_sched_t **s_p, int round, int me, const void *p)
     halo_shm_set(s_p, round, 1);
 }
 
+/* With several members beside the root on its CPU, the root copies for
+ * them only above this many bytes each (see shm.h). */
+#define ROOT_MOVES_MANY_MIN (128 * 1024 + 1)
+
+static bool shares_cpu(halo_comm_t *c, const halo_coll_topo_t *t, int k)
+{
+    return k != t->me && halo_tr_shares_cpu(c->world[t->local[k]]);
+}
+
+bool halo_shm_root_moves(halo_comm_t *c, int root, int j, MPI_Count bytes)
+{
+    const halo_coll_topo_t *t = halo_coll_topo(c);
+    int me = t->me;
+    if (j == root || (me != root && me != j) || !shares_cpu(c, t, me == root ? j : root))
+        return false;
+    if (bytes >= ROOT_MOVES_MANY_MIN)
+        return true;
+    int mates = me == root ? 0 : 1;   /* the root's other members on its CPU */
+    for (int k = 0; k < t->nlocal && mates < 2; k++)
+        if (k != root && shares_cpu(c, t, k))
+            mates++;
+    return mates == 1;
+}
+
 void halo_shm_cma_block(halo_sched_t **s_p, int round, bool write, int owner, int peer, MPI_Count pos,
                         void *buf, MPI_Count count, MPI_Datatype type, MPI_Count bytes)
 {

@@ -16,51 +16,12 @@
  * the read and drops the packets. One node, where the node's ranks may
  * read each other's memory (HALO_ALG_CMA).
  *
- * Members bound to the root's CPU (the ranks outnumber the cores and
- * mpiexec binds them round robin) publish where their buffer lies instead
- * and the root writes the bytes into it (process_vm_writev), then raises
- * its flag to 2 (see pushed() for when): the kernel pins the pages of the process it reads or
- * writes under a lock of that process's page tables, and readers on two
- * CPUs taking the root's lock for every page at once spent more time
- * waiting for it than copying (4 ranks, 128 KiB: a fifth of the time). A
- * CPU's members run one at a time anyway, so the root copying for its own
- * CPU's members costs that CPU nothing more, and only one process at a
- * time then pins the root's pages. */
+ * Members bound to the root's CPU (halo_shm_root_moves) publish where
+ * their buffer lies instead, and the root writes the bytes into it
+ * (process_vm_writev) and raises its flag to 2, which they wait for. */
 #include "coll/algos.h"
 #include "coll/shm.h"
 #include "datatype/dtype.h"
-#include "transport/transport.h"
-
-/* Pushing pays where the copies are long enough for the readers' fight
- * over the lock to cost more than the extra round of context switches
- * that the root's writes wait for (a member publishes its address first):
- * always with one member beside the root on its CPU, and above this size
- * with more (8 ranks on 2 CPUs, medians of 7 runs, us: 128 KiB 16.0
- * pushed against 14.5 read, 256 KiB 28.4 against 40.3, 1 MiB 204 against
- * 214). */
-#define PUSH_MANY_MIN (128 * 1024 + 1)
-
-static bool shares(halo_comm_t *c, const halo_coll_topo_t *t, int k)
-{
-    return k != t->me && halo_tr_shares_cpu(c->world[t->local[k]]);
-}
-
-/* Whether the root writes member j's n bytes: j is bound to the root's
- * CPU, alone there beside it or the bytes are many. The root and j see the
- * same answer (the same set of ranks shares that CPU). */
-static bool pushed(halo_comm_t *c, const halo_coll_topo_t *t, int root, int j, MPI_Count n)
-{
-    int me = t->me;
-    if (j == root || (me != root && me != j) || !shares(c, t, me == root ? j : root))
-        return false;
-    if (n >= PUSH_MANY_MIN)
-        return true;
-    int mates = me == root ? 0 : 1;   /* the root's other members on its CPU */
-    for (int k = 0; k < t->nlocal && mates < 2; k++)
-        if (k != root && shares(c, t, k))
-            mates++;
-    return mates == 1;
-}
 
 int halo_bcast_cma(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p)
 {
@@ -86,7 +47,7 @@ int halo_bcast_cma(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p
         halo_shm_publish(s_p, 0, me, pub);
         int npushed = 0;
         for (int j = 0; j < nm; j++)
-            if (pushed(c, t, root, j, n)) {
+            if (halo_shm_root_moves(c, root, j, n)) {
                 halo_shm_wait(s_p, 1, j, 1);   /* its buffer's address */
                 halo_sched_cma(s_p, 1, true, halo_line(j, 0), t->local[j], 0, halo_addr(pub), n);
                 npushed++;
@@ -97,7 +58,7 @@ int halo_bcast_cma(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p
         halo_shm_set(s_p, 2, HALO_SHM_DONE);
         return MPI_SUCCESS;
     }
-    if (pushed(c, t, root, me, n)) {
+    if (halo_shm_root_moves(c, root, me, n)) {
         char *into = one_run ? buf + off : halo_sched_tmp(s_p, n, MPI_BYTE);
         halo_shm_publish(s_p, 0, me, into);
         halo_shm_wait(s_p, 1, root, 2);
