@@ -210,6 +210,7 @@ void halo_coll_facts(const halo_coll_args_t *a, halo_comm_t *c, halo_coll_facts_
     f->flat = false;
     f->oversub = halo_coll_node_oversubscribed();
     f->cma = halo_tr_cma_node();
+    f->bound = halo_tr_node_bound();
     if (a->op && a->op != MPI_OP_NULL) {
         halo_dtype_t *dt = halo_dtype_ptr(a->type);
         f->shm_type = dt->extent > 0 && dt->true_ub - dt->true_lb <= HALO_CSHM_HALF;
@@ -223,6 +224,7 @@ void halo_coll_facts(const halo_coll_args_t *a, halo_comm_t *c, halo_coll_facts_
         f->flat = true;
         f->oversub = false;
         f->cma = false;
+        f->bound = false;
     }
 }
 

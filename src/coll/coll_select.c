@@ -78,6 +78,9 @@ typedef struct tune_rule {
     int oversub;                    /* "oversubscribed": -1 either, 0 false, 1 true */
     int commute;                    /* "commutative" (the operation; true where there is
                                      * none): -1 either, 0 false, 1 true */
+    int bound;                      /* "bound" (every rank of the node bound to one CPU):
+                                     * -1 either, 0 false, 1 true; such a rule applies to
+                                     * communicators on one node only, as "cpu" */
     int cpu;                        /* "cpu": -1 any, else a halo_cpu_t; such a rule applies
                                      * to communicators on one node only, so that nodes of
                                      * another make never choose differently in one call */
@@ -147,7 +150,7 @@ static bool load_rules(halo_coll_kind_t kind, const halo_json_t *list, const cha
             CONFIG_WARN("%s:%d:%d: a rule must be an object; ignored", where, r->line, r->col);
             continue;
         }
-        tune_rule_t rule = {0, LLONG_MAX, 0, LLONG_MAX, 0, LLONG_MAX, -1, -1, -1, NULL};
+        tune_rule_t rule = {0, LLONG_MAX, 0, LLONG_MAX, 0, LLONG_MAX, -1, -1, -1, -1, NULL};
         bool ok = true;
         for (int k = 0; k < r->n && ok; k++) {
             const char *key = r->keys[k];
@@ -173,6 +176,14 @@ static bool load_rules(halo_coll_kind_t kind, const halo_json_t *list, const cha
                     ok = false;
                 } else {
                     rule.oversub = v->num != 0;
+                }
+            } else if (!strcmp(key, "bound")) {
+                if (v->type != HALO_JSON_BOOL) {
+                    CONFIG_WARN("%s:%d:%d: \"bound\" must be true or false; rule ignored", where, v->line,
+                                v->col);
+                    ok = false;
+                } else {
+                    rule.bound = v->num != 0;
                 }
             } else if (!strcmp(key, "commutative")) {
                 if (v->type != HALO_JSON_BOOL) {
@@ -379,6 +390,7 @@ static const halo_coll_algo_t *choose(halo_coll_kind_t kind, const halo_coll_fac
         if (f->p < r->comm_min || f->p > r->comm_max || f->ppn < r->ppn_min || f->ppn > r->ppn_max ||
             bytes < r->msg_min || bytes > r->msg_max || (r->oversub >= 0 && r->oversub != f->oversub) ||
             (r->commute >= 0 && r->commute != (int)f->commute) ||
+            (r->bound >= 0 && (!f->one_node || r->bound != (int)f->bound)) ||
             (r->cpu >= 0 && (!f->one_node || r->cpu != (int)halo_cpu())))
             continue;
         if (!halo_coll_algo_unusable(r->algo, f))
@@ -390,11 +402,15 @@ static const halo_coll_algo_t *choose(halo_coll_kind_t kind, const halo_coll_fac
     return NULL;
 }
 
-/* The facts halo_info and the tests ask about: p ranks on one node. */
+/* The facts halo_info and the tests ask about: p ranks on one node, bound
+ * as this node's are, or (outside a running job: halo_info) as mpiexec
+ * binds them, one CPU each. */
 static halo_coll_facts_t one_node_facts(int p, bool commute)
 {
+    bool bound = atomic_load(&halo_state) == HALO_STATE_RUNNING ? halo_tr_node_bound() : true;
     return (halo_coll_facts_t){.p = p, .ppn = p, .commute = commute, .one_node = true, .shm_type = true,
-                               .oversub = more_than_processors(p), .cma = halo_tr_cma_node()};
+                               .oversub = more_than_processors(p), .cma = halo_tr_cma_node(),
+                               .bound = bound};
 }
 
 const halo_coll_algo_t *halo_coll_select(const halo_coll_args_t *a, halo_comm_t *c)
@@ -511,6 +527,8 @@ HALO_EXPORT void halo_tool_coll_print(FILE *out)
                 n += (size_t)snprintf(cond + n, sizeof cond - n, "%soversubscribed, ", r->oversub ? "" : "not ");
             if (r->commute >= 0)
                 n += (size_t)snprintf(cond + n, sizeof cond - n, "%scommutative op, ", r->commute ? "" : "non-");
+            if (r->bound >= 0)
+                n += (size_t)snprintf(cond + n, sizeof cond - n, "%sbound, ", r->bound ? "" : "not ");
             if (r->cpu >= 0)
                 n += (size_t)snprintf(cond + n, sizeof cond - n, "%s, ", halo_cpu_name((halo_cpu_t)r->cpu));
             if (!bounds_str(cond + n, sizeof cond - n, "n", r->msg_min, r->msg_max))
@@ -525,7 +543,7 @@ HALO_EXPORT void halo_tool_coll_print(FILE *out)
                        k != HALO_COLL_ALLTOALLV && k != HALO_COLL_ALLTOALLW &&
                        !halo_coll_is_neighbor((halo_coll_kind_t)k);
         size_t nn = by_size ? HALO_ARRAY_LEN(ns) : 1;
-        fprintf(out, "  choice (commutative op, one node):\n    %6s", by_size ? "p \\ n" : "p");
+        fprintf(out, "  choice (commutative op, one node, ranks bound to CPUs):\n    %6s", by_size ? "p \\ n" : "p");
         for (size_t j = 0; j < nn; j++) {
             char sz[32];
             print_size(sz, sizeof sz, ns[j]);
@@ -595,6 +613,8 @@ HALO_EXPORT void halo_tool_coll_print_json(FILE *out)
                 fprintf(out, "\"oversubscribed\": %s, ", r->oversub ? "true" : "false");
             if (r->commute >= 0)
                 fprintf(out, "\"commutative\": %s, ", r->commute ? "true" : "false");
+            if (r->bound >= 0)
+                fprintf(out, "\"bound\": %s, ", r->bound ? "true" : "false");
             if (r->cpu >= 0)
                 fprintf(out, "\"cpu\": \"%s\", ", halo_cpu_name((halo_cpu_t)r->cpu));
             fprintf(out, "\"algorithm\": \"%s\"}%s\n", r->algo->name, i + 1 < t->n ? "," : "");

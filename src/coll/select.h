@@ -44,6 +44,7 @@ typedef struct halo_coll_facts {
     bool oversub;     /* the node runs more ranks than it has processors online
                        * (false among node leaders, whose nodes may differ) */
     bool cma;         /* see HALO_ALG_CMA */
+    bool bound;       /* every rank of the node is bound to one CPU (halo_tr_node_bound) */
 } halo_coll_facts_t;
 
 typedef struct halo_coll_algo {

@@ -52,6 +52,13 @@ HALO_EXPORT int halo_tool_shares_cpu(int world)
     return world >= 0 && world < halo_world.size ? halo_tr_shares_cpu(world) : 0;
 }
 
+/* Whether every rank of this job on this node is bound to one CPU (the
+ * tuning rules' "bound"). */
+HALO_EXPORT int halo_tool_node_bound(void)
+{
+    return halo_tr_node_bound();
+}
+
 /* Where this process's last single-copy read of a rendezvous message
  * began, in packed bytes (0: from the start; a receiver among several of
  * one range starts elsewhere). */

@@ -600,6 +600,19 @@ int halo_shm_bound_cpu(int local_rank)
     return r->cpu;
 }
 
+int halo_shm_node_bound(void)
+{
+    static int bound = -1;
+    if (bound >= 0)
+        return bound;
+    if (!shm.base)
+        return 0;
+    bound = 1;
+    for (int r = 0; r < shm.nlocal && bound; r++)
+        bound = halo_shm_bound_cpu(r) >= 0;
+    return bound;
+}
+
 int32_t halo_shm_pid(int local_rank)
 {
     if (!shm.base || local_rank < 0 || local_rank >= shm.nlocal)

@@ -33,6 +33,7 @@ int halo_shm_writev(int peer, const struct iovec *local, int nlocal, const struc
 int halo_shm_cma_ok(int peer);
 int halo_shm_shares_cpu(int peer);
 int halo_shm_bound_cpu(int local_rank);
+int halo_shm_node_bound(void);
 long long halo_shm_ring_reach(int local_rank, long long *ring_bytes);
 int halo_shm_cma_node(void);
 void halo_shm_wake_fenced_list(const int *peers, int n);
@@ -277,6 +278,11 @@ int halo_tr_shares_cpu(int world)
 int halo_tr_bound_cpu(int world)
 {
     return tr.shm && !far(world) ? halo_shm_bound_cpu(local_of(world)) : -1;
+}
+
+int halo_tr_node_bound(void)
+{
+    return tr.shm ? halo_shm_node_bound() : 0;
 }
 
 long long halo_tr_ring_reach(int world, long long *ring_bytes)

@@ -149,6 +149,9 @@ int halo_tr_shares_cpu(int world);
  * -1 when it may run on several or sits on another node; every rank sees
  * the same answer for it. */
 int halo_tr_bound_cpu(int world);
+/* Whether every rank of this job on this node is bound to one CPU (the
+ * same answer on all of them; computed once). */
+int halo_tr_node_bound(void);
 /* For the tests: how far this process's records reached into its ring
  * toward `world` since the last call, bytes from the ring's start (-1: no
  * ring toward it); the ring's size in *ring_bytes. */

@@ -18,13 +18,17 @@
  * - intel: the built-in rules for Intel processors (HALO_CPU=intel), and a
  *   file's rules with a "cpu" key.
  * The other modes run as if on an AMD processor (HALO_CPU=amd), whose
- * built-in choices are the ones listed for them. */
+ * built-in choices are the ones listed for them. Rules with "bound" apply
+ * as the node's ranks are bound (the testlist runs "missing" once with
+ * mpiexec --bind-to none too). */
+#include <sched.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "mpitest.h"
 
 const char *halo_tool_coll_choice(const char *coll, int p, long long bytes, int commute);
+int halo_tool_node_bound(void);
 
 /* Whether this process may use single-copy reads at all (the library's
  * single-copy collectives need them): a read of its own memory. */
@@ -86,7 +90,8 @@ static const char rules_ok[] =
     "  \"scan\": {\"algorithm\": \"linear\"},\n"
     "  \"bcast\": [ {\"algorithm\": \"nope\"} ],\n"
     "  \"barrier\": [ {\"oversubscribed\": 1, \"algorithm\": \"dissemination\"}, {\"algorithm\": \"shm\"} ],\n"
-    "  \"gatherv\": [ {\"commutative\": 1, \"algorithm\": \"shm_linear\"}, {\"algorithm\": \"linear\"} ],\n"
+    "  \"gatherv\": [ {\"commutative\": 1, \"algorithm\": \"shm_linear\"}, {\"bound\": \"yes\", \"algorithm\": \"shm_linear\"},\n"
+    "               {\"algorithm\": \"linear\"} ],\n"
     "  \"allgatherv\": [ {\"cpu\": \"arm\", \"algorithm\": \"ring\"}, {\"cpu\": 1, \"algorithm\": \"ring\"},\n"
     "                  {\"algorithm\": \"bruck\"} ]\n"
     "}\n";
@@ -123,6 +128,11 @@ int main(int argc, char **argv)
     /* Single-copy writes for blocks above 16 KiB (above 4 KiB at two
      * ranks with a core each on Intel), where the node allows them. */
     int cma = cma_here();
+    /* Every rank bound to one CPU (mpiexec's default) or none. */
+    int bound = halo_tool_node_bound();
+    cpu_set_t mask;
+    CHECK(sched_getaffinity(0, sizeof mask, &mask) == 0, "sched_getaffinity");
+    CHECK(bound == (CPU_COUNT(&mask) == 1), "node bound: %d, this rank may use %d CPUs", bound, CPU_COUNT(&mask));
     expect("gather", 2, 65536, 1, cma ? "cma" : "linear");
     if (is_intel) {
         /* Two ranks with a core each: from 4 KiB point-to-point (single-copy
@@ -134,15 +144,16 @@ int main(int argc, char **argv)
         expect("bcast", 2, 32768, 1, two && cma ? "cma" : "linear");
         expect("bcast", 3, 16384, 1, "shm");
         expect("bcast", 3, 32768, 1, "shm");
-        expect("bcast", 3, 32769, 1, ncpu < 3 && cma ? "cma" : "shm");
+        expect("bcast", 3, 32769, 1, ncpu < 3 && cma && bound ? "cma" : "shm");
         /* From 4 ranks on more ranks than processors: single copies above
          * 16 KiB (from 3 ranks above 32 KiB), else the linear one. */
         expect("bcast", 4, 16384, 1, "shm");
         expect("bcast", 4, 16385, 1, ncpu < 4 ? (cma ? "cma" : "linear") : "shm");
         expect("bcast", 8, 65536, 1, ncpu < 8 ? (cma ? "cma" : "linear") : "shm");
         expect("bcast", 8, 65537, 1, ncpu < 8 && cma ? "cma" : "linear");
-        expect("bcast", 8, 131073, 1, ncpu < 8 && cma ? "cma" : "linear");
-        expect("bcast", 4, 1 << 22, 1, ncpu < 4 && cma ? "cma" : "linear");
+        expect("bcast", 8, 131072, 1, ncpu < 8 && cma ? "cma" : "linear");
+        expect("bcast", 8, 131073, 1, ncpu < 8 && cma && bound ? "cma" : "linear");
+        expect("bcast", 4, 1 << 22, 1, ncpu < 4 && cma && bound ? "cma" : "linear");
         expect("reduce", 4, 131071, 1, "shm");
         expect("reduce", 4, 131072, 1, "binomial");
         expect("reduce", 4, 262144, 1, "binomial");
@@ -153,12 +164,12 @@ int main(int argc, char **argv)
          * ranks ordered by CPU, else through the slots; with a core each
          * the tree up to 8 ranks, then Rabenseifner. */
         expect("reduce", 3, (1 << 22) + 1, 1, ncpu < 3 ? "shm" : "binomial");
-        expect("reduce", 4, 262145, 1, "binomial");
+        expect("reduce", 4, 262145, 1, ncpu < 4 && !bound ? "shm" : "binomial");
         expect("reduce", 4, 262145, 0, ncpu < 4 ? "shm" : "binomial");
         expect("reduce", 5, 1 << 20, 1, ncpu < 5 ? "shm" : "binomial");
-        expect("reduce", 8, 1 << 24, 1, "binomial");
+        expect("reduce", 8, 1 << 24, 1, ncpu < 8 && !bound ? "shm" : "binomial");
         expect("reduce", 8, 1 << 24, 0, ncpu < 8 ? "shm" : "binomial");
-        expect("reduce", 16, 1 << 20, 1, ncpu < 16 ? "binomial" : "rabenseifner");
+        expect("reduce", 16, 1 << 20, 1, ncpu < 16 ? (bound ? "binomial" : "shm") : "rabenseifner");
         expect("reduce", 16, 1 << 20, 0, ncpu < 16 ? "shm" : "rabenseifner");
         expect("reduce", 5, 131072, 1, "shm");
         expect("gather", 2, 4096, 1, "shm");
@@ -193,7 +204,7 @@ int main(int argc, char **argv)
     expect("alltoall", 2, 8192, 1, !strcmp(mode, "good") ? "pairwise" : "shm");
     expect("allreduce", 2, 8192, 1, !strcmp(mode, "good") ? "recursive_doubling" : "shm_rsag");
     expect("exscan", 2, 32768, 1, "linear");
-    expect("bcast", 3, 32769, 1, !strcmp(mode, "good") ? "pipeline" : ncpu < 3 && cma ? "cma" : "shm");
+    expect("bcast", 3, 32769, 1, !strcmp(mode, "good") ? "pipeline" : ncpu < 3 && cma && bound ? "cma" : "shm");
     expect("reduce", 4, 131072, 1, !strcmp(mode, "rules") ? "rabenseifner" : "shm");
     expect("scatter", 4, 4096, 1, "shm");
     expect("scatter", 4, 8192, 1, "linear");
@@ -248,7 +259,7 @@ int main(int argc, char **argv)
         expect("reduce_scatter_block", 4, 64, 1, "recursive_halving");   /* "commutative" */
         expect("reduce_scatter_block", 4, 64, 0, "pairwise");
     } else if (!strcmp(mode, "rules")) {
-        expect("gatherv", 4, 8, 1, "linear");                /* "commutative": 1 is not a boolean */
+        expect("gatherv", 4, 8, 1, "linear");                /* "commutative": 1, "bound": "yes" refused */
         expect("reduce", 8, 8, 1, "rabenseifner");           /* the one usable rule */
         expect("reduce", 8, 1 << 20, 1, "rabenseifner");
         expect("scan", 2, 8, 1, "shm");                      /* built in: not a list */
@@ -273,7 +284,7 @@ int main(int argc, char **argv)
         expect("exscan", 2, 65536, 1, "linear");
         expect("scan", 32, 1 << 20, 1, "pipeline");
         expect("bcast", 8, 8, 1, "shm");                     /* no usable rule: built in */
-        expect("bcast", 8, 1 << 22, 1, ncpu < 8 && cma ? "cma" : "linear");   /* one node: single copies */
+        expect("bcast", 8, 1 << 22, 1, ncpu < 8 && cma && bound ? "cma" : "linear");   /* one node: single copies */
         expect("barrier", (int)ncpu + 1, 0, 1, "shm");       /* "oversubscribed": 1 is not a boolean */
         expect("allgatherv", 4, 8, 1, "bruck");              /* "cpu": "arm" and 1 are refused */
     } else {
@@ -295,17 +306,17 @@ int main(int argc, char **argv)
         expect("allreduce", 8, 1 << 23, 0, OVER(8) ? "cma" : "rabenseifner");
 #undef OVER
         expect("bcast", 8, 8, 1, "shm");
-        expect("bcast", 8, 1 << 22, 1, ncpu < 8 && cma ? "cma" : "linear");
-        expect("bcast", 128, 1 << 22, 1, ncpu < 128 && cma ? "cma" : "pipeline");
+        expect("bcast", 8, 1 << 22, 1, ncpu < 8 && cma && bound ? "cma" : "linear");
+        expect("bcast", 128, 1 << 22, 1, ncpu < 128 && cma && bound ? "cma" : "pipeline");
         expect("alltoall", 8, 1 << 22, 1, "linear");
         expect("alltoall", 128, 1 << 22, 1, "pairwise");
         /* Above 256 KiB when the ranks outnumber the processors: the tree
          * over the ranks ordered by CPU (commutative operations at 4 and
          * from 8 ranks) or the slots; else the tree up to 8 ranks, then
          * Rabenseifner. */
-        expect("reduce", 8, 1 << 20, 1, "binomial");
+        expect("reduce", 8, 1 << 20, 1, ncpu < 8 && !bound ? "shm" : "binomial");
         expect("reduce", 8, 1 << 20, 0, ncpu < 8 ? "shm" : "binomial");
-        expect("reduce", 16, 1 << 20, 1, ncpu < 16 ? "binomial" : "rabenseifner");
+        expect("reduce", 16, 1 << 20, 1, ncpu < 16 ? (bound ? "binomial" : "shm") : "rabenseifner");
         expect("reduce", 16, 1 << 20, 0, ncpu < 16 ? "shm" : "rabenseifner");
     }
 
