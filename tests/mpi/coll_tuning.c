@@ -221,6 +221,8 @@ int main(int argc, char **argv)
     expect("allgather", 2, 16384, 1, "shm");
     expect("allgather", 2, 65536, 1, "linear");
     expect("allgather", 8, 300000, 1, "shm");
+    expect("allgather", 8, 1 << 20, 1, "shm");
+    expect("allgather", 8, (1 << 20) + 1, 1, "linear");
     expect("allgather", 5, 300000, 1, "linear");
     expect("allgather", 5, 1 << 20, 1, "linear");
     expect("allgather", 16, 1 << 20, 1, "ring");
