@@ -133,6 +133,17 @@ static bool rule_bound(const halo_json_t *v, const char *key, const char *where,
     return true;
 }
 
+/* A rule's true-or-false key: *out becomes 1 or 0. */
+static bool rule_flag(const halo_json_t *v, const char *key, const char *where, int *out)
+{
+    if (v->type != HALO_JSON_BOOL) {
+        CONFIG_WARN("%s:%d:%d: \"%s\" must be true or false; rule ignored", where, v->line, v->col, key);
+        return false;
+    }
+    *out = v->num != 0;
+    return true;
+}
+
 /* Reads one collective's rules; false (and a warning) if the list is unusable. */
 static bool load_rules(halo_coll_kind_t kind, const halo_json_t *list, const char *where,
                        tune_table_t *t)
@@ -169,31 +180,13 @@ static bool load_rules(halo_coll_kind_t kind, const halo_json_t *list, const cha
                 ok = rule_bound(v, key, where, &rule.msg_min);
             else if (!strcmp(key, "msg_size_max"))
                 ok = rule_bound(v, key, where, &rule.msg_max);
-            else if (!strcmp(key, "oversubscribed")) {
-                if (v->type != HALO_JSON_BOOL) {
-                    CONFIG_WARN("%s:%d:%d: \"oversubscribed\" must be true or false; rule ignored", where,
-                                v->line, v->col);
-                    ok = false;
-                } else {
-                    rule.oversub = v->num != 0;
-                }
-            } else if (!strcmp(key, "bound")) {
-                if (v->type != HALO_JSON_BOOL) {
-                    CONFIG_WARN("%s:%d:%d: \"bound\" must be true or false; rule ignored", where, v->line,
-                                v->col);
-                    ok = false;
-                } else {
-                    rule.bound = v->num != 0;
-                }
-            } else if (!strcmp(key, "commutative")) {
-                if (v->type != HALO_JSON_BOOL) {
-                    CONFIG_WARN("%s:%d:%d: \"commutative\" must be true or false; rule ignored", where,
-                                v->line, v->col);
-                    ok = false;
-                } else {
-                    rule.commute = v->num != 0;
-                }
-            } else if (!strcmp(key, "cpu")) {
+            else if (!strcmp(key, "oversubscribed"))
+                ok = rule_flag(v, key, where, &rule.oversub);
+            else if (!strcmp(key, "bound"))
+                ok = rule_flag(v, key, where, &rule.bound);
+            else if (!strcmp(key, "commutative"))
+                ok = rule_flag(v, key, where, &rule.commute);
+            else if (!strcmp(key, "cpu")) {
                 if (v->type == HALO_JSON_STRING && !strcmp(v->str, "intel"))
                     rule.cpu = HALO_CPU_INTEL;
                 else if (v->type == HALO_JSON_STRING && !strcmp(v->str, "amd"))
