@@ -454,6 +454,22 @@ void halo_shm_publish(halo_sched_t **s_p, int round, int me, const void *p)
     halo_shm_set(s_p, round, 1);
 }
 
+const char *halo_shm_publish_bytes(halo_sched_t **s_p, int round, int me, const void *buf, MPI_Count count,
+                                   MPI_Datatype type, MPI_Count bytes, bool copy)
+{
+    const char *pub = buf;
+    MPI_Count off;
+    if (bytes > 0 && !copy && halo_dt_one_run(halo_dtype_ptr(type), count, &off)) {
+        pub += off;
+    } else if (bytes > 0) {
+        char *packed = halo_sched_tmp(s_p, bytes, MPI_BYTE);
+        halo_sched_pack(s_p, round, halo_addr(buf), count, type, 0, bytes, halo_addr(packed));
+        pub = packed;
+    }
+    halo_shm_publish(s_p, round, me, pub);
+    return pub;
+}
+
 /* With several members beside the root on its CPU, the root copies for
  * them only above this many bytes each (see shm.h). */
 #define ROOT_MOVES_MANY_MIN (128 * 1024 + 1)

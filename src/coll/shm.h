@@ -186,6 +186,12 @@ bool halo_shm_fits_line(MPI_Count count, MPI_Datatype type);
 /* Single-copy algorithms (cma): this member publishes address p in its
  * flag line's spare bytes (offset 0) in `round` and raises its flag to 1. */
 void halo_shm_publish(halo_sched_t **s_p, int round, int me, const void *p);
+/* The same for the `bytes` packed bytes of (buf, count, type): their own
+ * address when they are one run of bytes (and `copy` is false), else a
+ * packed copy made in `round` first (no bytes: buf as it is). Returns the
+ * address published. */
+const char *halo_shm_publish_bytes(halo_sched_t **s_p, int round, int me, const void *buf, MPI_Count count,
+                                   MPI_Datatype type, MPI_Count bytes, bool copy);
 /* The cma Bcast: whether the root itself writes member j's `bytes` bytes
  * into j's buffer (process_vm_writev) instead of j reading the root's
  * memory: j is bound to the root's CPU (more ranks than cores,

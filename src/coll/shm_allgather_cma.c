@@ -42,16 +42,7 @@ int halo_allgather_cma(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t *
     }
     halo_shm_use(s_p);
     halo_shm_wait_prev(s_p, 0);
-    MPI_Count n = in_count * halo_type_size(in_type), off;
-    const char *pub = in;
-    if (n > 0 && !halo_dt_one_run(halo_dtype_ptr(in_type), in_count, &off)) {
-        char *packed = halo_sched_tmp(s_p, n, MPI_BYTE);
-        halo_sched_pack(s_p, 0, halo_addr(in), in_count, in_type, 0, n, halo_addr(packed));
-        pub = packed;
-    } else if (n > 0) {
-        pub = in + off;
-    }
-    halo_shm_publish(s_p, 0, me, pub);
+    halo_shm_publish_bytes(s_p, 0, me, in, in_count, in_type, in_count * halo_type_size(in_type), false);
     if (!in_place)   /* while the others read */
         halo_sched_copy(s_p, 0, halo_addr(in), in_count, in_type, halo_addr(mine), halo_ag_count(a, me), a->rtype);
     halo_shm_wait(s_p, 1, HALO_SHM_ALL, 1);

@@ -40,17 +40,10 @@ int halo_alltoall_cma(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **
     }
     halo_shm_use(s_p);
     halo_shm_wait_prev(s_p, 0);
-    const char *sbuf = in_place ? rbuf : a->sbuf, *pub;
-    MPI_Count scount = in_place ? a->rcount : a->scount, off;
-    MPI_Datatype stype = in_place ? a->rtype : a->stype;
-    if (!in_place && halo_dt_one_run(halo_dtype_ptr(stype), scount * nm, &off)) {
-        pub = sbuf + off;
-    } else {
-        char *packed = halo_sched_tmp(s_p, blk * nm, MPI_BYTE);
-        halo_sched_pack(s_p, 0, halo_addr(sbuf), scount * nm, stype, 0, blk * nm, halo_addr(packed));
-        pub = packed;
-    }
-    halo_shm_publish(s_p, 0, me, pub);
+    if (in_place)   /* a copy: the reads overwrite the buffer */
+        halo_shm_publish_bytes(s_p, 0, me, rbuf, a->rcount * nm, a->rtype, blk * nm, true);
+    else
+        halo_shm_publish_bytes(s_p, 0, me, a->sbuf, a->scount * nm, a->stype, blk * nm, false);
     if (!in_place)   /* while the others read */
         halo_sched_copy(s_p, 0, halo_addr((const char *)a->sbuf + (MPI_Aint)me * a->scount * halo_type_extent(a->stype)),
                         a->scount, a->stype, halo_addr(rbuf + (MPI_Aint)me * a->rcount * rext), a->rcount, a->rtype);

@@ -31,20 +31,10 @@ int halo_bcast_cma(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p
     if (nm == 1 || n == 0)
         return MPI_SUCCESS;
     char *buf = a->rbuf;
-    MPI_Count off;
-    bool one_run = halo_dt_one_run(halo_dtype_ptr(a->type), a->count, &off);
     halo_shm_use(s_p);
     halo_shm_wait_prev(s_p, 0);
     if (me == root) {
-        const char *pub;
-        if (one_run) {
-            pub = buf + off;
-        } else {
-            char *packed = halo_sched_tmp(s_p, n, MPI_BYTE);
-            halo_sched_pack(s_p, 0, halo_addr(buf), a->count, a->type, 0, n, halo_addr(packed));
-            pub = packed;
-        }
-        halo_shm_publish(s_p, 0, me, pub);
+        const char *pub = halo_shm_publish_bytes(s_p, 0, me, buf, a->count, a->type, n, false);
         int npushed = 0;
         for (int j = 0; j < nm; j++)
             if (halo_shm_root_moves(c, root, j, n)) {
@@ -59,6 +49,8 @@ int halo_bcast_cma(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s_p
         return MPI_SUCCESS;
     }
     if (halo_shm_root_moves(c, root, me, n)) {
+        MPI_Count off;
+        bool one_run = halo_dt_one_run(halo_dtype_ptr(a->type), a->count, &off);
         char *into = one_run ? buf + off : halo_sched_tmp(s_p, n, MPI_BYTE);
         halo_shm_publish(s_p, 0, me, into);
         halo_shm_wait(s_p, 1, root, 2);

@@ -32,17 +32,7 @@ int halo_scatter_cma(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **s
         halo_shm_use(s_p);
         halo_shm_wait_prev(s_p, 0);
         if (is_root) {
-            MPI_Count off;
-            const char *sbuf = a->sbuf, *pub;
-            if (halo_dt_one_run(halo_dtype_ptr(a->stype), a->scount * nm, &off)) {
-                pub = sbuf + off;
-            } else {
-                char *packed = halo_sched_tmp(s_p, blk * nm, MPI_BYTE);
-                halo_sched_pack(s_p, 0, halo_addr(sbuf), a->scount * nm, a->stype, 0, blk * nm,
-                                halo_addr(packed));
-                pub = packed;
-            }
-            halo_shm_publish(s_p, 0, me, pub);
+            halo_shm_publish_bytes(s_p, 0, me, a->sbuf, a->scount * nm, a->stype, blk * nm, false);
         } else {
             halo_shm_wait(s_p, 1, root, 1);
             halo_shm_cma_block(s_p, 1, false, root, t->local[root], (MPI_Count)me * blk, a->rbuf, a->rcount,
