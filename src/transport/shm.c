@@ -769,16 +769,25 @@ static int ring_send(int peer, const halo_pkt_hdr_t *hdr, const void *payload, s
     shm_rec_t *rec = (shm_rec_t *)(ring->data + pos);
     if (pos + need > p->reach)
         p->reach = pos + need;
+    /* The record's first line last, its stores together: the consumer
+     * polls that line, and a look of its between two stores there costs
+     * the line two more trips between the cores (2-rank latency at 1 KiB
+     * 0.81 of header-first, 15 interleaved rounds). */
+    const size_t in_first = HALO_CACHELINE - sizeof *rec;
+    if (len) {
+        if (fill) {
+            fill(arg, rec + 1, len);
+        } else if (len > in_first) {
+            halo_copy((char *)(rec + 1) + in_first, (const char *)payload + in_first, len - in_first);
+            halo_copy_lt64(rec + 1, payload, in_first);
+        } else {
+            halo_copy_lt64(rec + 1, payload, len);
+        }
+    }
     rec->len = (uint32_t)len;
     rec->seq = p->send_seq++;
     rec->kind = SHM_REC_PKT;
     rec->hdr = *hdr;
-    if (len) {
-        if (fill)
-            fill(arg, rec + 1, len);
-        else
-            halo_copy(rec + 1, payload, len);
-    }
     p->nrec = rec_next(p->nrec);
     atomic_store_explicit(&rec->rseq, p->nrec, memory_order_release);
     p->head = end;
