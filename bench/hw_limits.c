@@ -33,8 +33,21 @@
  *          back. MB/s of records for rings of 16 KiB to 1 MiB. Not part of
  *          "all".
  *
- *   halo-hw-limits [line|cma|all|switch|alltoall|ring] [--cpus A,B] [-i ITERS] [-r REPEATS]
- *                  [--sizes S1,S2,...] [-W WINDOW] [--pairs N] [--ranks N] [--json]
+ *   pingpong  a ping-pong of one-line records through two rings, one each
+ *          way, as 0-byte messages travel between two ranks: each process
+ *          writes a record's header and then its number, the other polls
+ *          the line where the next record goes, and answers after --work N
+ *          steps of register arithmetic (N = 0, 16, 32, 64 and 128 unless
+ *          --work says; the time of the steps alone is given beside them),
+ *          standing for what a library does between taking a message and
+ *          sending the next: matching, completing, returning and the next
+ *          call. Unlike `line`, where the two processes write one line in
+ *          turn, the sender's line here is one the receiver holds (it
+ *          polled it), so a record costs the line's trip to the sender and
+ *          back. Reports the one-way time. Not part of "all".
+ *
+ *   halo-hw-limits [line|cma|all|switch|alltoall|ring|pingpong] [--cpus A,B] [-i ITERS] [-r REPEATS]
+ *                  [--sizes S1,S2,...] [-W WINDOW] [--pairs N] [--ranks N] [--work N] [--json]
  *
  * -W: the reader cycles through WINDOW destination buffers, as a bandwidth
  * benchmark's window of receives does (halo-bench bw and bibw receive 64
@@ -80,6 +93,7 @@ typedef struct {
     int pairs;       /* switch: pairs of processes (0: 1, 2 and 4) */
     int ranks;       /* alltoall: ranks (0: 4 and 8) */
     int sizes_given; /* --sizes was given (alltoall has sizes of its own otherwise) */
+    int work;        /* pingpong: steps between taking a record and answering (-1: a list) */
 } opts_t;
 
 static double now_s(void)
@@ -376,6 +390,149 @@ static int probe_ring(const opts_t *o, size_t len, size_t ring, double *mbs, cha
     free(src);
     free(dst);
     return rc;
+}
+
+/* ---------------------------------------------------------------- pingpong */
+
+#define PP_RECS 64   /* records of a ring: 4 KiB, the lines a ping-pong keeps to */
+
+typedef struct {
+    _Alignas(64) _Atomic uint32_t num;   /* record number, stored last; 0: none */
+    uint32_t len, seq, kind;
+    uint64_t hdr[5];                     /* a message header's 40 bytes */
+} pp_rec_t;
+
+typedef struct {
+    pp_rec_t ring[2][PP_RECS];           /* [0]: parent to child, [1]: child to parent */
+} pp_t;
+
+/* N dependent steps on a register: time without memory traffic. */
+static inline uint64_t pp_work(uint64_t x, int n)
+{
+    for (int i = 0; i < n; i++) {
+        x = x * 2862933555777941757ull + 3037000493ull;
+        __asm__ __volatile__("" : "+r"(x));
+    }
+    return x;
+}
+
+/* Writes record i into ring r: header, then the number (as a library's
+ * ring does), then clears the line 16 records ahead (the next lap's). */
+static inline void pp_put(pp_t *p, int r, uint64_t i, uint64_t x)
+{
+    pp_rec_t *rec = &p->ring[r][i % PP_RECS];
+    rec->len = 0;
+    rec->seq = (uint32_t)i;
+    rec->kind = 1;
+    for (int k = 0; k < 5; k++)
+        rec->hdr[k] = x + (uint64_t)k;
+    atomic_store_explicit(&rec->num, (uint32_t)(i % 0xfffffffeu) + 1, memory_order_release);
+    atomic_store_explicit(&p->ring[r][(i + 16) % PP_RECS].num, 0, memory_order_relaxed);
+}
+
+/* Waits for record i in ring r; false when the partner stopped. */
+static inline bool pp_take(pp_t *p, int r, uint64_t i, long *spins, bool (*gone)(long *, void *), void *arg)
+{
+    pp_rec_t *rec = &p->ring[r][i % PP_RECS];
+    uint32_t want = (uint32_t)(i % 0xfffffffeu) + 1;
+    while (atomic_load_explicit(&rec->num, memory_order_acquire) != want)
+        if (++*spins >= (1l << 26) && gone(spins, arg))
+            return false;
+    return rec->seq == (uint32_t)i;
+}
+
+static bool pp_parent_gone(long *spins, void *arg)
+{
+    return parent_gone(spins, *(pid_t *)arg);
+}
+
+typedef struct {
+    pid_t *pid;
+    char *why;
+    size_t nwhy;
+} pp_stop_t;
+
+static bool pp_partner_stopped(long *spins, void *arg)
+{
+    pp_stop_t *s = arg;
+    return partner_stopped(spins, s->pid, s->why, s->nwhy);
+}
+
+/* One-way ns of a ping-pong with `work` steps before each answer (median
+ * of the repeats in *med_ns). Returns 0, or 2 with a reason in why. */
+static int probe_pingpong(const opts_t *o, int work, double *med_ns, char *why, size_t nwhy)
+{
+    long iters = o->iters > 0 ? o->iters : 100000, warm = iters / 10 + 1000;
+    pp_t *p = mmap(NULL, sizeof(pp_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        snprintf(why, nwhy, "mmap: %s", strerror(errno));
+        return 2;
+    }
+    memset(p, 0, sizeof *p);
+    uint64_t total = (uint64_t)o->repeats * (uint64_t)(warm + iters);
+    int up[2], down[2];
+    pid_t parent = getpid();
+    pid_t pid = fork_partner(up, down, why, nwhy);
+    if (pid < 0) {
+        munmap(p, sizeof *p);
+        return 2;
+    }
+    if (pid == 0) {
+        if (pin(o->cpu[1]) || handshake(up[1], down[0]))
+            _exit(3);
+        long spins = 0;
+        uint64_t x = 1;
+        for (uint64_t i = 0; i < total; i++) {
+            if (!pp_take(p, 0, i, &spins, pp_parent_gone, &parent))
+                _exit(4);
+            x = pp_work(x + p->ring[0][i % PP_RECS].hdr[0], work);
+            pp_put(p, 1, i, x);
+        }
+        _exit(0);
+    }
+    double t[MAX_REPEATS];
+    int rc = pair_start(o, pid, up, down, why, nwhy);
+    pp_stop_t stop = {&pid, why, nwhy};
+    if (rc == 0) {
+        uint64_t i = 0, x = 2;
+        long spins = 0;
+        for (int r = 0; r < o->repeats && rc == 0; r++) {
+            double t0 = 0;
+            for (long k = 0; k < warm + iters && rc == 0; k++, i++) {
+                if (k == warm)
+                    t0 = now_s();
+                pp_put(p, 0, i, x);
+                if (!pp_take(p, 1, i, &spins, pp_partner_stopped, &stop)) {
+                    if (!why[0])
+                        snprintf(why, nwhy, "a record came back with the wrong sequence number");
+                    rc = 2;
+                    break;
+                }
+                x = pp_work(x + p->ring[1][i % PP_RECS].hdr[0], work);
+            }
+            t[r] = (now_s() - t0) / (2.0 * (double)iters) * 1e9;
+        }
+    }
+    rc = pair_end(o, pid, rc, up, down, why, nwhy);
+    if (rc == 0)
+        *med_ns = median(t, o->repeats);
+    munmap(p, sizeof *p);
+    return rc;
+}
+
+/* ns of `work` steps alone (median of 9 timings). */
+static double pp_work_ns(int work)
+{
+    double t[9];
+    uint64_t x = 5;
+    for (int r = 0; r < 9; r++) {
+        double t0 = now_s();
+        for (int k = 0; k < 20000; k++)
+            x = pp_work(x, work);
+        t[r] = (now_s() - t0) / 20000 * 1e9;
+    }
+    __asm__ __volatile__("" : : "r"(x));
+    return median(t, 9);
 }
 
 /* ---------------------------------------------------------------- switch */
@@ -829,14 +986,16 @@ static int probe_alltoall(const opts_t *o, int n, size_t len, double *med_s, dou
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: halo-hw-limits [line|cma|all|switch|alltoall|ring] [--cpus A,B] [-i ITERS] [-r REPEATS] "
-               "[--sizes S1,S2,...] [-W WINDOW] [--pairs N] [--ranks N] [--json]\n"
+    fprintf(f, "usage: halo-hw-limits [line|cma|all|switch|alltoall|ring|pingpong] [--cpus A,B] [-i ITERS] "
+               "[-r REPEATS] [--sizes S1,S2,...] [-W WINDOW] [--pairs N] [--ranks N] [--work N] [--json]\n"
                "  line    one-way time of a cache line handed between two pinned processes\n"
                "  cma     process_vm_readv MB/s between two pinned processes, one way and both at once\n"
                "  all     line and cma (the default)\n"
                "  switch  one-way time of pairs of processes sharing a CPU, yielding it to each other\n"
                "  alltoall  the copy floor of an Alltoall: every block copied once by memcpy on two CPUs\n"
                "  ring    MB/s of records streamed through a shared byte ring, by ring size (16 KiB-1 MiB)\n"
+               "  pingpong  one-way time of a ping-pong of one-line records through two rings, answered\n"
+               "          after --work N steps of register arithmetic (default 0, 16, 32, 64 and 128 in turn)\n"
                "  -W      the reader cycles through WINDOW destination buffers (default 1)\n"
                "  --pairs switch: this many pairs (1 to %d; default 1, 2 and 4 in turn)\n"
                "  --ranks alltoall: this many ranks (2 to %d; default 4 and 8 in turn)\n", MAX_PAIRS, MAX_A2A_RANKS);
@@ -891,12 +1050,12 @@ static int default_cpus(opts_t *o)
 
 int main(int argc, char **argv)
 {
-    opts_t o = {.cpu = {-1, -1}, .repeats = 9, .window = 1, .sizes = {65536, 262144, 1048576, 4194304}, .nsizes = 4};
+    opts_t o = {.cpu = {-1, -1}, .repeats = 9, .window = 1, .work = -1, .sizes = {65536, 262144, 1048576, 4194304}, .nsizes = 4};
     const char *what = "all";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "line") || !strcmp(a, "cma") || !strcmp(a, "all") || !strcmp(a, "switch") ||
-            !strcmp(a, "alltoall") || !strcmp(a, "ring")) {
+            !strcmp(a, "alltoall") || !strcmp(a, "ring") || !strcmp(a, "pingpong")) {
             what = a;
         } else if (!strcmp(a, "--json")) {
             o.json = 1;
@@ -923,6 +1082,9 @@ int main(int argc, char **argv)
                 return 1;
         } else if (i + 1 < argc && !strcmp(a, "--pairs")) {
             if (int_arg(a, argv[++i], 1, MAX_PAIRS, "", &o.pairs))
+                return 1;
+        } else if (i + 1 < argc && !strcmp(a, "--work")) {
+            if (int_arg(a, argv[++i], 0, 100000, " steps", &o.work))
                 return 1;
         } else if (i + 1 < argc && !strcmp(a, "--ranks")) {
             if (int_arg(a, argv[++i], 2, MAX_A2A_RANKS, "", &o.ranks))
@@ -970,6 +1132,36 @@ int main(int argc, char **argv)
                 printf("# %d pair%s, each on one CPU (%d or %d), yielding it to each other: one-way time, median "
                        "and fastest of %d\nswitch_ns %d %.1f %.1f\n", list[k], list[k] > 1 ? "s" : "", o.cpu[0],
                        o.cpu[1], o.repeats, list[k], med, min);
+            }
+            status = rc > status ? rc : status;
+        }
+    }
+    if (!strcmp(what, "pingpong")) {
+        int list[] = {0, 16, 32, 64, 128}, n = 5;
+        if (o.work >= 0) {
+            list[0] = o.work;
+            n = 1;
+        }
+        if (!o.json && !no_cpus)
+            printf("# ping-pong of one-line records through two rings between CPUs %d and %d, answered after N "
+                   "steps of arithmetic: steps, their time alone, one-way time (median of %d)\n",
+                   o.cpu[0], o.cpu[1], o.repeats);
+        for (int k = 0; k < n; k++) {
+            double med = 0;
+            int rc = no_cpus ? 2 : probe_pingpong(&o, list[k], &med, why, sizeof why);
+            double wns = pp_work_ns(list[k]);
+            if (o.json) {
+                if (rc)
+                    printf("{\"benchmark\":\"hw_pingpong\",\"status\":\"n/a\",\"work\":%d,\"note\":\"%s\"}\n",
+                           list[k], why);
+                else
+                    printf("{\"benchmark\":\"hw_pingpong\",\"status\":\"ok\",\"cpus\":[%d,%d],\"work\":%d,"
+                           "\"work_ns\":%.1f,\"rows\":[{\"size\":0,\"avg_us\":%.4f,\"repeats\":%d}]}\n",
+                           o.cpu[0], o.cpu[1], list[k], wns, med / 1e3, o.repeats);
+            } else if (rc) {
+                printf("# pingpong: not measured: %s\n", why);
+            } else {
+                printf("pingpong_ns %d %.1f %.1f\n", list[k], wns, med);
             }
             status = rc > status ? rc : status;
         }

@@ -18,6 +18,10 @@
 #    every ring size at more than 100 MB/s; the program checks the first
 #    and last byte of every record and exits 2 "wrong data" otherwise;
 #    --json prints one object with a row per ring size;
+#  - pingpong: for each default amount of work (0, 16, 32, 64, 128 steps) a
+#    one-way time of 10 ns to 100 us, and the steps' own time growing with
+#    them; --work 16 --json prints one object with that work; a partner
+#    pinned to a CPU that does not exist is reported (exit 2, the reason);
 #  - with process_vm_readv refused (the deny_cma tool): exit status 2 and a
 #    message that names the refusal; the line probe still runs;
 #  - bad arguments exit 1 with a message naming the option; a CPU that does
@@ -109,7 +113,24 @@ else
         fail "with CMA refused: no reason given: $(cat "$out")"
 fi
 
-for bad in "--cpus 0,0" "-W 0" "--sizes 12x" "-r 0" "-i -5" "--pairs 9" "--ranks 1" "--ranks 65" "frobnicate"; do
+"$exe" pingpong -r 3 -i 20000 >"$out" 2>&1 || fail "pingpong exited $?: $(cat "$out")"
+awk '/^pingpong_ns/ { w[n] = $2; t[n] = $3; n++; if (!($4 > 10 && $4 < 1e5)) bad = 1 }
+     END { exit !(n == 5 && !bad && w[0] == 0 && w[4] == 128 && t[4] > t[1] && t[1] > t[0]) }' "$out" ||
+    fail "pingpong: bad figures: $(cat "$out")"
+"$exe" pingpong --work 16 -r 1 -i 5000 --json >"$out" 2>&1 || fail "pingpong --json exited $?: $(cat "$out")"
+python3 - "$out" <<'PY' || fail "pingpong --json output: $(cat "$out")"
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+assert len(objs) == 1 and objs[0]["benchmark"] == "hw_pingpong" and objs[0]["status"] == "ok", objs
+assert objs[0]["work"] == 16 and objs[0]["work_ns"] > 0 and 0.01 < objs[0]["rows"][0]["avg_us"] < 100, objs
+PY
+"$exe" pingpong --work 0 -r 1 -i 1000 --cpus 0,4095 >"$out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "pingpong --cpus 0,4095: exit $rc, expected 2: $(cat "$out")"
+grep -q "pingpong: not measured" "$out" || fail "pingpong --cpus 0,4095: no reason given: $(cat "$out")"
+
+for bad in "--cpus 0,0" "-W 0" "--sizes 12x" "-r 0" "-i -5" "--pairs 9" "--ranks 1" "--ranks 65" "--work -1" \
+    "frobnicate"; do
     # shellcheck disable=SC2086
     "$exe" $bad >"$out" 2>&1
     rc=$?
