@@ -130,7 +130,7 @@ const halo_coll_algo_t halo_coll_algos[] = {
     ALG(ALLGATHERV, "cma", halo_allgather_cma, HALO_ALG_ONE_NODE | HALO_ALG_CMA,
         "2 flag transfers + each member reads every other block straight from its owner"),
     ALG(ALLTOALL, "shm", halo_alltoall_shm, HALO_ALG_ONE_NODE,
-        "per 32K/p per destination: 2 flag transfers + n copied in, n out"),
+        "per 32K/p per destination (one round up to 64K/p): 2 flag transfers + n copied in, n out"),
     ALG(ALLTOALL, "cma", halo_alltoall_cma, HALO_ALG_ONE_NODE | HALO_ALG_CMA,
         "2 flag transfers + each member reads its blocks straight from their senders"),
     ALG(ALLTOALLV, "shm_linear", halo_alltoallv_shm_linear, HALO_ALG_ONE_NODE,

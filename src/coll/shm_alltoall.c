@@ -4,8 +4,9 @@
  * meant for it.
  *
  * Cost: per round, two flag transfers of latency; each member copies its
- * n bytes in and n out, in chunks of 32 KiB / p per destination; no
- * message. Any datatypes, in place. One node; Alltoall only (the v and w
+ * n bytes in and n out, in chunks of 32 KiB / p per destination (in one
+ * round of up to 64 KiB / p when the blocks fit that); no message. Any
+ * datatypes, in place. One node; Alltoall only (the v and w
  * forms have block sizes that no member knows all of, and the rounds must
  * agree: shm_alltoallv.c sends their small blocks in one round and the
  * others as messages). With more than 512 members on the node (chunks
@@ -34,6 +35,18 @@ int halo_alltoall_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **
     halo_shm_use(s_p);
     MPI_Count n = sc * halo_type_size(st);
     MPI_Count rounds = n > 0 ? (n + part - 1) / part : 1;
+    /* An exchange that fits the whole slot goes in one round: the halves
+     * are there for a pipeline (a member packs round k + 1 while the
+     * others unpack round k), and each round costs two flag waits, each a
+     * round of process switches where ranks outnumber the cores (8 KiB at
+     * 8 ranks, 16 KiB at 4). Rounds of the whole slot one after the other
+     * beyond that, tried there: fewer rounds, but still behind linear's
+     * messages (8 ranks, 16 KiB: 46 us against 39). */
+    MPI_Count whole = (HALO_CSHM_SLOT / nm) & ~(MPI_Count)63;
+    if (rounds > 1 && n <= whole) {
+        part = whole;
+        rounds = 1;
+    }
     /* Blocks for all members that fit together in the spare bytes of the
      * flag line travel there (8-byte aligned each). */
     MPI_Count lpart = (n + 7) & ~(MPI_Count)7;

@@ -50,7 +50,16 @@
  * 457-510; 1 MiB 859-894 against 1936-2043; 4 MiB 4886-5056 against
  * 8549-8982). At 4 ranks level with Rabenseifner in the fast spell (1 MiB
  * 320-347 against 309-316) and twice as fast in the slow one (1 MiB
- * 357-414 against 787-975, 4 MiB 1696-1934 against 3188-3969). Alltoall above 8K: linear at every size with several
+ * 357-414 against 787-975, 4 MiB 1696-1934 against 3188-3969).
+ * Alltoall through the slots up to 8K, and up to 16K at 3 and 4 ranks on
+ * fewer cores, where such blocks fit the whole slot and go in one round
+ * (each round's two flag waits are a round of process switches there: 4
+ * ranks, 16 KiB, five alternations, 8.1 us against 10.9 for linear; 8
+ * ranks, 8 KiB, one round instead of two, 16.3 against 26.3). At 4 ranks
+ * on fewer cores from 32K to 128K single-copy reads (seven alternations:
+ * 0.86-0.93 of linear's time, 64K 21.8 us against 23.4; from 192K the
+ * fastest runs tie; at 3 and 8 ranks linear stays ahead). Above: linear
+ * at every size with several
  * ranks per node (4 MiB blocks at 4 ranks 5628 us, pairwise 6316; at 8
  * ranks 21520 against 29062). Scan and Exscan: the chain up to 16 ranks
  * of a node (8 ranks, 1 MiB: 1164 us against 2691 for recursive doubling,
@@ -276,6 +285,8 @@ const char halo_coll_tuning_default[] =
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"cma\"},\n"
     "    {\"cpu\": \"intel\", \"oversubscribed\": false, \"comm_size_max\": 2, \"msg_size_min\": 4097, \"algorithm\": \"linear\"},\n"
     "    {\"msg_size_max\": 8192, \"algorithm\": \"shm\"},\n"
+    "    {\"oversubscribed\": true, \"comm_size_min\": 3, \"comm_size_max\": 4, \"msg_size_max\": 16384, \"algorithm\": \"shm\"},\n"
+    "    {\"oversubscribed\": true, \"comm_size_min\": 4, \"comm_size_max\": 4, \"msg_size_min\": 32769, \"msg_size_max\": 131072, \"algorithm\": \"cma\"},\n"
     "    {\"ppn_min\": 2, \"comm_size_max\": 64, \"algorithm\": \"linear\"},\n"
     "    {\"msg_size_max\": 1048576, \"algorithm\": \"linear\"},\n"
     "    {\"algorithm\": \"pairwise\"}\n"

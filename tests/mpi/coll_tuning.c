@@ -183,7 +183,19 @@ int main(int argc, char **argv)
         expect("alltoall", 2, 4096, 1, "shm");
         expect("alltoall", 2, 8192, 1, two ? (cma ? "cma" : "linear") : "shm");
         expect("alltoall", 2, 1 << 22, 1, two && cma ? "cma" : "linear");
-        expect("alltoall", 4, 65536, 1, "linear");
+        /* On more ranks than processors: through the slots in one round
+         * up to 16 KiB at 3 and 4 ranks; single-copy reads from 32 KiB to
+         * 128 KiB at 4 ranks; else the linear one. */
+        expect("alltoall", 3, 16384, 1, ncpu < 3 ? "shm" : "linear");
+        expect("alltoall", 4, 16384, 1, ncpu < 4 ? "shm" : "linear");
+        expect("alltoall", 4, 16385, 1, "linear");
+        expect("alltoall", 8, 16384, 1, "linear");
+        expect("alltoall", 4, 32769, 1, ncpu < 4 && cma ? "cma" : "linear");
+        expect("alltoall", 4, 65536, 1, ncpu < 4 && cma ? "cma" : "linear");
+        expect("alltoall", 4, 131072, 1, ncpu < 4 && cma ? "cma" : "linear");
+        expect("alltoall", 4, 131073, 1, "linear");
+        expect("alltoall", 3, 65536, 1, "linear");
+        expect("alltoall", 8, 65536, 1, "linear");
         expect("reduce", 2, 16384, 1, two ? "binomial" : "shm");
         expect("reduce", 2, 1 << 19, 1, "binomial");
         expect("reduce", 2, (1 << 19) + 1, 1, two ? "rabenseifner" : "binomial");
