@@ -134,9 +134,9 @@ const halo_coll_algo_t halo_coll_algos[] = {
     ALG(ALLTOALL, "cma", halo_alltoall_cma, HALO_ALG_ONE_NODE | HALO_ALG_CMA,
         "2 flag transfers + each member reads its blocks straight from their senders"),
     ALG(ALLTOALLV, "shm_linear", halo_alltoallv_shm_linear, HALO_ALG_ONE_NODE,
-        "each block as Alltoall's table sends its size (shm within 32K/p), else linear's message"),
+        "each block as Alltoall's table sends its size (shm within 64K/p), else linear's message"),
     ALG(ALLTOALLW, "shm_linear", halo_alltoallv_shm_linear, HALO_ALG_ONE_NODE,
-        "each block as Alltoall's table sends its size (shm within 32K/p), else linear's message"),
+        "each block as Alltoall's table sends its size (shm within 64K/p), else linear's message"),
 
     /* Two levels: shared memory on each node, the network among node leaders. */
     ALG(BARRIER, "two_level", halo_barrier_two_level, HALO_ALG_MULTI_NODE,

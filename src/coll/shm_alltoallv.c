@@ -5,8 +5,9 @@
  * sender and the receiver of a block both know its size, so they agree on
  * its way without a word, where no member knows the sizes of all blocks.
  *
- * Slots: member i's slot is cut in p parts of 32 KiB / p bytes, part j for
- * member j; blocks small enough that p of them fit the spare bytes of the
+ * Slots: member i's slot is cut in p parts of 64 KiB / p bytes (the whole
+ * slot: there is one round), part j for member j; blocks small enough
+ * that p of them fit the spare bytes of the
  * flag line travel there instead. Round 0: wait for the channel's previous
  * epoch, pack the small blocks, raise the flag to 1. Round 1: wait for
  * every member's flag, post the messages, and once they are done unpack
@@ -14,7 +15,7 @@
  *
  * Cost: two flag transfers, and each small block copied in and out; the
  * large ones as linear's messages. One node, not in place (in place, and
- * with more than 512 members on the node, it hands the call to linear,
+ * with more than 1024 members on the node, it hands the call to linear,
  * which every rank then does). */
 #include "coll/algos.h"
 #include "coll/select.h"
@@ -24,7 +25,7 @@ int halo_alltoallv_shm_linear(const halo_coll_args_t *a, halo_comm_t *c, halo_sc
 {
     const halo_coll_topo_t *t = halo_coll_topo(c);
     int nm = t->nlocal, me = t->me;   /* members are communicator ranks (one node) */
-    MPI_Count part = (HALO_CSHM_HALF / nm) & ~(MPI_Count)63;
+    MPI_Count part = (HALO_CSHM_SLOT / nm) & ~(MPI_Count)63;
     MPI_Count lpart = (HALO_SHM_LINE_BYTES / nm) & ~(MPI_Count)7;
     if (a->sbuf == MPI_IN_PLACE || part < 64)
         return halo_alltoall_linear(a, c, s_p);
