@@ -6,8 +6,9 @@
  * library took it, unless ALGORITHM is "auto"), then runs COLL (or "all"):
  * - on MPI_COMM_WORLD, a split by rank parity and a copy with the ranks
  *   reversed;
- * - counts 0, 1, 7, about 16 KiB (the eager limit) and a large one (about
- *   1 MiB moved in all);
+ * - counts 0, 1, 7, about 16 KiB (the eager limit), a large one (about
+ *   1 MiB moved in all) and, for the collectives of blocks, blocks of
+ *   48 KiB (48 KiB / p for the Alltoalls);
  * - datatypes MPI_INT, MPI_DOUBLE, a vector with holes (the holes, and the
  *   gaps between blocks, must come out untouched), and send and receive
  *   types that differ but have the same signature;
@@ -982,6 +983,16 @@ static void test_kind(int k, comm_t *comms, int ncomms)
                 q.sty = q.rty = TY_PAIR;
                 q.n = j.n / 2;
                 run_job(&q, HOW_PERS);
+            }
+            /* Blocks of 48 KiB (Alltoall: 48 KiB / p), between half of a
+             * shared slot and the whole of it (one round through the whole
+             * slot). */
+            if (per_block && k != K_REDUCE_SCATTER && k != K_REDUCE_SCATTER_BLOCK) {
+                job_t m = j;
+                m.n = 12288;
+                if (k == K_ALLTOALL || k == K_ALLTOALLV || k == K_ALLTOALLW)
+                    m.n /= p;
+                run_job(&m, ip ? HOW_PERS : HOW_BLOCK);
             }
         }
     }
