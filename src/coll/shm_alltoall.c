@@ -39,9 +39,10 @@ int halo_alltoall_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t **
      * are there for a pipeline (a member packs round k + 1 while the
      * others unpack round k), and each round costs two flag waits, each a
      * round of process switches where ranks outnumber the cores (8 KiB at
-     * 8 ranks, 16 KiB at 4). Rounds of the whole slot one after the other
-     * beyond that, tried there: fewer rounds, but still behind linear's
-     * messages (8 ranks, 16 KiB: 46 us against 39). */
+     * 8 ranks, 16 KiB at 4). Larger blocks in rounds of the whole slot one
+     * after the other, tried with ranks outnumbering the cores: half as
+     * many rounds, still behind linear's messages (8 ranks, 16 KiB: 46 us
+     * against 39). */
     MPI_Count whole = (HALO_CSHM_SLOT / nm) & ~(MPI_Count)63;
     if (rounds > 1 && n <= whole) {
         part = whole;
