@@ -430,32 +430,11 @@ static inline void pp_put(pp_t *p, int r, uint64_t i, uint64_t x)
     atomic_store_explicit(&p->ring[r][(i + 16) % PP_RECS].num, 0, memory_order_relaxed);
 }
 
-/* Waits for record i in ring r; false when the partner stopped. */
-static inline bool pp_take(pp_t *p, int r, uint64_t i, long *spins, bool (*gone)(long *, void *), void *arg)
+/* Whether record i has arrived in ring r (its number stored). */
+static inline bool pp_arrived(const pp_t *p, int r, uint64_t i)
 {
-    pp_rec_t *rec = &p->ring[r][i % PP_RECS];
-    uint32_t want = (uint32_t)(i % 0xfffffffeu) + 1;
-    while (atomic_load_explicit(&rec->num, memory_order_acquire) != want)
-        if (++*spins >= (1l << 26) && gone(spins, arg))
-            return false;
-    return rec->seq == (uint32_t)i;
-}
-
-static bool pp_parent_gone(long *spins, void *arg)
-{
-    return parent_gone(spins, *(pid_t *)arg);
-}
-
-typedef struct {
-    pid_t *pid;
-    char *why;
-    size_t nwhy;
-} pp_stop_t;
-
-static bool pp_partner_stopped(long *spins, void *arg)
-{
-    pp_stop_t *s = arg;
-    return partner_stopped(spins, s->pid, s->why, s->nwhy);
+    return atomic_load_explicit(&p->ring[r][i % PP_RECS].num, memory_order_acquire) ==
+           (uint32_t)(i % 0xfffffffeu) + 1;
 }
 
 /* One-way ns of a ping-pong with `work` steps before each answer (median
@@ -483,8 +462,11 @@ static int probe_pingpong(const opts_t *o, int work, double *med_ns, char *why, 
         long spins = 0;
         uint64_t x = 1;
         for (uint64_t i = 0; i < total; i++) {
-            if (!pp_take(p, 0, i, &spins, pp_parent_gone, &parent))
-                _exit(4);
+            while (!pp_arrived(p, 0, i))
+                if (parent_gone(&spins, parent))
+                    _exit(4);
+            if (p->ring[0][i % PP_RECS].seq != (uint32_t)i)
+                _exit(5);
             x = pp_work(x + p->ring[0][i % PP_RECS].hdr[0], work);
             pp_put(p, 1, i, x);
         }
@@ -492,7 +474,6 @@ static int probe_pingpong(const opts_t *o, int work, double *med_ns, char *why, 
     }
     double t[MAX_REPEATS];
     int rc = pair_start(o, pid, up, down, why, nwhy);
-    pp_stop_t stop = {&pid, why, nwhy};
     if (rc == 0) {
         uint64_t i = 0, x = 2;
         long spins = 0;
@@ -502,12 +483,16 @@ static int probe_pingpong(const opts_t *o, int work, double *med_ns, char *why, 
                 if (k == warm)
                     t0 = now_s();
                 pp_put(p, 0, i, x);
-                if (!pp_take(p, 1, i, &spins, pp_partner_stopped, &stop)) {
-                    if (!why[0])
-                        snprintf(why, nwhy, "a record came back with the wrong sequence number");
+                while (rc == 0 && !pp_arrived(p, 1, i))
+                    if (partner_stopped(&spins, &pid, why, nwhy))
+                        rc = 2;
+                if (rc == 0 && p->ring[1][i % PP_RECS].seq != (uint32_t)i) {
+                    snprintf(why, nwhy, "a record came back with the wrong sequence number");
+                    kill(pid, SIGKILL);   /* it waits for a record that is not coming */
                     rc = 2;
-                    break;
                 }
+                if (rc)
+                    break;
                 x = pp_work(x + p->ring[1][i % PP_RECS].hdr[0], work);
             }
             t[r] = (now_s() - t0) / (2.0 * (double)iters) * 1e9;
