@@ -251,19 +251,27 @@ static inline halo_bref_t halo_shm_elem(const halo_shm_chunks_t *ch, int member,
 void halo_shm_fold(halo_sched_t **s_p, int round, int nmembers, int64_t at, MPI_Count first,
                    MPI_Count n, const halo_shm_chunks_t *ch, halo_bref_t dst, MPI_Datatype type, MPI_Op op);
 
-/* Packed-byte chunks of HALO_CSHM_HALF bytes (the pipelines of the
- * data-moving algorithms): how many a block of `bytes` takes (at least one:
- * an empty block still takes part in the flags), and the bytes of chunk k
- * (0 past the end). */
+/* Packed-byte chunks of csz bytes (the _of forms) or of HALO_CSHM_HALF
+ * bytes (the pipelines of the data-moving algorithms): how many a block of
+ * `bytes` takes (at least one: an empty block still takes part in the
+ * flags), and the bytes of chunk k (0 past the end). */
+static inline MPI_Count halo_shm_nchunks_of(MPI_Count bytes, MPI_Count csz)
+{
+    MPI_Count nk = (bytes + csz - 1) / csz;
+    return nk > 0 ? nk : 1;
+}
+static inline MPI_Count halo_shm_chunk_bytes_of(MPI_Count bytes, MPI_Count k, MPI_Count csz)
+{
+    MPI_Count left = bytes - k * csz;
+    return left < 0 ? 0 : left < csz ? left : csz;
+}
 static inline MPI_Count halo_shm_nchunks(MPI_Count bytes)
 {
-    MPI_Count nk = (bytes + HALO_CSHM_HALF - 1) / HALO_CSHM_HALF;
-    return nk > 0 ? nk : 1;
+    return halo_shm_nchunks_of(bytes, HALO_CSHM_HALF);
 }
 static inline MPI_Count halo_shm_chunk_bytes(MPI_Count bytes, MPI_Count k)
 {
-    MPI_Count left = bytes - k * HALO_CSHM_HALF;
-    return left < 0 ? 0 : left < HALO_CSHM_HALF ? left : HALO_CSHM_HALF;
+    return halo_shm_chunk_bytes_of(bytes, k, HALO_CSHM_HALF);
 }
 
 /* Step builders of the algorithms, also used by the two-level ones: they

@@ -35,8 +35,7 @@ int halo_allgather_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t *
      * time of two rounds at 3, 4 and 8 ranks on two cores, 0.94-0.95 at
      * 2). */
     const MPI_Count csz = most > HALO_CSHM_HALF && most <= HALO_CSHM_SLOT ? HALO_CSHM_SLOT : HALO_CSHM_HALF;
-#define CHUNK(b, k) ((b) - (k) * csz < 0 ? 0 : (b) - (k) * csz < csz ? (b) - (k) * csz : csz)
-    MPI_Count rounds = most > 0 ? (most + csz - 1) / csz : 1;
+    MPI_Count rounds = halo_shm_nchunks_of(most, csz);
     for (MPI_Count k = 0; k < rounds; k++) {
         int r = 2 * (int)k;
         int64_t half = (k % 2) * HALO_CSHM_HALF;
@@ -45,20 +44,19 @@ int halo_allgather_shm(const halo_coll_args_t *a, halo_comm_t *c, halo_sched_t *
             halo_shm_wait_prev(s_p, r);
         else if (k >= 2)
             halo_shm_wait(s_p, r, HALO_SHM_ALL, 2 * (int)k - 2);
-        MPI_Count len = CHUNK(n, k);
+        MPI_Count len = halo_shm_chunk_bytes_of(n, k, csz);
         if (len > 0)
             halo_sched_pack(s_p, r, in, in_count, in_type, k * csz, len, halo_shm_block(me, n, half));
         halo_shm_set(s_p, r, 2 * (int)k + 1);
         /* Out: the others' chunks k. */
         halo_shm_wait(s_p, r + 1, HALO_SHM_ALL, 2 * (int)k + 1);
         for (int j = 0; j < nm; j++) {
-            MPI_Count cnt = halo_ag_count(a, j), jl = CHUNK(cnt * rsize, k);
+            MPI_Count cnt = halo_ag_count(a, j), jl = halo_shm_chunk_bytes_of(cnt * rsize, k, csz);
             if (j != me && jl > 0)
                 halo_sched_unpack(s_p, r + 1, halo_shm_block(j, cnt * rsize, half), k * csz, jl,
                                   halo_addr((char *)a->rbuf + halo_ag_displ(a, j) * rext), cnt, a->rtype);
         }
         halo_shm_set(s_p, r + 1, k == rounds - 1 ? HALO_SHM_DONE : 2 * (int)k + 2);
     }
-#undef CHUNK
     return MPI_SUCCESS;
 }
