@@ -67,7 +67,16 @@ static int isend_mode(const void *buf, MPI_Count count, MPI_Datatype type, int d
     /* An eager send that leaves at once is complete: no request of its own. */
     if (dest != MPI_PROC_NULL && mode != HALO_MODE_SYNC &&
         halo_send_now(buf, count, halo_dtype_ptr(type), dest, tag, c, p2p_ctx(c))) {
-        *request = (MPI_Request)halo_req_sent;
+        if (!c->session) {
+            *request = (MPI_Request)halo_req_sent;
+            return MPI_SUCCESS;
+        }
+        /* On a session's communicator the request names it, complete: the
+         * completion calls check that their requests share one session. */
+        r = halo_req_alloc(HALO_REQ_NULL, c);
+        halo_status_empty(&r->status);
+        halo_req_complete(r);
+        *request = (MPI_Request)r;
         return MPI_SUCCESS;
     }
     int rc = halo_isend(buf, count, halo_dtype_ptr(type), dest, tag, c, p2p_ctx(c), mode, &r);

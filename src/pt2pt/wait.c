@@ -25,14 +25,30 @@ static int check_req(MPI_Request h, const char *what)
     return MPI_SUCCESS;
 }
 
+/* Every handle valid, and no two of them from different sessions (objects
+ * of two sessions may not meet in one call, MPI 4.0's Sessions Model): the
+ * second session's request raises the error on its communicator. */
 static int check_reqs(int count, const MPI_Request reqs[])
 {
     if (count > 0 && !reqs)
         return halo_err(MPI_ERR_ARG, "(array_of_requests=NULL): array required for count=%d", count);
+    const void *session = NULL;
     for (int i = 0; i < count; i++) {
-        int rc = check_req(reqs[i], "array_of_requests[i]");
-        if (rc)
+        MPI_Request h = reqs[i];
+        if (h == MPI_REQUEST_NULL || h == (MPI_Request)halo_req_sent)
+            continue;
+        halo_request_t *r = halo_req_get(h);
+        if (!r)
+            return halo_err(MPI_ERR_REQUEST, "(array_of_requests[%d]=%p): not a valid request", i, (void *)h);
+        const void *s = r->comm ? r->comm->session : NULL;
+        if (s && session && s != session) {
+            int rc = halo_err(MPI_ERR_REQUEST, "(array_of_requests[%d]): its communicator comes from another "
+                              "session than the earlier requests'", i);
+            halo_err_redirect_comm(halo_comm_handle(r->comm));
             return rc;
+        }
+        if (s)
+            session = s;
     }
     return MPI_SUCCESS;
 }

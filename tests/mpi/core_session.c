@@ -180,6 +180,32 @@ static void part_loop(void)
     MPI_Error_class(rc, &cls);
     CHECK(rc != MPI_SUCCESS && cls == MPI_ERR_COMM && cmp == -1,
           "MPI_Comm_compare across sessions: rc %d class %d result %d", rc, cls, cmp);
+    /* Nor may their requests in one completion call: sends that left at
+     * once (complete inside MPI_Isend) as well as pending receives. The
+     * error returns (the communicators return errors) and leaves every
+     * request as it was. */
+    int me;
+    MPI_OK(MPI_Comm_rank(c[0], &me));
+    int out[2] = {700 + me, 800 + me}, got[2] = {-1, -1}, flag = -1;
+    MPI_Request rq[4];
+    MPI_OK(MPI_Irecv(&got[0], 1, MPI_INT, me, 5, c[0], &rq[0]));
+    MPI_OK(MPI_Irecv(&got[1], 1, MPI_INT, me, 5, c[1], &rq[1]));
+    MPI_OK(MPI_Isend(&out[0], 1, MPI_INT, me, 5, c[0], &rq[2]));
+    MPI_OK(MPI_Isend(&out[1], 1, MPI_INT, me, 5, c[1], &rq[3]));
+    rc = MPI_Testall(2, &rq[2], &flag, MPI_STATUSES_IGNORE);
+    MPI_Error_class(rc, &cls);
+    CHECK(rc != MPI_SUCCESS && cls == MPI_ERR_REQUEST && flag == -1,
+          "MPI_Testall over sends of two sessions: rc %d class %d flag %d", rc, cls, flag);
+    rc = MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+    MPI_Error_class(rc, &cls);
+    CHECK(rc != MPI_SUCCESS && cls == MPI_ERR_REQUEST,
+          "MPI_Waitall over requests of two sessions: rc %d class %d", rc, cls);
+    for (int i = 0; i < 4; i++) {
+        CHECK(rq[i] != MPI_REQUEST_NULL, "request %d cleared by a call that failed", i);
+        MPI_OK(MPI_Wait(&rq[i], MPI_STATUS_IGNORE));
+    }
+    CHECK(got[0] == 700 + me && got[1] == 800 + me, "received %d %d", got[0], got[1]);
+    MPI_OK(MPI_Waitall(2, (MPI_Request[]){MPI_REQUEST_NULL, MPI_REQUEST_NULL}, MPI_STATUSES_IGNORE));
     MPI_Comm same;
     MPI_OK(MPI_Comm_dup(c[0], &same));
     MPI_OK(MPI_Comm_compare(c[0], same, &cmp));
