@@ -3,14 +3,15 @@
  * as its environment variable, in the order of the declaration section;
  * its value is the one the process started with, so each is read-only
  * (MPI_T_SCOPE_READONLY: a write is MPI_T_ERR_CVAR_SET_NEVER); integers are
- * MPI_COUNT, strings MPI_CHAR. No performance variables, categories,
- * events or event sources are exported, which the standard allows. Tools
- * can start the interface (before MPI_Init, after MPI_Finalize, nested),
- * read the counts, open and free performance-variable sessions and act on
- * all of a session's (no) handles, and finalize; every index, name, handle
- * or session they pass that cannot exist is refused with the MPI_T error
- * code the standard gives for it. Errors of this interface are returned,
- * never raised on a handler. */
+ * MPI_COUNT, strings MPI_CHAR. No performance variables or categories are
+ * exported, which the standard allows; events and their source are in
+ * core/mpit_events.c. Tools can start the interface (before MPI_Init,
+ * after MPI_Finalize, nested), read the counts, open and free
+ * performance-variable sessions and act on all of a session's (no)
+ * handles, and finalize; every index, name, handle or session they pass
+ * that cannot exist is refused with the MPI_T error code the standard
+ * gives for it. Errors of this interface are returned, never raised on a
+ * handler. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -19,12 +20,13 @@
 #include "binding/api_gen.h"
 #include "binding/binding.h"
 #include "core/config.h"
+#include "core/mpit.h"
 
-static _Atomic int t_refs;   /* MPI_T_init_thread calls not yet matched by MPI_T_finalize */
+_Atomic int halo_t_refs;   /* MPI_T_init_thread calls not yet matched by MPI_T_finalize */
 /* The interface may be used from several threads at once (it grants
  * MPI_THREAD_MULTIPLE): the lists of live handles and sessions, and the
  * count above when it opens or closes, change under this lock. */
-static pthread_mutex_t t_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t halo_t_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Handles the interface gave out and that are still live, one list per
  * kind (performance-variable sessions, control-variable handles), to tell
@@ -35,17 +37,17 @@ typedef struct t_link {
 
 static void link_add(t_link_t **head, t_link_t *n)
 {
-    pthread_mutex_lock(&t_lock);
+    pthread_mutex_lock(&halo_t_lock);
     n->next = *head;
     *head = n;
-    pthread_mutex_unlock(&t_lock);
+    pthread_mutex_unlock(&halo_t_lock);
 }
 
 /* The node of handle h in the list, or NULL; with take, also unlinked. */
 static t_link_t *link_find(t_link_t **head, const void *h, bool take)
 {
     t_link_t *found = NULL;
-    pthread_mutex_lock(&t_lock);
+    pthread_mutex_lock(&halo_t_lock);
     for (t_link_t **p = head; *p; p = &(*p)->next)
         if ((const void *)*p == h) {
             found = *p;
@@ -53,11 +55,11 @@ static t_link_t *link_find(t_link_t **head, const void *h, bool take)
                 *p = found->next;
             break;
         }
-    pthread_mutex_unlock(&t_lock);
+    pthread_mutex_unlock(&halo_t_lock);
     return found;
 }
 
-/* Frees every node; the caller holds t_lock. */
+/* Frees every node; the caller holds halo_t_lock. */
 static void link_free_all(t_link_t **head)
 {
     while (*head) {
@@ -68,17 +70,6 @@ static void link_free_all(t_link_t **head)
 }
 
 static t_link_t *t_sessions;   /* nodes are bare links */
-
-#define NEED_INIT()                                                                                      \
-    do {                                                                                                 \
-        if (t_refs == 0)                                                                                 \
-            return MPI_T_ERR_NOT_INITIALIZED;                                                            \
-    } while (0)
-#define NEED_PTR(p)                                                                                      \
-    do {                                                                                                 \
-        if (!(p))                                                                                        \
-            return MPI_T_ERR_INVALID;                                                                    \
-    } while (0)
 
 typedef struct t_cvh {
     t_link_t link;   /* first: the handle is the node's address */
@@ -105,7 +96,7 @@ static t_cvh_t *cvh_live(MPI_T_cvar_handle h)
 /* The standard's way of returning a string into (out, *len): with no
  * buffer or a length of 0, only the length it needs (terminator
  * included); else as much as fits, terminated, and the length written. */
-static void t_string(const char *str, char *out, int *len)
+void halo_t_string(const char *str, char *out, int *len)
 {
     if (!len)
         return;
@@ -133,24 +124,25 @@ int halo_api_t_init_thread(int required, int *provided)
     *provided = required >= MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                 : required <= MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE
                                                 : required;
-    pthread_mutex_lock(&t_lock);
-    t_refs++;
-    pthread_mutex_unlock(&t_lock);
+    pthread_mutex_lock(&halo_t_lock);
+    halo_t_refs++;
+    pthread_mutex_unlock(&halo_t_lock);
     return MPI_SUCCESS;
 }
 
 int halo_api_t_finalize(void)
 {
-    pthread_mutex_lock(&t_lock);
-    if (t_refs == 0) {
-        pthread_mutex_unlock(&t_lock);
+    pthread_mutex_lock(&halo_t_lock);
+    if (halo_t_refs == 0) {
+        pthread_mutex_unlock(&halo_t_lock);
         return MPI_T_ERR_NOT_INITIALIZED;
     }
-    if (--t_refs == 0) {
+    if (--halo_t_refs == 0) {
         link_free_all(&t_cvhs);
         link_free_all(&t_sessions);
+        halo_t_events_drop();
     }
-    pthread_mutex_unlock(&t_lock);
+    pthread_mutex_unlock(&halo_t_lock);
     return MPI_SUCCESS;
 }
 
@@ -175,8 +167,6 @@ int halo_api_t_cvar_get_num(int *num_cvar)
     }
 ZERO_COUNT(halo_api_t_pvar_get_num, num_pvar)
 ZERO_COUNT(halo_api_t_category_get_num, num_cat)
-ZERO_COUNT(halo_api_t_event_get_num, num_events)
-ZERO_COUNT(halo_api_t_source_get_num, num_sources)
 #undef ZERO_COUNT
 
 int halo_api_t_category_changed(int *update_number)
@@ -196,8 +186,8 @@ int halo_api_t_cvar_get_info(int cvar_index, char *name, int *name_len, int *ver
     halo_cfg_t *v = cvar_at(cvar_index);
     if (!v)
         return MPI_T_ERR_INVALID_INDEX;
-    t_string(v->name, name, name_len);
-    t_string(v->help, desc, desc_len);
+    halo_t_string(v->name, name, name_len);
+    halo_t_string(v->help, desc, desc_len);
     if (verbosity)
         *verbosity = MPI_T_VERBOSITY_TUNER_BASIC;
     if (datatype)
@@ -269,7 +259,7 @@ int halo_api_t_cvar_read(MPI_T_cvar_handle handle, void *buf)
         memcpy(buf, &v, sizeof v);
     } else {
         int len = t->count;
-        t_string(halo_cfg_get_str(t->var), buf, &len);
+        halo_t_string(halo_cfg_get_str(t->var), buf, &len);
     }
     return MPI_SUCCESS;
 }
@@ -350,136 +340,6 @@ int halo_api_t_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *nam
 int halo_api_t_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len)
 {
     (void)enumtype, (void)index, (void)value, (void)name, (void)name_len;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_HANDLE;
-}
-
-int halo_api_t_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
-                               MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
-                               MPI_Info *info)
-{
-    (void)source_index, (void)name, (void)name_len, (void)desc, (void)desc_len, (void)ordering;
-    (void)ticks_per_second, (void)max_ticks, (void)info;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_INDEX;
-}
-
-int halo_api_t_source_get_timestamp(int source_index, MPI_Count *timestamp)
-{
-    (void)source_index, (void)timestamp;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_INDEX;
-}
-
-/* ---------------------------------------------------------------- events: none */
-
-int halo_api_t_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
-                              MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[],
-                              int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc,
-                              int *desc_len, int *bind)
-{
-    (void)event_index, (void)name, (void)name_len, (void)verbosity, (void)array_of_datatypes;
-    (void)array_of_displacements, (void)num_elements, (void)enumtype, (void)info, (void)desc;
-    (void)desc_len, (void)bind;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_INDEX;
-}
-
-int halo_api_t_event_get_index(const char *name, int *event_index)
-{
-    (void)event_index;
-    NEED_INIT();
-    NEED_PTR(name);
-    return MPI_T_ERR_INVALID_NAME;
-}
-
-int halo_api_t_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
-                                  MPI_T_event_registration *event_registration)
-{
-    (void)event_index, (void)obj_handle, (void)info, (void)event_registration;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_INDEX;
-}
-
-/* Registrations and instances only come from events, so none is valid. */
-int halo_api_t_event_handle_free(MPI_T_event_registration event_registration, void *user_data,
-                                 MPI_T_event_free_cb_function free_cb_function)
-{
-    (void)event_registration, (void)user_data, (void)free_cb_function;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_HANDLE;
-}
-
-int halo_api_t_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used)
-{
-    (void)event_registration, (void)info_used;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_HANDLE;
-}
-
-int halo_api_t_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
-{
-    (void)event_registration, (void)info;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_HANDLE;
-}
-
-int halo_api_t_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
-                                       MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function)
-{
-    (void)event_registration, (void)cb_safety, (void)info, (void)user_data, (void)event_cb_function;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_HANDLE;
-}
-
-int halo_api_t_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
-                                       MPI_Info *info_used)
-{
-    (void)event_registration, (void)cb_safety, (void)info_used;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_HANDLE;
-}
-
-int halo_api_t_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
-                                       MPI_Info info)
-{
-    (void)event_registration, (void)cb_safety, (void)info;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_HANDLE;
-}
-
-int halo_api_t_event_set_dropped_handler(MPI_T_event_registration event_registration,
-                                         MPI_T_event_dropped_cb_function dropped_cb_function)
-{
-    (void)event_registration, (void)dropped_cb_function;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_HANDLE;
-}
-
-int halo_api_t_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer)
-{
-    (void)event_instance, (void)element_index, (void)buffer;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_HANDLE;
-}
-
-int halo_api_t_event_copy(MPI_T_event_instance event_instance, void *buffer)
-{
-    (void)event_instance, (void)buffer;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_HANDLE;
-}
-
-int halo_api_t_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp)
-{
-    (void)event_instance, (void)event_timestamp;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_HANDLE;
-}
-
-int halo_api_t_event_get_source(MPI_T_event_instance event_instance, int *source_index)
-{
-    (void)event_instance, (void)source_index;
     NEED_INIT();
     return MPI_T_ERR_INVALID_HANDLE;
 }

@@ -15,6 +15,7 @@
 #include "core/config.h"
 #include "core/cpu.h"
 #include "core/errors.h"
+#include "core/mpit.h"
 #include "progress/progress.h"
 #include "rma/win.h"
 
@@ -692,8 +693,17 @@ void halo_send_cancel(halo_request_t *r)
     send_ctrl(r->peer_world, HALO_PKT_CANCEL, (uint64_t)(uintptr_t)r, r->ctx, 0);
 }
 
+/* The tools interface's events on messages (core/mpit_events.c). */
+static void raise_message_event(int ev, int src, int tag, MPI_Count bytes, uint32_t ctx, bool matched)
+{
+    halo_t_msg_event_t e = {.source = src, .tag = tag, .bytes = bytes, .context = ctx, .matched = matched};
+    halo_t_event_emit(ev, &e);
+}
+
 void halo_recv_from_unexp(halo_request_t *r, halo_unexp_t *u)
 {
+    if (halo_t_event_live(HALO_T_EV_UNEXPECTED_RECEIVED))
+        raise_message_event(HALO_T_EV_UNEXPECTED_RECEIVED, u->src, u->tag, u->bytes, r->ctx, false);
     if (u->type == HALO_PKT_RTS)
         unexp_rts--;
     recv_deliver(r, u->src_world, u->type, u->flags, u->src, u->tag, u->bytes, u->sreq, u->aux,
@@ -838,6 +848,8 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
         if (!m)
             m = halo_match_get(h->ctx, 0);
         r = halo_match_posted(m, h->src, h->tag);
+        if (halo_t_event_live(HALO_T_EV_MESSAGE_ARRIVED))
+            raise_message_event(HALO_T_EV_MESSAGE_ARRIVED, h->src, h->tag, h->bytes, h->ctx, r != NULL);
         if (r) {
             recv_deliver(r, src_world, h->type, h->flags, h->src, h->tag, h->bytes, h->sreq, h->aux,
                          payload, len);

@@ -1,6 +1,7 @@
 /* The tools information interface (src/core/mpit.c), which exports the
- * HALO_* settings as control variables and no performance variables,
- * categories, events or sources:
+ * HALO_* settings as control variables, no performance variables or
+ * categories, and two events with one source (their use:
+ * core_mpit_events.c):
  * - before MPI_T_init_thread every call says MPI_T_ERR_NOT_INITIALIZED;
  * - init is nested and counts: the thread level granted follows the one
  *   asked for; after as many finalizes as inits the interface is closed
@@ -13,7 +14,8 @@
  *   started with (the testlist sets HALO_SHM_EAGER_MAX=12288 and
  *   HALO_WAIT_POLICY=auto; others read their defaults), refuses writes
  *   with MPI_T_ERR_CVAR_SET_NEVER, and is invalid once freed;
- * - the other counts are zero; every index, name or handle that cannot
+ * - the variable and category counts are zero, the events 2, the sources
+ *   1; every index, name or handle that cannot
  *   exist is refused with the code the standard gives, returned (not
  *   raised: MPI_COMM_WORLD keeps MPI_ERRORS_ARE_FATAL while these fail);
  * - performance-variable sessions are created distinct and freed (the
@@ -128,10 +130,10 @@ static void open_and_use(void)
     CHECK(n == 0, "categories: %d", n);
     n = -1;
     MPI_OK(MPI_T_event_get_num(&n));
-    CHECK(n == 0, "events: %d", n);
+    CHECK(n == 2, "events: %d", n);
     n = -1;
     MPI_OK(MPI_T_source_get_num(&n));
-    CHECK(n == 0, "sources: %d", n);
+    CHECK(n == 1, "sources: %d", n);
     int stamp1 = -1, stamp2 = -2;
     MPI_OK(MPI_T_category_changed(&stamp1));
     MPI_OK(MPI_T_category_changed(&stamp2));
@@ -155,7 +157,15 @@ static void open_and_use(void)
     CHECK(idx == -1, "a refused lookup wrote index %d", idx);
     EXPECT(MPI_T_cvar_handle_alloc(ncvar, NULL, &ch, &count), MPI_T_ERR_INVALID_INDEX);
     EXPECT(MPI_T_category_get_info(0, name, &len, NULL, NULL, &n, &n, &n), MPI_T_ERR_INVALID_INDEX);
-    EXPECT(MPI_T_source_get_timestamp(0, NULL), MPI_T_ERR_INVALID_INDEX);
+    MPI_Count stamp = -1;
+    EXPECT(MPI_T_source_get_timestamp(1, &stamp), MPI_T_ERR_INVALID_INDEX);
+    EXPECT(MPI_T_source_get_timestamp(-1, &stamp), MPI_T_ERR_INVALID_INDEX);
+    EXPECT(MPI_T_event_get_info(2, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+           MPI_T_ERR_INVALID_INDEX);
+    MPI_T_event_registration reg;
+    EXPECT(MPI_T_event_handle_alloc(2, NULL, MPI_INFO_NULL, &reg), MPI_T_ERR_INVALID_INDEX);
+    EXPECT(MPI_T_event_handle_alloc(-1, NULL, MPI_INFO_NULL, &reg), MPI_T_ERR_INVALID_INDEX);
+    CHECK(stamp == -1, "a refused timestamp wrote %lld", (long long)stamp);
 
     MPI_T_pvar_session s1 = MPI_T_PVAR_SESSION_NULL, s2 = MPI_T_PVAR_SESSION_NULL;
     MPI_OK(MPI_T_pvar_session_create(&s1));
