@@ -6,8 +6,10 @@
 #include "coll/coll.h"
 #include "core/errhandler.h"
 #include "core/errors.h"
+#include "core/hw_levels.h"
 #include "core/info.h"
 #include "pt2pt/pt2pt.h"
+#include "transport/transport.h"
 
 halo_comm_t halo_comm_world, halo_comm_self;
 
@@ -405,10 +407,59 @@ static int shared_color(const halo_comm_t *c)
     return (int)(h & 0x7fffffff);
 }
 
+/* The color of an object of a hardware level below the node: apart from
+ * the node's (and from other levels'). */
+static int level_color(const halo_comm_t *c, int level, int obj)
+{
+    uint32_t k[3] = {(uint32_t)shared_color(c), (uint32_t)level, (uint32_t)obj};
+    return (int)(halo_fnv1a(0x68616c6fULL, k, sizeof k) & 0x7fffffff);
+}
+
+/* The object of the level that holds world rank w, from the CPU it is
+ * bound to (the shared segment tells every rank of the node), or -1:
+ * not on this node, not bound to one CPU, or the level unknown. Every
+ * rank of the node sees the same answers, so members agree without a
+ * message. */
+static int rank_object(int w, int level)
+{
+    if (w >= halo_world.size || halo_world.procs[w].node != halo_world.node)
+        return -1;
+    return halo_hw_object(level, halo_tr_bound_cpu(w));
+}
+
+/* MPI_COMM_TYPE_HW_UNGUIDED: the widest level at which this rank's
+ * object holds some but not all of the group; *level_p gets it. The node
+ * level counts when the group spans nodes. Below it, a rank not bound to
+ * one CPU has no object (MPI_UNDEFINED). Levels nest, so the members of
+ * one object all stop at the same level. */
+static int unguided_color(const halo_comm_t *c, int *level_p)
+{
+    const halo_group_t *g = c->group;
+    if (!comm_one_node(c)) {
+        *level_p = HALO_HW_NODE;
+        return shared_color(c);
+    }
+    if (c->is_inter)   /* on an intercommunicator, only the node level */
+        return MPI_UNDEFINED;
+    for (int level = HALO_HW_NODE + 1; level < HALO_HW_NLEVELS; level++) {
+        int obj = rank_object(halo_world.rank, level);
+        if (obj < 0)
+            return MPI_UNDEFINED;
+        int same = 0;
+        for (int i = 0; i < g->size; i++)
+            same += rank_object(g->world[i], level) == obj;
+        if (same < g->size) {
+            *level_p = level;
+            return level_color(c, level, obj);
+        }
+    }
+    return MPI_UNDEFINED;
+}
+
 int halo_api_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     halo_comm_t *c = halo_comm_ptr(comm);
-    int color;
+    int color, level = -1;
     switch (split_type) {
     case MPI_UNDEFINED:
         color = MPI_UNDEFINED;
@@ -418,26 +469,38 @@ int halo_api_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info in
         break;
     case MPI_COMM_TYPE_HW_GUIDED:
     case MPI_COMM_TYPE_RESOURCE_GUIDED: {
-        /* Shared memory is the one hardware level Halo knows. */
+        /* The node (mpi_shared_memory), or a level below it that holds
+         * every CPU this process may run on (else MPI_COMM_NULL); a name
+         * Halo does not know gives MPI_COMM_NULL. */
         halo_info_t *in = halo_obj_lookup(HALO_KIND_INFO, info);
-        const char *v = halo_info_lookup(in, "mpi_hw_resource_type");
-        color = (v && !strcmp(v, "mpi_shared_memory")) ? shared_color(c) : MPI_UNDEFINED;
+        level = halo_hw_level_of_name(halo_info_lookup(in, "mpi_hw_resource_type"));
+        color = MPI_UNDEFINED;
+        cpu_set_t set;
+        if (level == HALO_HW_NODE) {
+            color = shared_color(c);
+        } else if (level > HALO_HW_NODE && sched_getaffinity(0, sizeof set, &set) == 0) {
+            int obj = halo_hw_object_of_set(level, &set);
+            if (obj >= 0)
+                color = level_color(c, level, obj);
+        }
         break;
     }
     case MPI_COMM_TYPE_HW_UNGUIDED:
-        /* A strictly smaller communicator than the parent if the node level
-         * gives one (the processes span several nodes), else
-         * MPI_COMM_NULL. Every process knows every node, so no agreement
-         * is needed, and none may run: members that pass MPI_UNDEFINED go
-         * straight to the split's own collective. */
-        color = comm_one_node(c) ? MPI_UNDEFINED : shared_color(c);
+        /* Computed from what every rank knows, so no agreement runs: members
+         * that pass MPI_UNDEFINED go straight to the split's own collective. */
+        color = unguided_color(c, &level);
         break;
     default:
         return halo_err(MPI_ERR_ARG, "(split_type=%d): not a split type of the standard", split_type);
     }
-    if (c->is_inter)
-        return halo_intercomm_split(c, color, key, newcomm);
-    return split_common(c, color, key, newcomm);
+    int rc = c->is_inter ? halo_intercomm_split(c, color, key, newcomm) : split_common(c, color, key, newcomm);
+    /* The unguided split names the level it took in the caller's info. */
+    if (rc == MPI_SUCCESS && split_type == MPI_COMM_TYPE_HW_UNGUIDED && *newcomm != MPI_COMM_NULL && level >= 0) {
+        halo_info_t *in = halo_obj_lookup(HALO_KIND_INFO, info);
+        if (in)
+            halo_info_set(in, "mpi_hw_resource_type", halo_hw_level_name(level));
+    }
+    return rc;
 }
 
 int halo_api_comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
