@@ -3,15 +3,13 @@
  * as its environment variable, in the order of the declaration section;
  * its value is the one the process started with, so each is read-only
  * (MPI_T_SCOPE_READONLY: a write is MPI_T_ERR_CVAR_SET_NEVER); integers are
- * MPI_COUNT, strings MPI_CHAR. No performance variables or categories are
- * exported, which the standard allows; events and their source are in
+ * MPI_COUNT, strings MPI_CHAR. Performance variables, their sessions and
+ * the categories are in core/mpit_pvars.c, events and their source in
  * core/mpit_events.c. Tools can start the interface (before MPI_Init,
- * after MPI_Finalize, nested), read the counts, open and free
- * performance-variable sessions and act on all of a session's (no)
- * handles, and finalize; every index, name, handle or session they pass
- * that cannot exist is refused with the MPI_T error code the standard
- * gives for it. Errors of this interface are returned, never raised on a
- * handler. */
+ * after MPI_Finalize, nested), read the counts, and finalize; every
+ * index, name, handle or session they pass that cannot exist is refused
+ * with the MPI_T error code the standard gives for it. Errors of this
+ * interface are returned, never raised on a handler. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -69,7 +67,6 @@ static void link_free_all(t_link_t **head)
     }
 }
 
-static t_link_t *t_sessions;   /* nodes are bare links */
 
 typedef struct t_cvh {
     t_link_t link;   /* first: the handle is the node's address */
@@ -78,14 +75,14 @@ typedef struct t_cvh {
 } t_cvh_t;
 static t_link_t *t_cvhs;
 
-static int cvar_num(void)
+int halo_t_cvar_num(void)
 {
     return (int)(halo_cfg_end() - halo_cfg_begin());
 }
 
 static halo_cfg_t *cvar_at(int index)
 {
-    return index >= 0 && index < cvar_num() ? halo_cfg_begin()[index] : NULL;
+    return index >= 0 && index < halo_t_cvar_num() ? halo_cfg_begin()[index] : NULL;
 }
 
 static t_cvh_t *cvh_live(MPI_T_cvar_handle h)
@@ -111,11 +108,6 @@ void halo_t_string(const char *str, char *out, int *len)
     *len = n;
 }
 
-static bool session_live(MPI_T_pvar_session s)
-{
-    return link_find(&t_sessions, s, false) != NULL;
-}
-
 /* ---------------------------------------------------------------- setup */
 
 int halo_api_t_init_thread(int required, int *provided)
@@ -139,7 +131,7 @@ int halo_api_t_finalize(void)
     }
     if (--halo_t_refs == 0) {
         link_free_all(&t_cvhs);
-        link_free_all(&t_sessions);
+        halo_t_pvars_drop();
         halo_t_events_drop();
     }
     pthread_mutex_unlock(&halo_t_lock);
@@ -152,22 +144,10 @@ int halo_api_t_cvar_get_num(int *num_cvar)
 {
     NEED_INIT();
     NEED_PTR(num_cvar);
-    *num_cvar = cvar_num();
+    *num_cvar = halo_t_cvar_num();
     return MPI_SUCCESS;
 }
 
-
-#define ZERO_COUNT(fn, arg)                                                                              \
-    int fn(int *arg)                                                                                     \
-    {                                                                                                    \
-        NEED_INIT();                                                                                     \
-        NEED_PTR(arg);                                                                                   \
-        *arg = 0;                                                                                        \
-        return MPI_SUCCESS;                                                                              \
-    }
-ZERO_COUNT(halo_api_t_pvar_get_num, num_pvar)
-ZERO_COUNT(halo_api_t_category_get_num, num_cat)
-#undef ZERO_COUNT
 
 int halo_api_t_category_changed(int *update_number)
 {
@@ -206,7 +186,7 @@ int halo_api_t_cvar_get_index(const char *name, int *cvar_index)
     NEED_INIT();
     NEED_PTR(name);
     NEED_PTR(cvar_index);
-    for (int i = 0; i < cvar_num(); i++)
+    for (int i = 0; i < halo_t_cvar_num(); i++)
         if (!strcmp(halo_cfg_begin()[i]->name, name)) {
             *cvar_index = i;
             return MPI_SUCCESS;
@@ -273,62 +253,7 @@ int halo_api_t_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     return MPI_T_ERR_CVAR_SET_NEVER;   /* every variable is read-only */
 }
 
-/* ------------------------------------- performance variables, categories, enumerations: none */
-
-int halo_api_t_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
-                             MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind,
-                             int *readonly, int *continuous, int *atomic)
-{
-    (void)pvar_index, (void)name, (void)name_len, (void)verbosity, (void)var_class, (void)datatype;
-    (void)enumtype, (void)desc, (void)desc_len, (void)bind, (void)readonly, (void)continuous, (void)atomic;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_INDEX;
-}
-
-int halo_api_t_pvar_get_index(const char *name, int var_class, int *pvar_index)
-{
-    (void)var_class, (void)pvar_index;
-    NEED_INIT();
-    NEED_PTR(name);
-    return MPI_T_ERR_INVALID_NAME;
-}
-
-int halo_api_t_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len,
-                                 int *num_cvars, int *num_pvars, int *num_categories)
-{
-    (void)cat_index, (void)name, (void)name_len, (void)desc, (void)desc_len, (void)num_cvars;
-    (void)num_pvars, (void)num_categories;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_INDEX;
-}
-
-int halo_api_t_category_get_index(const char *name, int *cat_index)
-{
-    (void)cat_index;
-    NEED_INIT();
-    NEED_PTR(name);
-    return MPI_T_ERR_INVALID_NAME;
-}
-
-#define NO_CATEGORY_LIST(fn)                                                                             \
-    int fn(int cat_index, int len, int indices[])                                                        \
-    {                                                                                                    \
-        (void)cat_index, (void)len, (void)indices;                                                       \
-        NEED_INIT();                                                                                     \
-        return MPI_T_ERR_INVALID_INDEX;                                                                  \
-    }
-NO_CATEGORY_LIST(halo_api_t_category_get_cvars)
-NO_CATEGORY_LIST(halo_api_t_category_get_pvars)
-NO_CATEGORY_LIST(halo_api_t_category_get_categories)
-NO_CATEGORY_LIST(halo_api_t_category_get_events)
-#undef NO_CATEGORY_LIST
-
-int halo_api_t_category_get_num_events(int cat_index, int *num_events)
-{
-    (void)cat_index, (void)num_events;
-    NEED_INIT();
-    return MPI_T_ERR_INVALID_INDEX;
-}
+/* ---------------------------------------------------------------- enumerations: none */
 
 int halo_api_t_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
@@ -342,101 +267,4 @@ int halo_api_t_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *n
     (void)enumtype, (void)index, (void)value, (void)name, (void)name_len;
     NEED_INIT();
     return MPI_T_ERR_INVALID_HANDLE;
-}
-
-/* ---------------------------------------------------------------- performance-variable sessions */
-
-int halo_api_t_pvar_session_create(MPI_T_pvar_session *pe_session)
-{
-    NEED_INIT();
-    NEED_PTR(pe_session);
-    t_link_t *t = malloc(sizeof *t);
-    if (!t)
-        return MPI_T_ERR_MEMORY;
-    link_add(&t_sessions, t);
-    *pe_session = (MPI_T_pvar_session)t;
-    return MPI_SUCCESS;
-}
-
-int halo_api_t_pvar_session_free(MPI_T_pvar_session *pe_session)
-{
-    NEED_INIT();
-    NEED_PTR(pe_session);
-    t_link_t *gone = link_find(&t_sessions, *pe_session, true);
-    if (!gone)
-        return MPI_T_ERR_INVALID_SESSION;
-    free(gone);
-    *pe_session = MPI_T_PVAR_SESSION_NULL;
-    return MPI_SUCCESS;
-}
-
-int halo_api_t_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void *obj_handle,
-                                 MPI_T_pvar_handle *handle, int *count)
-{
-    (void)pvar_index, (void)obj_handle, (void)handle, (void)count;
-    NEED_INIT();
-    if (!session_live(pe_session))
-        return MPI_T_ERR_INVALID_SESSION;
-    return MPI_T_ERR_INVALID_INDEX;
-}
-
-int halo_api_t_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle *handle)
-{
-    (void)handle;
-    NEED_INIT();
-    if (!session_live(pe_session))
-        return MPI_T_ERR_INVALID_SESSION;
-    return MPI_T_ERR_INVALID_HANDLE;
-}
-
-/* Start, stop and reset take MPI_T_PVAR_ALL_HANDLES: every handle of the
- * session, of which there are none, so that succeeds. */
-static int all_or_nothing(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
-{
-    NEED_INIT();
-    if (!session_live(pe_session))
-        return MPI_T_ERR_INVALID_SESSION;
-    return handle == MPI_T_PVAR_ALL_HANDLES ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
-}
-
-int halo_api_t_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
-{
-    return all_or_nothing(pe_session, handle);
-}
-
-int halo_api_t_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
-{
-    return all_or_nothing(pe_session, handle);
-}
-
-int halo_api_t_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
-{
-    return all_or_nothing(pe_session, handle);
-}
-
-/* Reading and writing name one handle; MPI_T_PVAR_ALL_HANDLES is not one. */
-static int one_handle(MPI_T_pvar_session pe_session)
-{
-    NEED_INIT();
-    if (!session_live(pe_session))
-        return MPI_T_ERR_INVALID_SESSION;
-    return MPI_T_ERR_INVALID_HANDLE;
-}
-
-int halo_api_t_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf)
-{
-    (void)handle, (void)buf;
-    return one_handle(pe_session);
-}
-
-int halo_api_t_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf)
-{
-    (void)handle, (void)buf;
-    return one_handle(pe_session);
-}
-
-int halo_api_t_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void *buf)
-{
-    (void)handle, (void)buf;
-    return one_handle(pe_session);
 }

@@ -1,5 +1,6 @@
-/* The tools information interface: what its two files share
- * (core/mpit.c: variables, sessions; core/mpit_events.c: events and their
+/* The tools information interface: what its files share (core/mpit.c:
+ * setup and control variables; core/mpit_pvars.c: performance variables,
+ * their sessions, categories; core/mpit_events.c: events and their
  * source), and the events the library raises. */
 #ifndef HALO_CORE_MPIT_H
 #define HALO_CORE_MPIT_H
@@ -16,8 +17,12 @@ extern pthread_mutex_t halo_t_lock;    /* guards the lists of live handles of th
 
 /* The standard's way of returning a string into (out, *len) (core/mpit.c). */
 void halo_t_string(const char *str, char *out, int *len);
-/* The last MPI_T_finalize: every event registration goes (caller holds halo_t_lock). */
+/* The last MPI_T_finalize: every event registration, performance-variable
+ * session and handle goes (caller holds halo_t_lock). */
 void halo_t_events_drop(void);
+void halo_t_pvars_drop(void);
+/* The number of control variables (core/mpit.c). */
+int halo_t_cvar_num(void);
 
 #define NEED_INIT()                                                                                      \
     do {                                                                                                 \

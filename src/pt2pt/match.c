@@ -81,6 +81,7 @@ void halo_match_release(uint32_t ctx)
     while (m->uq_head) {
         halo_unexp_t *u = m->uq_head;
         m->uq_head = u->next;
+        halo_match_nunexp--;
         halo_unexp_free(u);
     }
     free(m->by_src);
@@ -120,6 +121,8 @@ static halo_request_t *rlist_first_tag(halo_rlist_t *l, int tag)
 }
 
 int halo_match_nposted;
+long halo_match_nunexp;
+uint64_t halo_match_unexp_total;
 
 halo_request_t *halo_match_posted(halo_match_t *m, int src, int tag)
 {
@@ -163,6 +166,7 @@ bool halo_match_unpost(halo_match_t *m, halo_request_t *r)
 
 static void unexp_unlink(halo_match_t *m, halo_unexp_t *u)
 {
+    halo_match_nunexp--;
     if (u->prev)
         u->prev->next = u->next;
     else
@@ -200,6 +204,8 @@ halo_unexp_t *halo_match_unexp_of_send(halo_match_t *m, int src_world, uint64_t 
 
 void halo_match_unexp_add(halo_match_t *m, halo_unexp_t *u)
 {
+    halo_match_nunexp++;
+    halo_match_unexp_total++;
     u->next = NULL;
     u->prev = m->uq_tail;
     if (m->uq_tail)

@@ -52,6 +52,13 @@ void halo_match_post(halo_match_t *m, halo_request_t *r);
 bool halo_match_unpost(halo_match_t *m, halo_request_t *r);
 /* Receives posted and not yet matched, on every context. */
 extern int halo_match_nposted;
+/* For the tools interface's performance variables (core/mpit_pvars.c):
+ * messages waiting in the unexpected queues now, messages that ever
+ * waited there, and messages (or announcements of large ones) that
+ * arrived. Changed under the library's lock, read by tools at any time. */
+extern long halo_match_nunexp;
+extern uint64_t halo_match_unexp_total;
+extern uint64_t halo_pt2pt_arrived;
 
 /* First unexpected message matching (source, tag) with wildcards; removed
  * from the queue when `take`. */

@@ -14,8 +14,11 @@
  *   started with (the testlist sets HALO_SHM_EAGER_MAX=12288 and
  *   HALO_WAIT_POLICY=auto; others read their defaults), refuses writes
  *   with MPI_T_ERR_CVAR_SET_NEVER, and is invalid once freed;
- * - the variable and category counts are zero, the events 2, the sources
- *   1; every index, name or handle that cannot
+ * - the counts: 4 performance variables, 2 categories (settings, point
+ *   to point, with their members), 2 events, 1 source; a performance
+ *   variable's handle refuses start, stop, reset and writes, reads 0 from
+ *   a counter at once, and dies with its session; every index, name or
+ *   handle that cannot
  *   exist is refused with the code the standard gives, returned (not
  *   raised: MPI_COMM_WORLD keeps MPI_ERRORS_ARE_FATAL while these fail);
  * - performance-variable sessions are created distinct and freed (the
@@ -124,10 +127,10 @@ static void open_and_use(void)
     check_cvars(n);
     n = -1;
     MPI_OK(MPI_T_pvar_get_num(&n));
-    CHECK(n == 0, "pvars: %d", n);
+    CHECK(n == 4, "pvars: %d", n);
     n = -1;
     MPI_OK(MPI_T_category_get_num(&n));
-    CHECK(n == 0, "categories: %d", n);
+    CHECK(n == 2, "categories: %d", n);
     n = -1;
     MPI_OK(MPI_T_event_get_num(&n));
     CHECK(n == 2, "events: %d", n);
@@ -156,7 +159,32 @@ static void open_and_use(void)
     EXPECT(MPI_T_event_get_index("HALO_NO_SUCH_EVENT", &idx), MPI_T_ERR_INVALID_NAME);
     CHECK(idx == -1, "a refused lookup wrote index %d", idx);
     EXPECT(MPI_T_cvar_handle_alloc(ncvar, NULL, &ch, &count), MPI_T_ERR_INVALID_INDEX);
-    EXPECT(MPI_T_category_get_info(0, name, &len, NULL, NULL, &n, &n, &n), MPI_T_ERR_INVALID_INDEX);
+    EXPECT(MPI_T_category_get_info(2, name, &len, NULL, NULL, &n, &n, &n), MPI_T_ERR_INVALID_INDEX);
+    EXPECT(MPI_T_category_get_info(-1, name, &len, NULL, NULL, &n, &n, &n), MPI_T_ERR_INVALID_INDEX);
+    EXPECT(MPI_T_pvar_get_info(4, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+           MPI_T_ERR_INVALID_INDEX);
+    /* The categories: the settings hold every control variable, point to
+     * point the four performance variables and both events. */
+    int ncv = -1, npv = -1, nsub = -1, nev = -1, idx2 = -1, list[4] = {-1, -1, -1, -1};
+    len = sizeof name;
+    MPI_OK(MPI_T_category_get_info(0, name, &len, NULL, NULL, &ncv, &npv, &nsub));
+    CHECK(!strcmp(name, "halo_settings") && npv == 0 && nsub == 0, "category 0: %s %d %d", name, npv, nsub);
+    MPI_OK(MPI_T_cvar_get_num(&n));
+    CHECK_INT(ncv, n);
+    len = sizeof name;
+    MPI_OK(MPI_T_category_get_info(1, name, &len, NULL, NULL, &ncv, &npv, &nsub));
+    CHECK(!strcmp(name, "halo_point_to_point") && ncv == 0 && npv == 4, "category 1: %s %d %d", name, ncv, npv);
+    MPI_OK(MPI_T_category_get_index("halo_point_to_point", &idx2));
+    CHECK_INT(idx2, 1);
+    MPI_OK(MPI_T_category_get_num_events(1, &nev));
+    CHECK_INT(nev, 2);
+    MPI_OK(MPI_T_category_get_pvars(1, 3, list));
+    CHECK(list[0] == 0 && list[2] == 2 && list[3] == -1, "pvars of category 1: %d %d %d", list[0], list[2], list[3]);
+    MPI_OK(MPI_T_category_get_events(1, 4, list));
+    CHECK(list[0] == 0 && list[1] == 1, "events of category 1: %d %d", list[0], list[1]);
+    MPI_OK(MPI_T_category_get_cvars(0, 2, list));
+    CHECK(list[0] == 0 && list[1] == 1, "cvars of category 0: %d %d", list[0], list[1]);
+    MPI_OK(MPI_T_category_get_categories(0, 4, list));
     MPI_Count stamp = -1;
     EXPECT(MPI_T_source_get_timestamp(1, &stamp), MPI_T_ERR_INVALID_INDEX);
     EXPECT(MPI_T_source_get_timestamp(-1, &stamp), MPI_T_ERR_INVALID_INDEX);
@@ -178,7 +206,26 @@ static void open_and_use(void)
     long long buf = 0;
     EXPECT(MPI_T_pvar_read(s1, MPI_T_PVAR_ALL_HANDLES, &buf), MPI_T_ERR_INVALID_HANDLE);
     MPI_T_pvar_handle ph;
-    EXPECT(MPI_T_pvar_handle_alloc(s1, 0, NULL, &ph, &count), MPI_T_ERR_INVALID_INDEX);
+    EXPECT(MPI_T_pvar_handle_alloc(s1, 4, NULL, &ph, &count), MPI_T_ERR_INVALID_INDEX);
+    /* A handle: continuous and read-only, so start, stop, reset and write
+     * of it are refused, and it lives in its session only. */
+    int pcount = -1;
+    MPI_OK(MPI_T_pvar_handle_alloc(s1, 2, NULL, &ph, &pcount));
+    CHECK_INT(pcount, 1);
+    EXPECT(MPI_T_pvar_start(s1, ph), MPI_T_ERR_PVAR_NO_STARTSTOP);
+    EXPECT(MPI_T_pvar_stop(s1, ph), MPI_T_ERR_PVAR_NO_STARTSTOP);
+    EXPECT(MPI_T_pvar_reset(s1, ph), MPI_T_ERR_PVAR_NO_WRITE);
+    EXPECT(MPI_T_pvar_write(s1, ph, &buf), MPI_T_ERR_PVAR_NO_WRITE);
+    EXPECT(MPI_T_pvar_readreset(s1, ph, &buf), MPI_T_ERR_PVAR_NO_WRITE);
+    EXPECT(MPI_T_pvar_read(s2, ph, &buf), MPI_T_ERR_INVALID_HANDLE);
+    buf = 77;
+    MPI_OK(MPI_T_pvar_read(s1, ph, &buf));
+    CHECK(buf == 0, "a counter read at once after its handle's allocation: %lld", buf);
+    MPI_T_pvar_handle stale_h = ph;
+    MPI_OK(MPI_T_pvar_handle_free(s1, &ph));
+    CHECK(ph == MPI_T_PVAR_HANDLE_NULL, "freed handle %p", (void *)ph);
+    EXPECT(MPI_T_pvar_read(s1, stale_h, &buf), MPI_T_ERR_INVALID_HANDLE);
+    MPI_OK(MPI_T_pvar_handle_alloc(s1, 0, NULL, &ph, &pcount));   /* goes with its session */
     MPI_T_pvar_session stale = s1;
     MPI_OK(MPI_T_pvar_session_free(&s1));
     CHECK(s1 == MPI_T_PVAR_SESSION_NULL, "a freed session handle is %p", (void *)s1);

@@ -16,7 +16,11 @@
  *   handler hears it; a null callback takes a level's callback away;
  * - hints of a registration and of a callback merge and come back;
  * - freeing calls the free callback with its user data; after it no
- *   callback runs; a freed registration is an invalid handle. */
+ *   callback runs; a freed registration is an invalid handle;
+ * - the performance variables found by name and class move with the same
+ *   messages: the unexpected queue holds the waiting message and loses it
+ *   to the receive, the counters of unexpected and arrived messages grow,
+ *   the posted queue grows by the Irecv and shrinks back. */
 #include "mpitest.h"
 
 #include <string.h>
@@ -210,6 +214,28 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Info_free(&more));
     MPI_OK(MPI_Info_free(&hint));
 
+    /* Performance variables beside the events: a session with a handle of
+     * each, by name. */
+    const char *pv_names[4] = {"halo_unexpected_queue_length", "halo_posted_queue_length",
+                               "halo_unexpected_messages", "halo_messages_arrived"};
+    const int pv_class[4] = {MPI_T_PVAR_CLASS_LEVEL, MPI_T_PVAR_CLASS_LEVEL, MPI_T_PVAR_CLASS_COUNTER,
+                             MPI_T_PVAR_CLASS_COUNTER};
+    MPI_T_pvar_session ps;
+    MPI_T_pvar_handle ph[4];
+    MPI_OK(MPI_T_pvar_session_create(&ps));
+    for (int i = 0; i < 4; i++) {
+        int idx = -1, cnt = 0, cls = -1, ro = -1, cont = -1;
+        MPI_Datatype dt;
+        MPI_OK(MPI_T_pvar_get_index(pv_names[i], pv_class[i], &idx));
+        MPI_OK(MPI_T_pvar_get_info(idx, NULL, NULL, NULL, &cls, &dt, NULL, NULL, NULL, NULL, &ro, &cont, NULL));
+        CHECK(cls == pv_class[i] && dt == MPI_UNSIGNED_LONG_LONG && ro == 1 && cont == 1, "pvar %s", pv_names[i]);
+        MPI_OK(MPI_T_pvar_handle_alloc(ps, idx, NULL, &ph[i], &cnt));
+    }
+    EXPECT(MPI_T_pvar_get_index(pv_names[0], MPI_T_PVAR_CLASS_COUNTER, &nk), MPI_T_ERR_INVALID_NAME);
+    unsigned long long pv0[4], pv1[4], pv2[4];
+    for (int i = 0; i < 4; i++)
+        MPI_OK(MPI_T_pvar_read(ps, ph[i], &pv0[i]));
+
     int payload[100];
     for (int i = 0; i < 100; i++)
         payload[i] = rank * 1000 + i;
@@ -232,9 +258,16 @@ int main(int argc, char **argv)
               "stamp %lld outside [%lld, %lld], safety %d", (long long)arrived.stamp, (long long)before,
               (long long)after, (int)arrived.safety);
         CHECK(taken.calls == 0, "taken before the receive: %d", taken.calls);
+        for (int i = 0; i < 4; i++)
+            MPI_OK(MPI_T_pvar_read(ps, ph[i], &pv1[i]));
+        CHECK(pv1[0] >= 1 && pv1[2] >= pv0[2] + 1 && pv1[3] >= pv0[3] + 1,
+              "waiting message: queue %llu, unexpected %llu (from %llu), arrived %llu (from %llu)", pv1[0], pv1[2],
+              pv0[2], pv1[3], pv0[3]);
         int in[100];
         MPI_OK(MPI_Recv(in, 100, MPI_INT, 1, 42, comm, MPI_STATUS_IGNORE));
         CHECK(in[99] == 1099, "received %d", in[99]);
+        MPI_OK(MPI_T_pvar_read(ps, ph[0], &pv2[0]));
+        CHECK(pv2[0] == pv1[0] - 1, "queue after the receive: %llu (was %llu)", pv2[0], pv1[0]);
         CHECK(taken.calls == 1 && taken.source == 1 && taken.tag == 42 && taken.matched == -1 && taken.copy_agrees,
               "taken: calls %d source %d tag %d matched %d", taken.calls, taken.source, taken.tag, taken.matched);
         CHECK(dropped_calls >= 1 && dropped_count == dropped_calls && never_calls == 0,
@@ -251,8 +284,12 @@ int main(int argc, char **argv)
     int dropped_then = dropped_calls;
     MPI_Request rq = MPI_REQUEST_NULL;
     int in2[7] = {0};
-    if (rank == 0)
+    if (rank == 0) {
+        MPI_OK(MPI_T_pvar_read(ps, ph[1], &pv1[1]));
         MPI_OK(MPI_Irecv(in2, 7, MPI_INT, 1, 43, comm, &rq));
+        MPI_OK(MPI_T_pvar_read(ps, ph[1], &pv2[1]));
+        CHECK(pv2[1] == pv1[1] + 1, "posted queue %llu after an Irecv (was %llu)", pv2[1], pv1[1]);
+    }
     MPI_OK(MPI_Barrier(comm));
     if (rank == 1)
         MPI_OK(MPI_Send(payload, 7, MPI_INT, 0, 43, comm));
@@ -276,12 +313,18 @@ int main(int argc, char **argv)
     MPI_OK(MPI_T_event_handle_free(r_take, NULL, NULL));
     MPI_OK(MPI_T_event_handle_free(r_none, NULL, NULL));
     int calls_then = arrived.calls;
+    MPI_OK(MPI_Barrier(comm));   /* rank 0 has checked the tag-43 arrival and freed */
     if (rank == 1)
         MPI_OK(MPI_Send(payload, 1, MPI_INT, 0, 44, comm));
     if (rank == 0)
         MPI_OK(MPI_Recv(in2, 1, MPI_INT, 1, 44, comm, MPI_STATUS_IGNORE));
     CHECK(arrived.calls == calls_then && freed_calls == 1, "a freed registration was called");
 
+    if (rank == 0) {
+        MPI_OK(MPI_T_pvar_read(ps, ph[1], &pv2[1]));
+        CHECK(pv2[1] == pv1[1], "posted queue %llu after the receives (was %llu)", pv2[1], pv1[1]);
+    }
+    MPI_OK(MPI_T_pvar_session_free(&ps));
     MPI_OK(MPI_Comm_free(&comm));
     MPI_OK(MPI_T_finalize());
     MPI_Finalize();
