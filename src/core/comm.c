@@ -2,6 +2,8 @@
  * create_group), comparison, names, hints, and freeing. */
 #include "core/comm.h"
 
+#include <strings.h>
+
 #include "binding/api_gen.h"
 #include "coll/coll.h"
 #include "core/errhandler.h"
@@ -471,8 +473,20 @@ int halo_api_comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info in
     case MPI_COMM_TYPE_RESOURCE_GUIDED: {
         /* The node (mpi_shared_memory), or a level below it that holds
          * every CPU this process may run on (else MPI_COMM_NULL); a name
-         * Halo does not know gives MPI_COMM_NULL. */
+         * Halo does not know gives MPI_COMM_NULL. RESOURCE_GUIDED also
+         * takes a process set (mpi_pset_name): the processes of this job
+         * for mpi://WORLD, each process alone for mpi://SELF. */
         halo_info_t *in = halo_obj_lookup(HALO_KIND_INFO, info);
+        const char *pset = split_type == MPI_COMM_TYPE_RESOURCE_GUIDED ? halo_info_lookup(in, "mpi_pset_name")
+                                                                        : NULL;
+        if (pset) {
+            uint64_t h = halo_fnv1a(0x70736574ULL, &halo_world.job_key, sizeof halo_world.job_key);
+            if (!strcasecmp(pset, "mpi://SELF"))
+                h = halo_fnv1a(h, &halo_world.rank, sizeof halo_world.rank);
+            color = !strcasecmp(pset, "mpi://WORLD") || !strcasecmp(pset, "mpi://SELF") ? (int)(h & 0x7fffffff)
+                                                                                          : MPI_UNDEFINED;
+            break;
+        }
         level = halo_hw_level_of_name(halo_info_lookup(in, "mpi_hw_resource_type"));
         color = MPI_UNDEFINED;
         cpu_set_t set;

@@ -10,20 +10,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAX_CPUS CPU_SETSIZE
 
 static short table[HALO_HW_NLEVELS][MAX_CPUS];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+/* The first name of a level is the one Halo gives back; hwloc's type names
+ * (Machine, Package, NUMANode, L3Cache, Core, PU, ...) are among the
+ * others, compared without case and with or without "hwloc://". */
 static const struct {
     const char *name;
     int level;
 } names[] = {
-    {"mpi_shared_memory", HALO_HW_NODE}, {"host", HALO_HW_NODE},      {"package", HALO_HW_PACKAGE},
-    {"socket", HALO_HW_PACKAGE},         {"numanode", HALO_HW_NUMA},  {"numa", HALO_HW_NUMA},
-    {"l3cache", HALO_HW_L3},             {"l2cache", HALO_HW_L2},     {"l1cache", HALO_HW_L1},
-    {"core", HALO_HW_CORE},              {"hwthread", HALO_HW_THREAD}, {"pu", HALO_HW_THREAD},
+    {"mpi_shared_memory", HALO_HW_NODE}, {"host", HALO_HW_NODE},       {"machine", HALO_HW_NODE},
+    {"package", HALO_HW_PACKAGE},        {"socket", HALO_HW_PACKAGE},  {"numanode", HALO_HW_NUMA},
+    {"numa", HALO_HW_NUMA},              {"l3cache", HALO_HW_L3},      {"l2cache", HALO_HW_L2},
+    {"l1cache", HALO_HW_L1},             {"core", HALO_HW_CORE},       {"hwthread", HALO_HW_THREAD},
+    {"pu", HALO_HW_THREAD},
 };
 
 const char *halo_hw_level_name(int level)
@@ -38,8 +43,10 @@ int halo_hw_level_of_name(const char *name)
 {
     if (!name)
         return -1;
+    if (!strncasecmp(name, "hwloc://", 8))
+        name += 8;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(names[i].name, name))
+        if (!strcasecmp(names[i].name, name))
             return names[i].level;
     return -1;
 }

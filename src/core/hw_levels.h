@@ -21,7 +21,8 @@ enum {
 
 /* The level's name as mpi_hw_resource_type gives it. */
 const char *halo_hw_level_name(int level);
-/* The level a name (or one of the aliases above) means, or -1. */
+/* The level a name (or one of the aliases above, or hwloc's name of the
+ * type, as "hwloc://NUMANode"; case does not matter) means, or -1. */
 int halo_hw_level_of_name(const char *name);
 /* The object of the level that holds logical CPU cpu (a number unique on
  * the node among that level's objects), or -1 when the CPU or the level is

@@ -1,11 +1,14 @@
 /* MPI_Comm_split_type by hardware levels, checked against sysfs read here
  * (each rank's CPU: the one it is bound to, else none):
- * - HW_GUIDED with each level Halo names ("hwthread", "core", "l1cache",
- *   "l2cache", "l3cache", "numanode", "package", "mpi_shared_memory") and
- *   aliases ("socket", "pu"): a bound rank's communicator holds exactly the
+ * - HW_GUIDED and RESOURCE_GUIDED with each level Halo names ("hwthread",
+ *   "core", "l1cache", "l2cache", "l3cache", "numanode", "package",
+ *   "mpi_shared_memory"), aliases ("socket", "pu") and hwloc's names
+ *   ("hwloc://NUMANode", ...): a bound rank's communicator holds exactly the
  *   ranks whose CPUs lie in the same object of that level (this file's own
  *   reading of sysfs decides), in the order of the keys; an unknown name
  *   gives MPI_COMM_NULL everywhere;
+ * - RESOURCE_GUIDED with mpi_pset_name: mpi://WORLD every rank, mpi://SELF
+ *   each alone, an unknown set MPI_COMM_NULL;
  * - HW_UNGUIDED: MPI_COMM_NULL, or a strictly smaller communicator whose
  *   level comes back in the info object, whose members share that level's
  *   object, and which no rank outside it shares; repeated on the result
@@ -128,16 +131,21 @@ static bool same_object(const char *level, int r)
     return a[0] && b[0] && !strcmp(a, b);
 }
 
-static void check_guided(void)
+static void check_guided(int split_type)
 {
-    const char *levels[] = {"hwthread", "core", "l1cache", "l2cache", "l3cache",
-                            "numanode", "package", "mpi_shared_memory", "socket", "pu"};
+    /* Each name, and the level this file reads it as. */
+    const char *names[] = {"hwthread", "core", "l1cache", "l2cache", "l3cache", "numanode",
+                           "package", "mpi_shared_memory", "socket", "pu", "hwloc://NUMANode",
+                           "hwloc://Core", "hwloc://L2Cache", "hwloc://PU", "hwloc://Package"};
+    const char *levels[] = {"hwthread", "core", "l1cache", "l2cache", "l3cache", "numanode",
+                            "package", "mpi_shared_memory", "package", "hwthread", "numanode",
+                            "core", "l2cache", "hwthread", "package"};
     for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
         MPI_Info info;
         MPI_OK(MPI_Info_create(&info));
-        MPI_OK(MPI_Info_set(info, "mpi_hw_resource_type", levels[l]));
+        MPI_OK(MPI_Info_set(info, "mpi_hw_resource_type", names[l]));
         MPI_Comm c;
-        MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, size - rank, info, &c));
+        MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, split_type, size - rank, info, &c));
         MPI_OK(MPI_Info_free(&info));
         int got[256], n;
         members_of(c, got, &n);
@@ -168,9 +176,36 @@ static void check_guided(void)
     MPI_OK(MPI_Info_create(&info));
     MPI_OK(MPI_Info_set(info, "mpi_hw_resource_type", "halo_no_such_level"));
     MPI_Comm c;
-    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &c));
+    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, split_type, 0, info, &c));
     CHECK(c == MPI_COMM_NULL, "an unknown level gave a communicator");
     MPI_OK(MPI_Info_free(&info));
+}
+
+/* RESOURCE_GUIDED by process set: mpi://WORLD holds every rank (in key
+ * order), mpi://SELF each alone, an unknown set none. */
+static void check_psets(void)
+{
+    const char *psets[] = {"mpi://WORLD", "mpi://SELF", "mpi://halo_no_such_set"};
+    for (int p = 0; p < 3; p++) {
+        MPI_Info info;
+        MPI_OK(MPI_Info_create(&info));
+        MPI_OK(MPI_Info_set(info, "mpi_pset_name", psets[p]));
+        MPI_Comm c;
+        MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, size - rank, info, &c));
+        MPI_OK(MPI_Info_free(&info));
+        int got[256], n;
+        members_of(c, got, &n);
+        if (p == 2) {
+            CHECK(c == MPI_COMM_NULL, "%s gave %d ranks", psets[p], n);
+            continue;
+        }
+        int want = p == 0 ? size : 1;
+        CHECK(n == want && got[0] == (p == 0 ? size - 1 : rank), "%s: %d ranks, first %d", psets[p], n, got[0]);
+        int sum = 0, one = 1;
+        MPI_OK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c));
+        CHECK_INT(sum, want);
+        MPI_OK(MPI_Comm_free(&c));
+    }
 }
 
 /* Down the levels as the standard's example does; returns the steps that
@@ -228,7 +263,9 @@ int main(int argc, char **argv)
     CHECK(size <= 256, "at most 256 ranks");
     int cpu = my_cpu();
     MPI_OK(MPI_Allgather(&cpu, 1, MPI_INT, cpus, 1, MPI_INT, MPI_COMM_WORLD));
-    check_guided();
+    check_guided(MPI_COMM_TYPE_HW_GUIDED);
+    check_guided(MPI_COMM_TYPE_RESOURCE_GUIDED);
+    check_psets();
     int steps = check_unguided();
     /* With ranks bound to CPUs of two different cores, a level splits them. */
     bool two_cores = false;
