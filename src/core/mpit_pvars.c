@@ -49,8 +49,8 @@ static const pv_def_t pv_defs[] = {
 };
 #define NPV ((int)(sizeof pv_defs / sizeof pv_defs[0]))
 
-/* The current value. The library changes these under its lock; a tool may
- * read them from any thread, so the load is atomic (relaxed). */
+/* The current value. The library changes these under its lock, which the
+ * MPI_T calls hold too; the load is atomic (relaxed) all the same. */
 static unsigned long long pv_value(int i)
 {
     const pv_def_t *d = &pv_defs[i];

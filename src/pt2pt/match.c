@@ -81,7 +81,7 @@ void halo_match_release(uint32_t ctx)
     while (m->uq_head) {
         halo_unexp_t *u = m->uq_head;
         m->uq_head = u->next;
-        halo_match_nunexp--;
+        HALO_COUNT_ADD(halo_match_nunexp, -1);
         halo_unexp_free(u);
     }
     free(m->by_src);
@@ -131,19 +131,19 @@ halo_request_t *halo_match_posted(halo_match_t *m, int src, int tag)
         a = rlist_first_tag(&m->by_src[src], tag);
     if (a && (!b || a->order < b->order)) {
         rlist_remove(&m->by_src[src], a);
-        halo_match_nposted--;
+        HALO_COUNT_ADD(halo_match_nposted, -1);
         return a;
     }
     if (b) {
         rlist_remove(&m->any, b);
-        halo_match_nposted--;
+        HALO_COUNT_ADD(halo_match_nposted, -1);
     }
     return b;
 }
 
 void halo_match_post(halo_match_t *m, halo_request_t *r)
 {
-    halo_match_nposted++;
+    HALO_COUNT_ADD(halo_match_nposted, 1);
     r->order = ++m->order;
     if (r->peer == MPI_ANY_SOURCE)
         rlist_append(&m->any, r);
@@ -157,7 +157,7 @@ bool halo_match_unpost(halo_match_t *m, halo_request_t *r)
     for (halo_request_t *x = l->head; x; x = x->next) {
         if (x == r) {
             rlist_remove(l, r);
-            halo_match_nposted--;
+            HALO_COUNT_ADD(halo_match_nposted, -1);
             return true;
         }
     }
@@ -166,7 +166,7 @@ bool halo_match_unpost(halo_match_t *m, halo_request_t *r)
 
 static void unexp_unlink(halo_match_t *m, halo_unexp_t *u)
 {
-    halo_match_nunexp--;
+    HALO_COUNT_ADD(halo_match_nunexp, -1);
     if (u->prev)
         u->prev->next = u->next;
     else
@@ -204,8 +204,8 @@ halo_unexp_t *halo_match_unexp_of_send(halo_match_t *m, int src_world, uint64_t 
 
 void halo_match_unexp_add(halo_match_t *m, halo_unexp_t *u)
 {
-    halo_match_nunexp++;
-    halo_match_unexp_total++;
+    HALO_COUNT_ADD(halo_match_nunexp, 1);
+    HALO_COUNT_ADD(halo_match_unexp_total, 1);
     u->next = NULL;
     u->prev = m->uq_tail;
     if (m->uq_tail)

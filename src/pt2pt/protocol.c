@@ -850,7 +850,7 @@ static void on_packet(int src_world, const halo_pkt_hdr_t *h, const void *payloa
         if (!m)
             m = halo_match_get(h->ctx, 0);
         r = halo_match_posted(m, h->src, h->tag);
-        halo_pt2pt_arrived++;
+        HALO_COUNT_ADD(halo_pt2pt_arrived, 1);
         if (halo_t_event_live(HALO_T_EV_MESSAGE_ARRIVED))
             raise_message_event(HALO_T_EV_MESSAGE_ARRIVED, h->src, h->tag, h->bytes, h->ctx, r != NULL);
         if (r) {
