@@ -154,11 +154,7 @@ int halo_ibsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, i
 {
     halo_comm_t *c = halo_comm_ptr(comm);
     int rc = bsend_copy_and_send(buf, count, halo_dtype_ptr(type), dest, tag, c);
-    halo_request_t *r = halo_req_alloc(HALO_REQ_NULL, c);
-    halo_status_empty(&r->status);
-    r->status.MPI_ERROR = rc;
-    halo_req_complete(r);
-    *request = (MPI_Request)r;
+    *request = (MPI_Request)halo_req_completed(c, rc);
     return rc;
 }
 
@@ -238,10 +234,7 @@ int halo_api_buffer_flush(void)
 
 static int completed_request(halo_comm_t *c, MPI_Request *request)
 {
-    halo_request_t *r = halo_req_alloc(HALO_REQ_NULL, c);
-    halo_status_empty(&r->status);
-    halo_req_complete(r);
-    *request = (MPI_Request)r;
+    *request = (MPI_Request)halo_req_completed(c, MPI_SUCCESS);
     return MPI_SUCCESS;
 }
 

@@ -181,6 +181,10 @@ static inline halo_request_t *halo_req_get(MPI_Request r)
  * own, and finishing it only clears the user's handle. */
 extern halo_request_t *halo_req_sent;
 halo_request_t *halo_req_alloc(halo_req_kind_t kind, halo_comm_t *comm);
+/* A request on comm that is complete already, its status empty with
+ * MPI_ERROR set to `error` (buffered sends, flushes with nothing pending,
+ * a session's send that left at once). */
+halo_request_t *halo_req_completed(halo_comm_t *comm, int error);
 void halo_req_free(halo_request_t *r);
 /* Buffers for packed copies of sends, from a small cache of freed ones;
  * put(NULL) does nothing, drain frees the cache (finalize). */

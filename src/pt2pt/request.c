@@ -94,6 +94,15 @@ halo_request_t *halo_req_alloc(halo_req_kind_t kind, halo_comm_t *comm)
     return r;
 }
 
+halo_request_t *halo_req_completed(halo_comm_t *comm, int error)
+{
+    halo_request_t *r = halo_req_alloc(HALO_REQ_NULL, comm);
+    halo_status_empty(&r->status);
+    r->status.MPI_ERROR = error;
+    halo_req_complete(r);
+    return r;
+}
+
 void halo_req_free(halo_request_t *r)
 {
     if (r == halo_req_sent)
