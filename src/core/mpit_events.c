@@ -29,8 +29,8 @@
 #include <time.h>
 
 #include "binding/api_gen.h"
+#include "core/info.h"
 #include "core/mpit.h"
-#include "core/obj.h"
 
 _Atomic int halo_t_ev_live[HALO_T_EV_COUNT];
 
@@ -79,44 +79,30 @@ static MPI_Count clock_ns(void)
     return (MPI_Count)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* An info handle the tool passed: checked here, so that the info calls
- * below never meet a bad one (their errors would go to a handler; this
- * interface returns its errors). */
-static bool info_ok(MPI_Info h)
+/* A new info object for the tool: a copy of src (NULL: empty). */
+static int info_copy(const halo_info_t *src, MPI_Info *out)
 {
-    return h == MPI_INFO_NULL || halo_obj_lookup(HALO_KIND_INFO, h) != NULL;
-}
-
-/* A new info object: a copy of src, or empty. */
-static int info_copy(MPI_Info src, MPI_Info *out)
-{
-    if (!info_ok(src))
-        return MPI_T_ERR_INVALID;
-    if (src == MPI_INFO_NULL)
-        return halo_api_info_create(out) == MPI_SUCCESS ? MPI_SUCCESS : MPI_T_ERR_MEMORY;
-    return halo_api_info_dup(src, out) == MPI_SUCCESS ? MPI_SUCCESS : MPI_T_ERR_MEMORY;
-}
-
-/* Every key of src set in *dst (created if null). */
-static int info_merge(MPI_Info *dst, MPI_Info src)
-{
-    if (!info_ok(src))
-        return MPI_T_ERR_INVALID;
-    if (src == MPI_INFO_NULL)
-        return MPI_SUCCESS;
-    int n;
-    if (halo_api_info_get_nkeys(src, &n) != MPI_SUCCESS)
-        return MPI_T_ERR_INVALID;
-    if (*dst == MPI_INFO_NULL && halo_api_info_create(dst) != MPI_SUCCESS)
+    halo_info_t *in = halo_info_dup(src);
+    if (!in)
         return MPI_T_ERR_MEMORY;
-    for (int i = 0; i < n; i++) {
-        char key[MPI_MAX_INFO_KEY], val[MPI_MAX_INFO_VAL + 1];
-        int flag = 0;
-        halo_api_info_get_nthkey(src, i, key);
-        halo_api_info_get(src, key, MPI_MAX_INFO_VAL, val, &flag);
-        if (flag)
-            halo_api_info_set(*dst, key, val);
-    }
+    *out = (MPI_Info)in;
+    return MPI_SUCCESS;
+}
+
+/* Every key of the tool's info h set in *dst (created when NULL). The
+ * handle is checked here: this interface returns its errors, never raises
+ * them on a handler. */
+static int info_merge(halo_info_t **dst, MPI_Info h)
+{
+    if (h == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    const halo_info_t *src = halo_obj_lookup(HALO_KIND_INFO, h);
+    if (!src)
+        return MPI_T_ERR_INVALID;
+    if (!*dst && !(*dst = halo_info_new()))
+        return MPI_T_ERR_MEMORY;
+    for (const halo_info_entry_t *e = src->head; e; e = e->next)
+        halo_info_set(*dst, e->key, e->value);
     return MPI_SUCCESS;
 }
 
@@ -148,7 +134,7 @@ int halo_api_t_source_get_info(int source_index, char *name, int *name_len, char
     if (max_ticks)
         *max_ticks = INT64_MAX;
     if (info)
-        return info_copy(MPI_INFO_NULL, info);
+        return info_copy(NULL, info);
     return MPI_SUCCESS;
 }
 
@@ -203,7 +189,7 @@ int halo_api_t_event_get_info(int event_index, char *name, int *name_len, int *v
     if (bind)
         *bind = MPI_T_BIND_NO_OBJECT;
     if (info)
-        return info_copy(MPI_INFO_NULL, info);
+        return info_copy(NULL, info);
     return MPI_SUCCESS;
 }
 
@@ -240,11 +226,11 @@ typedef struct t_reg {
     struct t_reg *next;        /* live list, then the list of those waiting to be freed */
     int ev;
     bool dead;                 /* freed by the tool: no more calls */
-    MPI_Info info;             /* hints of the registration, or MPI_INFO_NULL */
+    halo_info_t *info;         /* hints of the registration, or NULL */
     struct {
         MPI_T_event_cb_function *fn;
         void *user_data;
-        MPI_Info info;
+        halo_info_t *info;
     } cb[NLEVELS];
     MPI_T_event_dropped_cb_function *dropped;
     MPI_T_event_free_cb_function *free_fn;
@@ -265,11 +251,9 @@ static t_reg_t *reg_live(MPI_T_event_registration h)
 
 static void reg_release(t_reg_t *r)
 {
-    if (r->info != MPI_INFO_NULL)
-        halo_api_info_free(&r->info);
+    halo_info_release(r->info);
     for (int l = 0; l < NLEVELS; l++)
-        if (r->cb[l].info != MPI_INFO_NULL)
-            halo_api_info_free(&r->cb[l].info);
+        halo_info_release(r->cb[l].info);
     free(r);
 }
 
@@ -285,9 +269,6 @@ int halo_api_t_event_handle_alloc(int event_index, void *obj_handle, MPI_Info in
     if (!r)
         return MPI_T_ERR_MEMORY;
     r->ev = event_index;
-    r->info = MPI_INFO_NULL;
-    for (int l = 0; l < NLEVELS; l++)
-        r->cb[l].info = MPI_INFO_NULL;
     int rc = info_merge(&r->info, info);
     if (rc != MPI_SUCCESS) {
         reg_release(r);
@@ -404,8 +385,8 @@ int halo_api_t_event_register_callback(MPI_T_event_registration event_registrati
     }
     r->cb[l].fn = event_cb_function;
     r->cb[l].user_data = user_data;
-    if (r->cb[l].info != MPI_INFO_NULL)
-        halo_api_info_free(&r->cb[l].info);
+    halo_info_release(r->cb[l].info);
+    r->cb[l].info = NULL;
     int rc = info_merge(&r->cb[l].info, info);
     pthread_mutex_unlock(&halo_t_lock);
     return rc;
