@@ -69,25 +69,26 @@ static int list_first(const char *s)
     return end == s || v < 0 || v >= MAX_CPUS ? -1 : (int)v;
 }
 
-/* Whether CPU cpu is in a list such as "0-3,8,10-11". */
-static int list_has(const char *s, int cpu)
+/* Sets level[c] = v for every CPU c of a list such as "0-3,8,10-11" that
+ * the table knows (an online CPU). */
+static void list_mark(const char *s, short *level, short v)
 {
     while (*s && *s != '\n') {
         char *end;
         long a = strtol(s, &end, 10), b = a;
         if (end == s)
-            return 0;
+            return;
         s = end;
         if (*s == '-') {
             b = strtol(s + 1, &end, 10);
             s = end;
         }
-        if (cpu >= a && cpu <= b)
-            return 1;
+        for (long c = a < 0 ? 0 : a; c <= b && c < MAX_CPUS; c++)
+            if (table[HALO_HW_NODE][c] == 0)
+                level[c] = v;
         if (*s == ',')
             s++;
     }
-    return 0;
 }
 
 static void read_table(void)
@@ -96,7 +97,6 @@ static void read_table(void)
     for (int l = 0; l < HALO_HW_NLEVELS; l++)
         for (int c = 0; c < MAX_CPUS; c++)
             table[l][c] = -1;
-    int nnuma = 0;
     for (int c = 0; c < MAX_CPUS; c++) {
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
         if (read_line(path, buf, sizeof buf) != 0)
@@ -123,20 +123,14 @@ static void read_table(void)
             if (at >= 0)
                 table[at][c] = (short)list_first(buf);
         }
-        for (int n = 0; n < 1024; n++) {
-            snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpulist", n);
-            if (read_line(path, buf, sizeof buf) != 0) {
-                if (n >= nnuma + 64)
-                    break;   /* node numbers may have holes, not long ones */
-                continue;
-            }
-            if (n >= nnuma)
-                nnuma = n + 1;
-            if (list_has(buf, c)) {
-                table[HALO_HW_NUMA][c] = (short)n;
-                break;
-            }
-        }
+    }
+    /* Each NUMA node's list once. */
+    for (int n = 0, last = -1; n < 1024 && n <= last + 64; n++) {   /* holes in the numbers, not long ones */
+        snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpulist", n);
+        if (read_line(path, buf, sizeof buf) != 0)
+            continue;
+        last = n;
+        list_mark(buf, table[HALO_HW_NUMA], (short)n);
     }
 }
 
