@@ -131,6 +131,19 @@ static bool same_object(const char *level, int r)
     return a[0] && b[0] && !strcmp(a, b);
 }
 
+/* MPI_COMM_WORLD split by split_type with one info key set, keys in
+ * reverse world order. */
+static MPI_Comm split_with(int split_type, const char *key, const char *value)
+{
+    MPI_Info info;
+    MPI_OK(MPI_Info_create(&info));
+    MPI_OK(MPI_Info_set(info, key, value));
+    MPI_Comm c;
+    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, split_type, size - rank, info, &c));
+    MPI_OK(MPI_Info_free(&info));
+    return c;
+}
+
 static void check_guided(int split_type)
 {
     /* Each name, and the level this file reads it as. */
@@ -141,12 +154,7 @@ static void check_guided(int split_type)
                             "package", "mpi_shared_memory", "package", "hwthread", "numanode",
                             "core", "l2cache", "hwthread", "package"};
     for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
-        MPI_Info info;
-        MPI_OK(MPI_Info_create(&info));
-        MPI_OK(MPI_Info_set(info, "mpi_hw_resource_type", names[l]));
-        MPI_Comm c;
-        MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, split_type, size - rank, info, &c));
-        MPI_OK(MPI_Info_free(&info));
+        MPI_Comm c = split_with(split_type, "mpi_hw_resource_type", names[l]);
         int got[256], n;
         members_of(c, got, &n);
         bool node = !strcmp(levels[l], "mpi_shared_memory");
@@ -172,13 +180,8 @@ static void check_guided(int split_type)
             MPI_OK(MPI_Comm_free(&c));
         }
     }
-    MPI_Info info;
-    MPI_OK(MPI_Info_create(&info));
-    MPI_OK(MPI_Info_set(info, "mpi_hw_resource_type", "halo_no_such_level"));
-    MPI_Comm c;
-    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, split_type, 0, info, &c));
+    MPI_Comm c = split_with(split_type, "mpi_hw_resource_type", "halo_no_such_level");
     CHECK(c == MPI_COMM_NULL, "an unknown level gave a communicator");
-    MPI_OK(MPI_Info_free(&info));
 }
 
 /* RESOURCE_GUIDED by process set: mpi://WORLD holds every rank (in key
@@ -187,12 +190,7 @@ static void check_psets(void)
 {
     const char *psets[] = {"mpi://WORLD", "mpi://SELF", "mpi://halo_no_such_set"};
     for (int p = 0; p < 3; p++) {
-        MPI_Info info;
-        MPI_OK(MPI_Info_create(&info));
-        MPI_OK(MPI_Info_set(info, "mpi_pset_name", psets[p]));
-        MPI_Comm c;
-        MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_RESOURCE_GUIDED, size - rank, info, &c));
-        MPI_OK(MPI_Info_free(&info));
+        MPI_Comm c = split_with(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_pset_name", psets[p]);
         int got[256], n;
         members_of(c, got, &n);
         if (p == 2) {
