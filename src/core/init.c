@@ -219,6 +219,7 @@ static void lib_shutdown(void)
     halo_comm_finalize();
     halo_sched_cache_drain();
     halo_pt2pt_finalize();
+    halo_progress_finalize();
     halo_dtype_finalize();
     halo_attr_finalize();
     halo_pmi_finalize();

@@ -1,51 +1,64 @@
 /* Performance variables of the tools interface, their sessions and
  * handles, and the categories (MPI 5.0 sections 15.3.7 and 15.3.9).
  *
- * Four variables, all of point-to-point matching, MPI_UNSIGNED_LONG_LONG,
- * read-only, continuous (always counting: start and stop of one handle are
- * MPI_T_ERR_PVAR_NO_STARTSTOP), bound to no object:
+ * Five variables, MPI_UNSIGNED_LONG_LONG, read-only, continuous (always
+ * counting: start and stop of one handle are MPI_T_ERR_PVAR_NO_STARTSTOP),
+ * bound to no object; four of point-to-point matching:
  *   0 halo_unexpected_queue_length (level): messages waiting for a receive;
  *   1 halo_posted_queue_length (level): receives waiting for a message;
  *   2 halo_unexpected_messages (counter): messages that waited for a receive;
  *   3 halo_messages_arrived (counter): messages (and announcements of large
- *     ones) that reached the process.
+ *     ones) that reached the process;
+ * and one of waiting:
+ *   4 halo_waits_outside_load (counter): waits that slept where they would
+ *     have yielded, because other processes wanted the node's CPUs
+ *     (progress.c, "Outside load").
  * A counter's handle reads what happened since the handle was allocated
  * (its starting value is 0); a level's reads the level. Being read-only,
  * none can be written or reset through one handle (MPI_T_ERR_PVAR_NO_WRITE);
  * start, stop and reset of MPI_T_PVAR_ALL_HANDLES concern the handles that
  * allow them, which is none, and succeed.
  *
- * Two categories: halo_settings (every control variable) and
- * halo_point_to_point (the four variables and both events). */
+ * Three categories: halo_settings (every control variable),
+ * halo_point_to_point (the four matching variables and both events) and
+ * halo_waiting (the fifth variable). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "binding/api_gen.h"
 #include "core/mpit.h"
+#include "progress/progress.h"
 #include "pt2pt/match.h"
 
 /* ---------------------------------------------------------------- the variables */
 
 enum { W_INT, W_LONG, W_U64 };   /* the width of the library's variable */
 
+enum { CAT_SETTINGS, CAT_P2P, CAT_WAIT, NCAT };
+
 typedef struct pv_def {
     const char *name, *desc;
     int var_class;
     const void *value;   /* the library's variable */
     int width;
+    int cat;
 } pv_def_t;
 
 static const pv_def_t pv_defs[] = {
     {"halo_unexpected_queue_length", "Point-to-point messages that arrived and wait for a matching receive",
-     MPI_T_PVAR_CLASS_LEVEL, &halo_match_nunexp, W_LONG},
+     MPI_T_PVAR_CLASS_LEVEL, &halo_match_nunexp, W_LONG, CAT_P2P},
     {"halo_posted_queue_length", "Receives posted and waiting for a matching message (the blocking ones too)",
-     MPI_T_PVAR_CLASS_LEVEL, &halo_match_nposted, W_INT},
+     MPI_T_PVAR_CLASS_LEVEL, &halo_match_nposted, W_INT, CAT_P2P},
     {"halo_unexpected_messages", "Point-to-point messages that arrived before their receive was posted",
-     MPI_T_PVAR_CLASS_COUNTER, &halo_match_unexp_total, W_U64},
+     MPI_T_PVAR_CLASS_COUNTER, &halo_match_unexp_total, W_U64, CAT_P2P},
     {"halo_messages_arrived",
      "Point-to-point messages (and announcements of large ones) that reached this process, collectives' "
      "included",
-     MPI_T_PVAR_CLASS_COUNTER, &halo_pt2pt_arrived, W_U64},
+     MPI_T_PVAR_CLASS_COUNTER, &halo_pt2pt_arrived, W_U64, CAT_P2P},
+    {"halo_waits_outside_load",
+     "Blocking waits that slept where they would have yielded the CPU, because more tasks were runnable on "
+     "the node than MPI processes run there",
+     MPI_T_PVAR_CLASS_COUNTER, &halo_progress_loaded_waits, W_U64, CAT_WAIT},
 };
 #define NPV ((int)(sizeof pv_defs / sizeof pv_defs[0]))
 
@@ -308,21 +321,36 @@ int halo_api_t_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handl
 
 /* ---------------------------------------------------------------- categories */
 
-enum { CAT_SETTINGS, CAT_P2P, NCAT };
-
 static const struct {
     const char *name, *desc;
 } cat_defs[NCAT] = {
     [CAT_SETTINGS] = {"halo_settings", "Halo's HALO_* settings, each a read-only control variable"},
     [CAT_P2P] = {"halo_point_to_point", "Matching of point-to-point messages: queue lengths, counts, and the "
                                         "events of arrival and of taking a queued message"},
+    [CAT_WAIT] = {"halo_waiting", "How blocked processes wait for the CPU and for messages"},
 };
 
-static int cat_count(int cat, int what)   /* what: 0 cvars, 1 pvars, 2 events */
+/* Whether member i of the kind `what` (0 cvars, 1 pvars, 2 events) belongs
+ * to category cat: every control variable to the settings, every event to
+ * point-to-point, each performance variable to its own. */
+static bool cat_has(int cat, int what, int i)
 {
-    if (cat == CAT_SETTINGS)
-        return what == 0 ? halo_t_cvar_num() : 0;
-    return what == 0 ? 0 : what == 1 ? NPV : HALO_T_EV_COUNT;
+    if (what == 1)
+        return pv_defs[i].cat == cat;
+    return cat == (what == 0 ? CAT_SETTINGS : CAT_P2P);
+}
+
+static int kind_count(int what)
+{
+    return what == 0 ? halo_t_cvar_num() : what == 1 ? NPV : HALO_T_EV_COUNT;
+}
+
+static int cat_count(int cat, int what)
+{
+    int n = 0;
+    for (int i = 0; i < kind_count(what); i++)
+        n += cat_has(cat, what, i);
+    return n;
 }
 
 int halo_api_t_category_get_num(int *num_cat)
@@ -363,18 +391,17 @@ int halo_api_t_category_get_index(const char *name, int *cat_index)
     return MPI_T_ERR_INVALID_NAME;
 }
 
-/* The first len indices of a category's members of one kind (they are
- * 0..n-1 of that kind). */
+/* The first len indices of a category's members of one kind, in order. */
 static int cat_list(int cat, int what, int len, int indices[])
 {
     NEED_INIT();
     if (cat < 0 || cat >= NCAT)
         return MPI_T_ERR_INVALID_INDEX;
-    int n = cat_count(cat, what);
-    if (len > 0 && n > 0)
+    if (len > 0 && cat_count(cat, what) > 0)
         NEED_PTR(indices);
-    for (int i = 0; i < n && i < len; i++)
-        indices[i] = i;
+    for (int i = 0, k = 0; i < kind_count(what) && k < len; i++)
+        if (cat_has(cat, what, i))
+            indices[k++] = i;
     return MPI_SUCCESS;
 }
 

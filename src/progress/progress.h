@@ -10,6 +10,7 @@ typedef int halo_progress_hook_fn_t(void);
 typedef bool halo_progress_done_fn_t(void *arg);
 
 void halo_progress_init(void);
+void halo_progress_finalize(void);
 /* n processes (of this job and others) now share this node: the automatic
  * wait policy turns to the oversubscribed one when they outnumber the cores. */
 void halo_progress_note_node_procs(int n);
@@ -20,6 +21,10 @@ bool halo_progress_oversubscribed(void);
  * online processors for a rank bound to one): "oversubscribed" is more
  * ranks on the node than these. */
 long halo_progress_job_cpus(void);
+/* Waits that skipped yielding because more tasks were runnable on the node
+ * than it has ranks (an MPI_T performance variable); changed by relaxed
+ * atomic stores under the library lock. */
+extern uint64_t halo_progress_loaded_waits;
 void halo_progress_hook_add(halo_progress_hook_fn_t *fn);
 
 /* One pass; returns the number of events handled. */

@@ -636,6 +636,25 @@ _Atomic uint32_t *halo_shm_sleeping(void)
     return &shm.ranks[shm.me].sleeping;
 }
 
+_Atomic uint32_t *halo_shm_slept_on(void)
+{
+    return &shm.ranks[shm.me].slept_on;
+}
+
+/* Ranks asleep: announced, and their doorbell not rung since (a rank woken
+ * but not yet running keeps its announcement a while). */
+int halo_shm_sleepers(void)
+{
+    int n = 0;
+    for (int r = 0; shm.ranks && r < shm.nlocal; r++) {
+        const shm_rank_t *x = &shm.ranks[r];
+        n += atomic_load_explicit(&x->sleeping, memory_order_relaxed) != 0 &&
+             atomic_load_explicit(&x->doorbell, memory_order_relaxed) ==
+                 atomic_load_explicit(&x->slept_on, memory_order_relaxed);
+    }
+    return n;
+}
+
 /* ------------------------------------------------------------ send */
 
 #ifndef MADV_POPULATE_READ

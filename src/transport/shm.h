@@ -68,6 +68,7 @@ typedef struct shm_rank {
      * lost-wakeup protocol (progress/wait.c). */
     _Atomic uint32_t doorbell HALO_ALIGNED(HALO_CACHELINE);
     _Atomic uint32_t sleeping;
+    _Atomic uint32_t slept_on;   /* the doorbell's value when a thread last went to sleep */
     int32_t pid;
     _Atomic int32_t cma;    /* this rank's single-copy verdict: 0 not yet, 1 no, 2 yes (shm.c) */
     _Atomic int32_t probe_set;  /* pid, cpu and probe are written (release) */

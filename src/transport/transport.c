@@ -39,6 +39,8 @@ int halo_shm_cma_node(void);
 void halo_shm_wake_fenced_list(const int *peers, int n);
 _Atomic uint32_t *halo_shm_doorbell(void);
 _Atomic uint32_t *halo_shm_sleeping(void);
+int halo_shm_sleepers(void);
+_Atomic uint32_t *halo_shm_slept_on(void);
 
 /* Packets to self wait in a FIFO until the next poll, so a handler never
  * runs inside the send that produced its packet. */
@@ -52,7 +54,7 @@ typedef struct self_pkt {
 static struct {
     halo_pkt_handler_fn_t *handler;
     self_pkt_t *head, *tail;
-    _Atomic uint32_t doorbell, sleeping;   /* used when there is no segment */
+    _Atomic uint32_t doorbell, sleeping, slept_on;   /* used when there is no segment */
     int shm;
 } tr;
 
@@ -335,6 +337,20 @@ _Atomic uint32_t *halo_tr_doorbell(void)
 _Atomic uint32_t *halo_tr_sleeping(void)
 {
     return tr.shm ? halo_shm_sleeping() : &tr.sleeping;
+}
+
+_Atomic uint32_t *halo_tr_slept_on(void)
+{
+    return tr.shm ? halo_shm_slept_on() : &tr.slept_on;
+}
+
+int halo_tr_node_sleepers(void)
+{
+    if (tr.shm)
+        return halo_shm_sleepers();
+    return atomic_load_explicit(&tr.sleeping, memory_order_relaxed) != 0 &&
+           atomic_load_explicit(&tr.doorbell, memory_order_relaxed) ==
+               atomic_load_explicit(&tr.slept_on, memory_order_relaxed);
 }
 
 int halo_tr_doorbell_shared(void)

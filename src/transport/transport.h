@@ -195,6 +195,12 @@ int halo_tr_sleep_fence(void);
 _Atomic uint32_t *halo_tr_doorbell(void);
 _Atomic uint32_t *halo_tr_sleeping(void);
 int halo_tr_doorbell_shared(void);   /* futex on shared memory (no PRIVATE flag) */
+/* Where a thread about to sleep writes the doorbell's value it sleeps on. */
+_Atomic uint32_t *halo_tr_slept_on(void);
+/* Processes of this job on the node asleep on their doorbells now: they
+ * said so and nobody rang since (a snapshot; those of other jobs are not
+ * seen). */
+int halo_tr_node_sleepers(void);
 void halo_tr_ring_self(void);        /* wake threads of this process that sleep */
 /* After a store that other processes of this node may wait for (a
  * shared-memory collective's flag), the sleepers among them are woken.

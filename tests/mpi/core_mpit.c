@@ -127,10 +127,10 @@ static void open_and_use(void)
     check_cvars(n);
     n = -1;
     MPI_OK(MPI_T_pvar_get_num(&n));
-    CHECK(n == 4, "pvars: %d", n);
+    CHECK(n == 5, "pvars: %d", n);
     n = -1;
     MPI_OK(MPI_T_category_get_num(&n));
-    CHECK(n == 2, "categories: %d", n);
+    CHECK(n == 3, "categories: %d", n);
     n = -1;
     MPI_OK(MPI_T_event_get_num(&n));
     CHECK(n == 2, "events: %d", n);
@@ -159,12 +159,12 @@ static void open_and_use(void)
     EXPECT(MPI_T_event_get_index("HALO_NO_SUCH_EVENT", &idx), MPI_T_ERR_INVALID_NAME);
     CHECK(idx == -1, "a refused lookup wrote index %d", idx);
     EXPECT(MPI_T_cvar_handle_alloc(ncvar, NULL, &ch, &count), MPI_T_ERR_INVALID_INDEX);
-    EXPECT(MPI_T_category_get_info(2, name, &len, NULL, NULL, &n, &n, &n), MPI_T_ERR_INVALID_INDEX);
+    EXPECT(MPI_T_category_get_info(3, name, &len, NULL, NULL, &n, &n, &n), MPI_T_ERR_INVALID_INDEX);
     EXPECT(MPI_T_category_get_info(-1, name, &len, NULL, NULL, &n, &n, &n), MPI_T_ERR_INVALID_INDEX);
-    EXPECT(MPI_T_pvar_get_info(4, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+    EXPECT(MPI_T_pvar_get_info(5, name, &len, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
            MPI_T_ERR_INVALID_INDEX);
     /* The categories: the settings hold every control variable, point to
-     * point the four performance variables and both events. */
+     * point four performance variables and both events, waiting the fifth. */
     int ncv = -1, npv = -1, nsub = -1, nev = -1, idx2 = -1, list[4] = {-1, -1, -1, -1};
     len = sizeof name;
     MPI_OK(MPI_T_category_get_info(0, name, &len, NULL, NULL, &ncv, &npv, &nsub));
@@ -182,6 +182,15 @@ static void open_and_use(void)
     CHECK(list[0] == 0 && list[2] == 2 && list[3] == -1, "pvars of category 1: %d %d %d", list[0], list[2], list[3]);
     MPI_OK(MPI_T_category_get_events(1, 4, list));
     CHECK(list[0] == 0 && list[1] == 1, "events of category 1: %d %d", list[0], list[1]);
+    len = sizeof name;
+    MPI_OK(MPI_T_category_get_info(2, name, &len, NULL, NULL, &ncv, &npv, &nsub));
+    CHECK(!strcmp(name, "halo_waiting") && ncv == 0 && npv == 1 && nsub == 0, "category 2: %s %d %d", name, ncv,
+          npv);
+    MPI_OK(MPI_T_category_get_num_events(2, &nev));
+    CHECK_INT(nev, 0);
+    list[0] = list[1] = -1;
+    MPI_OK(MPI_T_category_get_pvars(2, 4, list));
+    CHECK(list[0] == 4 && list[1] == -1, "pvars of category 2: %d %d", list[0], list[1]);
     MPI_OK(MPI_T_category_get_cvars(0, 2, list));
     CHECK(list[0] == 0 && list[1] == 1, "cvars of category 0: %d %d", list[0], list[1]);
     MPI_OK(MPI_T_category_get_categories(0, 4, list));
@@ -206,7 +215,7 @@ static void open_and_use(void)
     long long buf = 0;
     EXPECT(MPI_T_pvar_read(s1, MPI_T_PVAR_ALL_HANDLES, &buf), MPI_T_ERR_INVALID_HANDLE);
     MPI_T_pvar_handle ph;
-    EXPECT(MPI_T_pvar_handle_alloc(s1, 4, NULL, &ph, &count), MPI_T_ERR_INVALID_INDEX);
+    EXPECT(MPI_T_pvar_handle_alloc(s1, 5, NULL, &ph, &count), MPI_T_ERR_INVALID_INDEX);
     /* A handle: continuous and read-only, so start, stop, reset and write
      * of it are refused, and it lives in its session only. */
     int pcount = -1;
