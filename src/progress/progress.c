@@ -209,19 +209,22 @@ static inline void cpu_relax(void)
  * waiting rank), and the rank it waits for, queued behind them too, sends
  * a time slice later: a step of a collective took milliseconds. A sleeper
  * that the sender's doorbell wakes runs again at once instead, ahead of the
- * busy processes. So while at least two tasks other than the node's ranks
- * are runnable (the kernel's count in /proc/loadavg less the ranks not
- * asleep on their doorbells, read at most every LOAD_CHECK_S seconds and
- * only by waits that got as far as the yield phase), a wait skips that
- * phase: it spins for as long as it would have (a rank with a core of its
- * own), then sleeps. */
+ * busy processes. So while more tasks are runnable than the node has CPUs
+ * and at least two of them are not its ranks (the kernel's count in
+ * /proc/loadavg less the ranks not asleep on their doorbells, read at most
+ * every LOAD_CHECK_S seconds and only by waits that got as far as the
+ * yield phase), a wait skips that phase: it spins for as long as it would
+ * have (a rank with a core of its own), then sleeps. A job confined to
+ * some of the node's CPUs does not look. */
 #define LOAD_CHECK_S 10e-3
 
 /* Runnable tasks on the node, or -1. */
 static long runnable_tasks(void)
 {
+    /* The count is the node's: it says nothing of the CPUs a job confined to
+     * some of them runs on (a cpuset, a container's share). */
     if (loadavg_fd == -2)
-        loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+        loadavg_fd = job_cpus < node_cpus ? -1 : open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
     if (loadavg_fd < 0)
         return -1;
     char buf[128];
@@ -253,8 +256,9 @@ static bool outside_load(void)
         return node_loaded;
     load_checked = now;
     long n = runnable_tasks();
-    /* The runnable ranks are at most those not asleep on their doorbells. */
-    node_loaded = n - (node_procs - halo_tr_node_sleepers()) > 1;
+    /* More runnable tasks than CPUs, and of them at least two that are not
+     * ranks (those are at most the ranks not asleep on their doorbells). */
+    node_loaded = n > node_cpus && n - (node_procs - halo_tr_node_sleepers()) > 1;
     return node_loaded;
 }
 
