@@ -21,6 +21,7 @@
  * microseconds of CPU on a virtual machine). */
 #include "progress/progress.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -31,6 +32,7 @@
 
 #include "core/config.h"
 #include "core/lock.h"
+#include "pmi/pmi.h"
 #include "transport/transport.h"
 
 HALO_CFG_STR(cfg_wait_policy, "HALO_WAIT_POLICY", "auto",
@@ -69,8 +71,10 @@ static bool auto_policy;   /* HALO_WAIT_POLICY=auto and no spin or yield time gi
 /* Outside load (outside_load below). */
 static int loadavg_fd = -2;         /* /proc/loadavg; -2 not opened yet, -1 cannot be read */
 static double load_checked = -1;    /* when it was last read */
-static bool node_loaded;            /* the verdict then */
-static unsigned long load_asks;     /* questions while the answer was no */
+static double loaded_until = -1;    /* waits do not yield until then */
+static double others_checked = -1;  /* when /dev/shm was last looked at */
+static bool others_here;            /* what it said */
+static unsigned long yields;        /* yields of the automatic policy */
 
 /* The processors the node's ranks of the job share: what mpiexec may use
  * (HALO_JOB_CPUS: a rank it binds sees one CPU only), else this process's
@@ -162,8 +166,10 @@ void halo_progress_finalize(void)
         close(loadavg_fd);
     loadavg_fd = -2;
     load_checked = -1;
-    node_loaded = false;
-    load_asks = 0;
+    loaded_until = -1;
+    others_checked = -1;
+    others_here = false;
+    yields = 0;
 }
 
 void halo_progress_hook_add(halo_progress_hook_fn_t *fn)
@@ -209,13 +215,26 @@ static inline void cpu_relax(void)
  * waiting rank), and the rank it waits for, queued behind them too, sends
  * a time slice later: a step of a collective took milliseconds. A sleeper
  * that the sender's doorbell wakes runs again at once instead, ahead of the
- * busy processes. So while more tasks are runnable than the node has CPUs
- * and at least two of them are not its ranks (the kernel's count in
- * /proc/loadavg less the ranks not asleep on their doorbells, read at most
- * every LOAD_CHECK_S seconds and only by waits that got as far as the
- * yield phase), a wait skips that phase: it spins for as long as it would
- * have (a rank with a core of its own), then sleeps. A job confined to
- * some of the node's CPUs does not look. */
+ * busy processes. But sleeping costs a rank some 25 us a message where
+ * yielding to ranks that yield back costs one or two (4 ranks on 2 CPUs),
+ * so waits sleep instead of yielding only for a while (LOAD_HOLD_S) after
+ * a yield lasted SLOW_YIELD_S or more (every 8th yield is timed) while
+ * more tasks were runnable than the node has CPUs and at least two of them
+ * were not its ranks (the kernel's count in /proc/loadavg less the ranks
+ * not asleep on their doorbells, read at most every LOAD_CHECK_S
+ * seconds). Both are needed: the ranks of another job on the node are
+ * runnable tasks too, and a rank of this job copying a large block keeps
+ * the CPU for milliseconds too. Another Halo job on the node is not told
+ * from busy processes that way (once one job sleeps, the other's yields
+ * last long too: two 4-rank jobs at once took 5 to 30 times as long), so
+ * while one has segments in /dev/shm (looked at every OTHERS_CHECK_S
+ * seconds at most) waits yield as they did. A rank with a
+ * core of its own spins as before, then sleeps; an oversubscribed one
+ * sleeps at once. A job confined to some of the node's CPUs does not
+ * look. */
+#define SLOW_YIELD_S 1e-3
+#define LOAD_HOLD_S 0.5
+#define OTHERS_CHECK_S 1.0
 #define LOAD_CHECK_S 10e-3
 
 /* Runnable tasks on the node, or -1. */
@@ -243,23 +262,56 @@ static long runnable_tasks(void)
 
 uint64_t halo_progress_loaded_waits;
 
-/* Whether processes other than the node's ranks compete for the CPUs; one
- * such task is let pass (a daemon waking, the launcher). Asked before each
- * yield; while the answer is no, it looks at the clock only every 16th
- * time (a clock read a yield cost 4% of the 4-rank multi-pair latency). */
-static bool outside_load(void)
+/* Whether waits skip yielding for the load (a load and a branch while not). */
+static inline bool outside_load(void)
 {
-    if (!node_loaded && (++load_asks & 15) != 0)
+    if (loaded_until < 0)
         return false;
+    if (halo_now() < loaded_until)
+        return true;
+    loaded_until = -1;
+    return false;
+}
+
+/* Whether another Halo job has shared memory segments on the node (a job
+ * that ended badly may have left some: then the answer is yes as well). */
+static bool other_jobs_here(double now)
+{
+    if (others_checked >= 0 && now - others_checked < OTHERS_CHECK_S)
+        return others_here;
+    others_checked = now;
+    char mine[256];
+    halo_shm_name(mine, sizeof mine, halo_world.kvsname, "");   /* "/halo-KVS-" */
+    size_t plen = strlen(HALO_SHM_PREFIX), mlen = strlen(mine + 1);
+    others_here = false;
+    DIR *d = opendir("/dev/shm");
+    for (struct dirent *e; d && !others_here && (e = readdir(d));)
+        others_here = !strncmp(e->d_name, HALO_SHM_PREFIX, plen) && strncmp(e->d_name, mine + 1, mlen);
+    if (d)
+        closedir(d);
+    return others_here;
+}
+
+/* Yields the CPU; every 8th yield is timed, and one that lasted long looks
+ * at the node's load. */
+static void yield_cpu(void)
+{
+    bool timed = auto_policy && (++yields & 7) == 0;
+    double t0 = timed ? halo_now() : 0;
+    int depth = halo_lock_yield_begin();
+    sched_yield();
+    halo_lock_yield_end(depth);
+    if (!timed)
+        return;
     double now = halo_now();
-    if (load_checked >= 0 && now - load_checked < LOAD_CHECK_S)
-        return node_loaded;
+    if (now - t0 < SLOW_YIELD_S || (load_checked >= 0 && now - load_checked < LOAD_CHECK_S))
+        return;
     load_checked = now;
     long n = runnable_tasks();
     /* More runnable tasks than CPUs, and of them at least two that are not
      * ranks (those are at most the ranks not asleep on their doorbells). */
-    node_loaded = n > node_cpus && n - (node_procs - halo_tr_node_sleepers()) > 1;
-    return node_loaded;
+    if (n > node_cpus && n - (node_procs - halo_tr_node_sleepers()) > 1 && !other_jobs_here(now))
+        loaded_until = now + LOAD_HOLD_S;
 }
 
 /* Sleeps at most ms milliseconds; returns true when the sleep ran out with
@@ -336,10 +388,8 @@ static inline void progress_wait(halo_progress_done_fn_t *done, void *arg, long 
             } else if (relax) {
                 cpu_relax();
             }
-        } else if (yielding && !(auto_policy && outside_load())) {
-            int depth = halo_lock_yield_begin();
-            sched_yield();
-            halo_lock_yield_end(depth);
+        } else if (yielding && !outside_load()) {
+            yield_cpu();
         } else {
             if (yielding && !counted) {   /* it would have yielded, but for the load */
                 counted = true;
