@@ -56,8 +56,8 @@ static const pv_def_t pv_defs[] = {
      "included",
      MPI_T_PVAR_CLASS_COUNTER, &halo_pt2pt_arrived, W_U64, CAT_P2P},
     {"halo_waits_outside_load",
-     "Blocking waits that slept where they would have yielded the CPU, because more tasks were runnable on "
-     "the node than MPI processes run there",
+     "Blocking waits that slept where they would have yielded the CPU, because processes of no MPI job kept "
+     "the node's CPUs busy (a yield lasted a time slice)",
      MPI_T_PVAR_CLASS_COUNTER, &halo_progress_loaded_waits, W_U64, CAT_WAIT},
 };
 #define NPV ((int)(sizeof pv_defs / sizeof pv_defs[0]))

@@ -21,9 +21,9 @@ bool halo_progress_oversubscribed(void);
  * online processors for a rank bound to one): "oversubscribed" is more
  * ranks on the node than these. */
 long halo_progress_job_cpus(void);
-/* Waits that skipped yielding because more tasks were runnable on the node
- * than it has ranks (an MPI_T performance variable); changed by relaxed
- * atomic stores under the library lock. */
+/* Waits that slept where they would have yielded, because processes of no
+ * MPI job kept the CPUs (progress.c, "Outside load"; an MPI_T performance
+ * variable); changed by relaxed atomic stores under the library lock. */
 extern uint64_t halo_progress_loaded_waits;
 void halo_progress_hook_add(halo_progress_hook_fn_t *fn);
 
