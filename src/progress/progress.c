@@ -21,7 +21,6 @@
  * microseconds of CPU on a virtual machine). */
 #include "progress/progress.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -32,7 +31,6 @@
 
 #include "core/config.h"
 #include "core/lock.h"
-#include "pmi/pmi.h"
 #include "transport/transport.h"
 
 HALO_CFG_STR(cfg_wait_policy, "HALO_WAIT_POLICY", "auto",
@@ -45,6 +43,9 @@ HALO_CFG_INT(cfg_yield, "HALO_WAIT_YIELD_US", -1,
 HALO_CFG_INT(cfg_sleep_max, "HALO_WAIT_SLEEP_MAX_MS", 800,
              "longest sleep, in milliseconds, of a rank waiting with nothing to do before it polls "
              "again (a safety net: arrivals wake it at once)");
+HALO_CFG_INT(cfg_outside_load, "HALO_WAIT_OUTSIDE_LOAD", 0,
+             "1: under the automatic policy, waits stop yielding for a while when processes of no MPI job "
+             "keep the CPUs (a yield lasts a time slice); for nodes where no other MPI job runs");
 HALO_CFG_INT(cfg_sleep_first, "HALO_WAIT_SLEEP_FIRST_MS", 50,
              "first sleep, in milliseconds, of a waiting rank (doubling up to HALO_WAIT_SLEEP_MAX_MS "
              "while it wakes to nothing); tests set it high so that a lost wakeup stalls visibly");
@@ -67,13 +68,12 @@ static long node_cpus;     /* the node's online processors */
 static long node_procs;    /* this job's ranks on the node and those of jobs it met there */
 static long job_cpus;      /* the processors the job's ranks on the node share */
 static bool auto_policy;   /* HALO_WAIT_POLICY=auto and no spin or yield time given */
+static bool watch_load;    /* auto_policy and HALO_WAIT_OUTSIDE_LOAD=1 */
 
 /* Outside load (outside_load below). */
 static int loadavg_fd = -2;         /* /proc/loadavg; -2 not opened yet, -1 cannot be read */
 static double load_checked = -1;    /* when it was last read */
 static double loaded_until = -1;    /* waits do not yield until then */
-static double others_checked = -1;  /* when /dev/shm was last looked at */
-static bool others_here;            /* what it said */
 static unsigned long yields;        /* yields of the automatic policy */
 
 /* The processors the node's ranks of the job share: what mpiexec may use
@@ -142,6 +142,7 @@ void halo_progress_init(void)
         yield_time = oversubscribed ? 5e-3 : 2e-3;
         auto_policy = halo_cfg_get(&cfg_spin) < 0 && halo_cfg_get(&cfg_yield) < 0;
     }
+    watch_load = auto_policy && halo_cfg_get(&cfg_outside_load) == 1;
     if (halo_cfg_get(&cfg_spin) >= 0)
         spin_time = 1e-6 * (double)halo_cfg_get(&cfg_spin);
     if (halo_cfg_get(&cfg_yield) >= 0)
@@ -167,8 +168,6 @@ void halo_progress_finalize(void)
     loadavg_fd = -2;
     load_checked = -1;
     loaded_until = -1;
-    others_checked = -1;
-    others_here = false;
     yields = 0;
 }
 
@@ -209,32 +208,30 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Outside load. A rank that yields while processes of no MPI job are
- * runnable on its CPU hands the CPU to one of them for a whole time slice
- * (2-8 ms measured here, against microseconds when the CPU goes to another
- * waiting rank), and the rank it waits for, queued behind them too, sends
- * a time slice later: a step of a collective took milliseconds. A sleeper
- * that the sender's doorbell wakes runs again at once instead, ahead of the
- * busy processes. But sleeping costs a rank some 25 us a message where
- * yielding to ranks that yield back costs one or two (4 ranks on 2 CPUs),
- * so waits sleep instead of yielding only for a while (LOAD_HOLD_S) after
- * a yield lasted SLOW_YIELD_S or more (every 8th yield is timed) while
- * more tasks were runnable than the node has CPUs and at least two of them
- * were not its ranks (the kernel's count in /proc/loadavg less the ranks
- * not asleep on their doorbells, read at most every LOAD_CHECK_S
- * seconds). Both are needed: the ranks of another job on the node are
- * runnable tasks too, and a rank of this job copying a large block keeps
- * the CPU for milliseconds too. Another Halo job on the node is not told
- * from busy processes that way (once one job sleeps, the other's yields
- * last long too: two 4-rank jobs at once took 5 to 30 times as long), so
- * while one has segments in /dev/shm (looked at every OTHERS_CHECK_S
- * seconds at most) waits yield as they did. A rank with a
+/* Outside load (HALO_WAIT_OUTSIDE_LOAD=1). A rank that yields while
+ * processes of no MPI job are runnable on its CPU hands the CPU to one of
+ * them for a whole time slice (2-8 ms measured here, against microseconds
+ * when the CPU goes to another waiting rank), and the rank it waits for,
+ * queued behind them too, sends a time slice later: a step of a collective
+ * took milliseconds. A sleeper that the sender's doorbell wakes runs again
+ * at once instead, ahead of the busy processes. But sleeping costs a rank
+ * some 25 us a message where yielding to ranks that yield back costs one
+ * or two (4 ranks on 2 CPUs), so waits sleep instead of yielding only for
+ * a while (LOAD_HOLD_S) after a yield lasted SLOW_YIELD_S or more (every
+ * 8th yield is timed) while more tasks were runnable than the node has
+ * CPUs and at least two of them were not its ranks (the kernel's count in
+ * /proc/loadavg less the ranks not asleep on their doorbells, read at most
+ * every LOAD_CHECK_S seconds). Both are needed: a rank of this job copying
+ * a large block keeps the CPU for milliseconds too. The ranks of another
+ * MPI job are runnable tasks as well, and this cannot tell them from busy
+ * processes (once one job sleeps, the other's yields last long too: two
+ * 4-rank jobs at once took 5 to 30 times as long, and a test suite run two
+ * tests at a time 13% longer), so it is off unless asked for. A rank with a
  * core of its own spins as before, then sleeps; an oversubscribed one
  * sleeps at once. A job confined to some of the node's CPUs does not
  * look. */
 #define SLOW_YIELD_S 1e-3
 #define LOAD_HOLD_S 0.5
-#define OTHERS_CHECK_S 1.0
 #define LOAD_CHECK_S 10e-3
 
 /* Runnable tasks on the node, or -1. */
@@ -273,30 +270,11 @@ static inline bool outside_load(void)
     return false;
 }
 
-/* Whether another Halo job has shared memory segments on the node (a job
- * that ended badly may have left some: then the answer is yes as well). */
-static bool other_jobs_here(double now)
-{
-    if (others_checked >= 0 && now - others_checked < OTHERS_CHECK_S)
-        return others_here;
-    others_checked = now;
-    char mine[256];
-    halo_shm_name(mine, sizeof mine, halo_world.kvsname, "");   /* "/halo-KVS-" */
-    size_t plen = strlen(HALO_SHM_PREFIX), mlen = strlen(mine + 1);
-    others_here = false;
-    DIR *d = opendir("/dev/shm");
-    for (struct dirent *e; d && !others_here && (e = readdir(d));)
-        others_here = !strncmp(e->d_name, HALO_SHM_PREFIX, plen) && strncmp(e->d_name, mine + 1, mlen);
-    if (d)
-        closedir(d);
-    return others_here;
-}
-
 /* Yields the CPU; every 8th yield is timed, and one that lasted long looks
  * at the node's load. */
 static void yield_cpu(void)
 {
-    bool timed = auto_policy && (++yields & 7) == 0;
+    bool timed = watch_load && (++yields & 7) == 0;
     double t0 = timed ? halo_now() : 0;
     int depth = halo_lock_yield_begin();
     sched_yield();
@@ -310,7 +288,7 @@ static void yield_cpu(void)
     long n = runnable_tasks();
     /* More runnable tasks than CPUs, and of them at least two that are not
      * ranks (those are at most the ranks not asleep on their doorbells). */
-    if (n > node_cpus && n - (node_procs - halo_tr_node_sleepers()) > 1 && !other_jobs_here(now))
+    if (n > node_cpus && n - (node_procs - halo_tr_node_sleepers()) > 1)
         loaded_until = now + LOAD_HOLD_S;
 }
 
