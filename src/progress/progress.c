@@ -25,7 +25,9 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,9 +45,9 @@ HALO_CFG_INT(cfg_yield, "HALO_WAIT_YIELD_US", -1,
 HALO_CFG_INT(cfg_sleep_max, "HALO_WAIT_SLEEP_MAX_MS", 800,
              "longest sleep, in milliseconds, of a rank waiting with nothing to do before it polls "
              "again (a safety net: arrivals wake it at once)");
-HALO_CFG_INT(cfg_outside_load, "HALO_WAIT_OUTSIDE_LOAD", 0,
+HALO_CFG_INT(cfg_outside_load, "HALO_WAIT_OUTSIDE_LOAD", 1,
              "1: under the automatic policy, waits stop yielding for a while when processes of no MPI job "
-             "keep the CPUs (a yield lasts a time slice); for nodes where no other MPI job runs");
+             "keep the CPUs (a yield lasts a time slice); 0: they yield whatever runs beside them");
 HALO_CFG_INT(cfg_sleep_first, "HALO_WAIT_SLEEP_FIRST_MS", 50,
              "first sleep, in milliseconds, of a waiting rank (doubling up to HALO_WAIT_SLEEP_MAX_MS "
              "while it wakes to nothing); tests set it high so that a lost wakeup stalls visibly");
@@ -74,7 +76,9 @@ static bool watch_load;    /* auto_policy and HALO_WAIT_OUTSIDE_LOAD=1 */
 static int loadavg_fd = -2;         /* /proc/loadavg; -2 not opened yet, -1 cannot be read */
 static double load_checked = -1;    /* when it was last read */
 static double loaded_until = -1;    /* waits do not yield until then */
+static double load_since = -1;      /* the first of the latest run of signs of load */
 static unsigned long yields;        /* yields of the automatic policy */
+static int presence_fd = -1;        /* this process's abstract socket "halo-proc-PID" */
 
 /* The processors the node's ranks of the job share: what mpiexec may use
  * (HALO_JOB_CPUS: a rank it binds sees one CPU only), else this process's
@@ -92,6 +96,41 @@ static long count_job_cpus(void)
     if (n <= 0 || (n == 1 && halo_world.local_size > 1))
         n = online;
     return n > 0 ? n : 1;
+}
+
+/* Every process of every Halo job on the node that watches the load binds
+ * an abstract socket named "halo-proc-PID" (gone with the process, nothing
+ * to clean up); /proc/net/unix lists them, so the ranks of other jobs are
+ * told from processes of no MPI job. -1 when it cannot. */
+static int publish_presence(void)
+{
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    int len = snprintf(a.sun_path + 1, sizeof a.sun_path - 1, "halo-proc-%ld", (long)getpid());
+    if (bind(fd, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len)) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The Halo processes on the node (of every job that watches the load), or
+ * -1 when they cannot be counted. */
+static long halo_procs_here(void)
+{
+    if (presence_fd < 0)
+        return -1;
+    FILE *f = fopen("/proc/net/unix", "re");
+    if (!f)
+        return -1;
+    long n = 0;
+    char line[512];
+    while (fgets(line, sizeof line, f))
+        n += strstr(line, " @halo-proc-") != NULL;
+    fclose(f);
+    return n;
 }
 
 long halo_progress_job_cpus(void)
@@ -143,6 +182,8 @@ void halo_progress_init(void)
         auto_policy = halo_cfg_get(&cfg_spin) < 0 && halo_cfg_get(&cfg_yield) < 0;
     }
     watch_load = auto_policy && halo_cfg_get(&cfg_outside_load) == 1;
+    if (watch_load)
+        presence_fd = publish_presence();
     if (halo_cfg_get(&cfg_spin) >= 0)
         spin_time = 1e-6 * (double)halo_cfg_get(&cfg_spin);
     if (halo_cfg_get(&cfg_yield) >= 0)
@@ -166,8 +207,12 @@ void halo_progress_finalize(void)
     if (loadavg_fd >= 0)
         close(loadavg_fd);
     loadavg_fd = -2;
+    if (presence_fd >= 0)
+        close(presence_fd);
+    presence_fd = -1;
     load_checked = -1;
     loaded_until = -1;
+    load_since = -1;
     yields = 0;
 }
 
@@ -208,30 +253,33 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Outside load (HALO_WAIT_OUTSIDE_LOAD=1). A rank that yields while
- * processes of no MPI job are runnable on its CPU hands the CPU to one of
- * them for a whole time slice (2-8 ms measured here, against microseconds
- * when the CPU goes to another waiting rank), and the rank it waits for,
- * queued behind them too, sends a time slice later: a step of a collective
- * took milliseconds. A sleeper that the sender's doorbell wakes runs again
- * at once instead, ahead of the busy processes. But sleeping costs a rank
- * some 25 us a message where yielding to ranks that yield back costs one
- * or two (4 ranks on 2 CPUs), so waits sleep instead of yielding only for
- * a while (LOAD_HOLD_S) after a yield lasted SLOW_YIELD_S or more (every
- * 8th yield is timed) while more tasks were runnable than the node has
- * CPUs and at least two of them were not its ranks (the kernel's count in
- * /proc/loadavg less the ranks not asleep on their doorbells, read at most
- * every LOAD_CHECK_S seconds). Both are needed: a rank of this job copying
- * a large block keeps the CPU for milliseconds too. The ranks of another
- * MPI job are runnable tasks as well, and this cannot tell them from busy
- * processes (once one job sleeps, the other's yields last long too: two
- * 4-rank jobs at once took 5 to 30 times as long, and a test suite run two
- * tests at a time 13% longer), so it is off unless asked for. A rank with a
- * core of its own spins as before, then sleeps; an oversubscribed one
- * sleeps at once. A job confined to some of the node's CPUs does not
+/* Outside load (HALO_WAIT_OUTSIDE_LOAD, on by default). A rank that
+ * yields while processes of no MPI job are runnable on its CPU hands the
+ * CPU to one of them for a whole time slice (2-8 ms measured here, against
+ * microseconds when the CPU goes to another waiting rank), and the rank it
+ * waits for, queued behind them too, sends a time slice later: a step of a
+ * collective took milliseconds. A sleeper that the sender's doorbell wakes
+ * runs again at once instead, ahead of the busy processes. But sleeping
+ * costs a rank some 25 us a message where yielding to ranks that yield
+ * back costs one or two (4 ranks on 2 CPUs), so waits sleep instead of
+ * yielding only for a while (LOAD_HOLD_S), once signs of load have lasted
+ * LOAD_PERSIST_S (processes starting beside the job, another job's ranks
+ * among them, are a passing load). A sign is a yield that lasted
+ * SLOW_YIELD_S or more (every 8th yield is timed) while more tasks were
+ * runnable than the node has CPUs and at least two of them were not Halo
+ * processes: the kernel's count in /proc/loadavg (read at most every
+ * LOAD_CHECK_S seconds) less the Halo processes of the node, counted by
+ * their abstract sockets in /proc/net/unix, those of this job asleep on
+ * their doorbells excepted. Every part is needed: a rank of this job
+ * copying a large block keeps the CPU for milliseconds too, and the ranks
+ * of another job on the node are runnable tasks as well (counted as busy
+ * processes, two 4-rank jobs at once took 5 to 30 times as long). A rank
+ * with a core of its own spins as before, then sleeps; an oversubscribed
+ * one sleeps at once. A job confined to some of the node's CPUs does not
  * look. */
 #define SLOW_YIELD_S 1e-3
 #define LOAD_HOLD_S 0.5
+#define LOAD_PERSIST_S 0.1
 #define LOAD_CHECK_S 10e-3
 
 /* Runnable tasks on the node, or -1. */
@@ -287,9 +335,22 @@ static void yield_cpu(void)
     load_checked = now;
     long n = runnable_tasks();
     /* More runnable tasks than CPUs, and of them at least two that are not
-     * ranks (those are at most the ranks not asleep on their doorbells). */
-    if (n > node_cpus && n - (node_procs - halo_tr_node_sleepers()) > 1)
+     * Halo processes (those are at most the ones not asleep on their
+     * doorbells; the other jobs' are all taken as awake). */
+    long procs = halo_procs_here();
+    if (procs < node_procs)
+        procs = node_procs;
+    bool sign = n > node_cpus && n - (procs - halo_tr_node_sleepers()) > 1;
+    /* A run of signs: broken by a check without one, or by none for
+     * LOAD_HOLD_S; it counts once it has lasted LOAD_PERSIST_S. */
+    if (!sign || (load_since >= 0 && now - load_since > LOAD_HOLD_S))
+        load_since = sign ? now : -1;
+    else if (load_since < 0)
+        load_since = now;
+    else if (now - load_since >= LOAD_PERSIST_S) {
         loaded_until = now + LOAD_HOLD_S;
+        load_since = -1;
+    }
 }
 
 /* Sleeps at most ms milliseconds; returns true when the sleep ran out with

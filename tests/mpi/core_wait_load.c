@@ -1,6 +1,6 @@
 /* Waiting while other processes want the CPUs (progress.c, "Outside
- * load", HALO_WAIT_OUTSIDE_LOAD=1; with the argument "off", run without
- * it: then no wait may count, in 20 rounds): rank 0 starts busy processes, more than the node has CPUs and
+ * load", HALO_WAIT_OUTSIDE_LOAD=1; with the argument "off", run with it
+ * 0: then no wait may count, in 20 rounds): rank 0 starts busy processes, more than the node has CPUs and
  * ranks together, then every rank in turn arrives late (5 ms) to a Bcast
  * and a ring exchange, so that the others wait past their spinning phase,
  * round after round until every rank has counted such a wait (20 s at most).
@@ -89,13 +89,19 @@ int main(int argc, char **argv)
     int looks = !jc || atol(jc) >= cpus;
     if (!looks && rank == 0)
         printf("the job may use %s of the %ld CPUs: the counter is not checked\n", jc, cpus);
-    /* "off": HALO_WAIT_OUTSIDE_LOAD is not set, and no wait may count. */
+    /* "off": run with HALO_WAIT_OUTSIDE_LOAD=0, and no wait may count.
+     * "pair": no busy processes; the late rank computes instead of
+     * sleeping, and another job does the same beside this one
+     * (wait_two_jobs.sh): the other job's ranks are Halo processes, not
+     * outside load, so no wait may count either. */
     int off = argc > 1 && !strcmp(argv[1], "off");
+    int pair = argc > 1 && !strcmp(argv[1], "pair");
+    off |= pair;
 
     /* Busy processes: twice the CPUs, plus the ranks, plus a margin, so that
      * more tasks are runnable than the node has ranks however the kernel
      * places them. */
-    if (rank == 0) {
+    if (rank == 0 && !pair) {
         start_hogs((int)(2 * (cpus > 0 ? cpus : 1)) + size + 2);
         mt_sleep_ms(20);
     }
@@ -109,7 +115,10 @@ int main(int argc, char **argv)
     int all[2] = {0, 1}, rounds = 0;   /* every rank counted; no rank's time is up */
     for (int round = 0; !all[0] && all[1]; round++, rounds++) {
         for (int late = 0; late < size; late++) {
-            if (rank == late)
+            if (rank == late && pair)
+                for (double t = MPI_Wtime(); MPI_Wtime() - t < 5e-3;)
+                    ;
+            else if (rank == late)
                 mt_sleep_ms(5);
             for (int i = 0; i < 64; i++)
                 buf[i] = rank == late ? (long)round * 1000 + late * 100 + i : -1;
@@ -144,7 +153,8 @@ int main(int argc, char **argv)
      * busy processes running, those waits must come to sleep for the load.
      * A single rank has nobody to wait for. */
     if (off)
-        CHECK(after == before, "with the rule off, %llu waits counted the load", after - before);
+        CHECK(after == before, "%s, %llu waits counted the load", pair ? "beside another Halo job" : "with the rule off",
+              after - before);
     else if (size > 1 && looks)
         CHECK(after > before, "no wait counted the outside load (%llu, then %llu)", before, after);
     unsigned long long total = 0, mine = after - before;
