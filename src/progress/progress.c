@@ -334,6 +334,8 @@ static void yield_cpu(void)
         return;
     load_checked = now;
     long n = runnable_tasks();
+    if (n < 0)   /* a confined job, or no count to read */
+        return;
     /* More runnable tasks than CPUs, and of them at least two that are not
      * Halo processes (those are at most the ones not asleep on their
      * doorbells; the other jobs' are all taken as awake). */
