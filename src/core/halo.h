@@ -149,6 +149,14 @@ static inline uint64_t halo_fnv1a(uint64_t h, const void *p, size_t n)
     return h;
 }
 
+/* Adds d to a counter that tools read (MPI_T performance variables): an
+ * atomic load and store, relaxed (plain moves, no locked instruction; the
+ * library's lock orders the writers). The MPI_T calls take that lock too;
+ * the atomics keep a read that does not (a debugger's, a future lock-free
+ * path) from being a data race. */
+#define HALO_COUNT_ADD(var, d) \
+    __atomic_store_n(&(var), __atomic_load_n(&(var), __ATOMIC_RELAXED) + (d), __ATOMIC_RELAXED)
+
 static inline double halo_now(void)
 {
     struct timespec ts;

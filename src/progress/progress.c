@@ -434,9 +434,7 @@ static inline void progress_wait(halo_progress_done_fn_t *done, void *arg, long 
         } else {
             if (yielding && !counted) {   /* it would have yielded, but for the load */
                 counted = true;
-                __atomic_store_n(&halo_progress_loaded_waits,
-                                 __atomic_load_n(&halo_progress_loaded_waits, __ATOMIC_RELAXED) + 1,
-                                 __ATOMIC_RELAXED);
+                HALO_COUNT_ADD(halo_progress_loaded_waits, 1);
             }
             if (sleep_on_doorbell(done, arg, nap))
                 nap = 2 * nap < sleep_max_ms ? 2 * nap : sleep_max_ms;

@@ -59,12 +59,6 @@ extern int halo_match_nposted;
 extern long halo_match_nunexp;
 extern uint64_t halo_match_unexp_total;
 extern uint64_t halo_pt2pt_arrived;
-/* Adds d to one of these: an atomic load and store, relaxed (plain moves,
- * no locked instruction; the library's lock orders the writers). The
- * MPI_T calls take that lock too; the atomics keep a read that does not
- * (a debugger's, a future lock-free path) from being a data race. */
-#define HALO_COUNT_ADD(var, d) \
-    __atomic_store_n(&(var), __atomic_load_n(&(var), __ATOMIC_RELAXED) + (d), __ATOMIC_RELAXED)
 
 /* First unexpected message matching (source, tag) with wildcards; removed
  * from the queue when `take`. */

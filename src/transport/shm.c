@@ -641,17 +641,12 @@ _Atomic uint32_t *halo_shm_slept_on(void)
     return &shm.ranks[shm.me].slept_on;
 }
 
-/* Ranks asleep: announced, and their doorbell not rung since (a rank woken
- * but not yet running keeps its announcement a while). */
+/* The node's ranks asleep on their doorbells (halo_tr_asleep). */
 int halo_shm_sleepers(void)
 {
     int n = 0;
-    for (int r = 0; shm.ranks && r < shm.nlocal; r++) {
-        const shm_rank_t *x = &shm.ranks[r];
-        n += atomic_load_explicit(&x->sleeping, memory_order_relaxed) != 0 &&
-             atomic_load_explicit(&x->doorbell, memory_order_relaxed) ==
-                 atomic_load_explicit(&x->slept_on, memory_order_relaxed);
-    }
+    for (int r = 0; shm.ranks && r < shm.nlocal; r++)
+        n += halo_tr_asleep(&shm.ranks[r].doorbell, &shm.ranks[r].sleeping, &shm.ranks[r].slept_on);
     return n;
 }
 

@@ -348,9 +348,7 @@ int halo_tr_node_sleepers(void)
 {
     if (tr.shm)
         return halo_shm_sleepers();
-    return atomic_load_explicit(&tr.sleeping, memory_order_relaxed) != 0 &&
-           atomic_load_explicit(&tr.doorbell, memory_order_relaxed) ==
-               atomic_load_explicit(&tr.slept_on, memory_order_relaxed);
+    return halo_tr_asleep(&tr.doorbell, &tr.sleeping, &tr.slept_on);
 }
 
 int halo_tr_doorbell_shared(void)

@@ -197,6 +197,15 @@ _Atomic uint32_t *halo_tr_sleeping(void);
 int halo_tr_doorbell_shared(void);   /* futex on shared memory (no PRIVATE flag) */
 /* Where a thread about to sleep writes the doorbell's value it sleeps on. */
 _Atomic uint32_t *halo_tr_slept_on(void);
+/* Whether a process is asleep on its doorbell: it announced its sleep, and
+ * nobody rang since (a process woken but not yet running keeps its
+ * announcement a while). */
+static inline bool halo_tr_asleep(const _Atomic uint32_t *doorbell, const _Atomic uint32_t *sleeping,
+                                  const _Atomic uint32_t *slept_on)
+{
+    return atomic_load_explicit(sleeping, memory_order_relaxed) != 0 &&
+           atomic_load_explicit(doorbell, memory_order_relaxed) == atomic_load_explicit(slept_on, memory_order_relaxed);
+}
 /* Processes of this job on the node asleep on their doorbells now: they
  * said so and nobody rang since (a snapshot; those of other jobs are not
  * seen). */
