@@ -3,6 +3,7 @@
  * what the process was started with. */
 #include "core/info.h"
 
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "binding/api_gen.h"
@@ -109,18 +110,35 @@ static void env_fill(halo_info_t *in, int argc, char **argv)
         halo_info_set(in, "argv", s);
         free(s);
     }
+    /* What mpiexec was told for this process's segment (-n, -soft, -host,
+     * -arch, -file), else what this process sees: its job's size, this
+     * node's name, this machine's architecture. */
     char buf[4096];
-    const char *size = getenv("PMI_SIZE");
-    snprintf(buf, sizeof buf, "%d", size && atoi(size) > 0 ? atoi(size) : 1);
+    const char *v = getenv("HALO_INFO_MAXPROCS");
+    if (!v || atoi(v) <= 0)
+        v = getenv("PMI_SIZE");
+    snprintf(buf, sizeof buf, "%d", v && atoi(v) > 0 ? atoi(v) : 1);
     halo_info_set(in, "maxprocs", buf);
-    halo_info_set(in, "soft", buf);
-    if (gethostname(buf, sizeof buf) == 0) {
+    v = getenv("HALO_INFO_SOFT");
+    halo_info_set(in, "soft", v && *v ? v : buf);
+    v = getenv("HALO_INFO_HOST");
+    if (v && *v) {
+        halo_info_set(in, "host", v);
+    } else if (gethostname(buf, sizeof buf) == 0) {
         buf[sizeof buf - 1] = '\0';
         halo_info_set(in, "host", buf);
     }
-    halo_info_set(in, "arch", "x86_64");
+    struct utsname un;
+    v = getenv("HALO_INFO_ARCH");
+    if (v && *v)
+        halo_info_set(in, "arch", v);
+    else if (uname(&un) == 0)
+        halo_info_set(in, "arch", un.machine);
     if (getcwd(buf, sizeof buf))
         halo_info_set(in, "wdir", buf);
+    v = getenv("HALO_INFO_FILE");
+    if (v && *v)
+        halo_info_set(in, "file", v);
 }
 
 void halo_info_env_fill(int argc, char **argv, int thread_level)

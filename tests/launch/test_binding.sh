@@ -58,7 +58,7 @@ expect_count out "^job cpus: $n\$" 2 "HALO_JOB_CPUS is the number of CPUs mpiexe
 HALO_JOB_CPUS=77 run -bind-to none -n 2 sh -c 'echo "job cpus: ${HALO_JOB_CPUS:-unset}"'
 expect_count out "^job cpus: $n\$" 2 "--bind-to none too, and an inherited value does not leak"
 
-run --bind-to socket -n 1 true
+run --bind-to sockets -n 1 true
 expect_rc 2 "an unknown binding is a usage error"
 
 # The i-th *allowed* CPU: under a narrower mask, rank 0 gets its first CPU.

@@ -194,10 +194,34 @@ static void test_env(int argc, char **argv, int size)
     MPI_OK(MPI_Info_get_string(MPI_INFO_ENV, "command", &buflen, val, &flag));
     CHECK(flag, "MPI_INFO_ENV has no \"command\"");
     CHECK(strstr(val, "core_info") != NULL, "MPI_INFO_ENV command \"%s\"", val);
+    /* Arguments KEY=VALUE: what mpiexec's options must have put in
+     * MPI_INFO_ENV (size=N: the job's size). Without them, maxprocs is the
+     * job's size. */
+    int expected = 0, want_max = size;
+    for (int i = 1; i < argc; i++) {
+        const char *eq = strchr(argv[i], '=');
+        if (!eq)
+            continue;
+        expected = 1;
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - argv[i]), argv[i]);
+        if (!strcmp(key, "size")) {
+            CHECK(atoi(eq + 1) == size, "world size %d, want %s", size, eq + 1);
+            continue;
+        }
+        if (!strcmp(key, "maxprocs"))
+            want_max = atoi(eq + 1);
+        buflen = sizeof val;
+        flag = 0;
+        MPI_OK(MPI_Info_get_string(MPI_INFO_ENV, key, &buflen, val, &flag));
+        CHECK(flag, "MPI_INFO_ENV has no \"%s\"", key);
+        CHECK(!strcmp(val, eq + 1), "MPI_INFO_ENV %s = \"%s\", want \"%s\"", key, val, eq + 1);
+    }
     buflen = sizeof val;
     MPI_OK(MPI_Info_get_string(MPI_INFO_ENV, "maxprocs", &buflen, val, &flag));
     CHECK(flag, "MPI_INFO_ENV has no \"maxprocs\"");
-    CHECK(atoi(val) == size, "MPI_INFO_ENV maxprocs \"%s\", world size %d", val, size);
+    CHECK(atoi(val) == want_max, "MPI_INFO_ENV maxprocs \"%s\", want %d (world size %d%s)", val,
+          want_max, size, expected ? ", as the arguments say" : "");
     int nkeys = -1;
     MPI_OK(MPI_Info_get_nkeys(MPI_INFO_ENV, &nkeys));
     CHECK(nkeys >= 2, "MPI_INFO_ENV has %d keys", nkeys);
@@ -209,7 +233,7 @@ static void test_env(int argc, char **argv, int size)
     MPI_OK(MPI_Info_free(&d));
     buflen = sizeof val;
     MPI_OK(MPI_Info_get_string(MPI_INFO_ENV, "maxprocs", &buflen, val, &flag));
-    CHECK(atoi(val) == size, "MPI_INFO_ENV changed through a dup: maxprocs \"%s\"", val);
+    CHECK(atoi(val) == want_max, "MPI_INFO_ENV changed through a dup: maxprocs \"%s\"", val);
 
     MPI_Info env;
     MPI_OK(MPI_Info_create_env(argc, argv, &env));

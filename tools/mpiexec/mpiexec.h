@@ -46,12 +46,27 @@ typedef struct mpiexec_app {
     mpiexec_env_list_t env;  /* -env, applied after the global ones */
     char *path;        /* the program as found, filled by launch_resolve */
     int first_rank;
+    /* The standard's keys (MPI 5.0 section 11.5), also handed to the ranks'
+     * MPI_INFO_ENV: -n as given (-1: not given), -soft's list, -arch, -path
+     * (directories searched for the program before PATH), and the -file the
+     * segment came from. */
+    int maxprocs;
+    const char *soft;
+    const char *arch;
+    const char *dirs;
+    const char *file;
 } mpiexec_app_t;
 
 enum {
     MPIEXEC_BIND_AUTO = 0, /* not given: as core */
     MPIEXEC_BIND_CORE,
     MPIEXEC_BIND_NONE,
+    /* To the CPUs that share the rank's CPU's package, NUMA node or last
+     * level cache, or to all of mpiexec's (board). */
+    MPIEXEC_BIND_SOCKET,
+    MPIEXEC_BIND_NUMA,
+    MPIEXEC_BIND_L3CACHE,
+    MPIEXEC_BIND_BOARD,
 };
 
 typedef struct mpiexec_opts {
@@ -65,6 +80,11 @@ typedef struct mpiexec_opts {
     const char *timeout_text;  /* as the user wrote it, for the message */
     const char **hosts;        /* -hosts: all must be this node for now */
     int nhosts;
+    int slots;                 /* ranks the hosts and host files name (host:N, slots=N); 0: none */
+    int ppn;                   /* -ppn, --npernode; 0: not given */
+    int report_bindings;       /* --report-bindings, -print-rank-map */
+    char **owned;              /* what -file read: its text and its argument vectors */
+    int nowned;
 } mpiexec_opts_t;
 
 /* Growable byte buffer (PMI input/output queues, stdin). */

@@ -34,7 +34,8 @@ static const char *const launch_rank_vars[] = {
     "PMI_FD",          "PMI_RANK",          "PMI_SIZE",        "HALO_LOCAL_RANK",
     "HALO_LOCAL_SIZE", "MPI_LOCALRANKID",   "MPI_LOCALNRANKS", HALO_PMI_SERVER_ENV,
     "PMI_PORT",        "PMI_ID",            "HALO_MPIEXEC",    "HALO_SPAWN_PARENT",
-    "HALO_JOB_CPUS",
+    "HALO_JOB_CPUS",   "HALO_INFO_MAXPROCS", "HALO_INFO_SOFT", "HALO_INFO_HOST",
+    "HALO_INFO_ARCH",  "HALO_INFO_FILE",
 };
 
 /* "NAME=VALUE" strings of one app, all allocated. */
@@ -157,6 +158,30 @@ static int launch_env_hugepages(launch_env_t *env)
     return rc;
 }
 
+/* What the standard's keys said of this segment, for the ranks'
+ * MPI_INFO_ENV (src/core/info.c reads them). */
+static int launch_env_info(const mpiexec_opts_t *opts, const mpiexec_app_t *app, launch_env_t *env)
+{
+    char num[16];
+    int rc;
+
+    snprintf(num, sizeof(num), "%d", app->maxprocs > 0 ? app->maxprocs : app->nprocs);
+    rc = launch_env_set(env, "HALO_INFO_MAXPROCS", num);
+    if (rc == 0 && app->soft != NULL) {
+        rc = launch_env_set(env, "HALO_INFO_SOFT", app->soft);
+    }
+    if (rc == 0 && app->arch != NULL) {
+        rc = launch_env_set(env, "HALO_INFO_ARCH", app->arch);
+    }
+    if (rc == 0 && app->file != NULL) {
+        rc = launch_env_set(env, "HALO_INFO_FILE", app->file);
+    }
+    if (rc == 0 && opts->nhosts > 0) {
+        rc = launch_env_set(env, "HALO_INFO_HOST", opts->hosts[opts->nhosts - 1]);
+    }
+    return rc;
+}
+
 /* mpiexec's environment, then -genv/-x, then the app's -env; without the
  * per-rank names, which the rank's own entries supply; then the huge-page
  * tunable. */
@@ -191,6 +216,9 @@ static int launch_env_build(const mpiexec_opts_t *opts, const mpiexec_app_t *app
                 break;
             }
         }
+    }
+    if (launch_env_info(opts, app, &env) != 0) {
+        goto fail;
     }
     *env_p = env;
     return 0;
@@ -243,6 +271,35 @@ static int launch_check_exec(const char *wdir, const char *candidate)
     return 0;
 }
 
+/* The first executable dir/prog of a ':'-separated list of directories
+ * (an empty one is the working directory), allocated; NULL when none is
+ * (*first_err_p becomes EACCES if one was there but not executable). */
+static char *launch_search(const char *dirs, const char *wdir, const char *prog, int *first_err_p)
+{
+    const char *p = dirs;
+
+    while (1) {
+        size_t dirlen = strcspn(p, ":");
+        char candidate[PATH_MAX];
+
+        if (snprintf(candidate, sizeof(candidate), "%.*s%s%s", (int)dirlen, p,
+                     dirlen > 0 ? "/" : "", prog) < (int)sizeof(candidate)) {
+            int err = launch_check_exec(wdir, candidate);
+
+            if (err == 0) {
+                return strdup(candidate);
+            }
+            if (err == EACCES) {
+                *first_err_p = EACCES;
+            }
+        }
+        if (p[dirlen] == '\0') {
+            return NULL;
+        }
+        p += dirlen + 1;
+    }
+}
+
 int mpiexec_launch_resolve(mpiexec_opts_t *opts)
 {
     for (int a = 0; a < opts->napps; a++) {
@@ -267,33 +324,22 @@ int mpiexec_launch_resolve(mpiexec_opts_t *opts)
             }
             app->path = strdup(prog);
         } else {
-            const char *p = launch_app_path_var(opts, app);
             int first_err = ENOENT;
 
-            /* Search PATH as execvp would, but with the ranks' PATH. */
-            while (app->path == NULL) {
-                size_t dirlen = strcspn(p, ":");
-                char candidate[PATH_MAX];
-
-                if (snprintf(candidate, sizeof(candidate), "%.*s%s%s", (int)dirlen, p,
-                             dirlen > 0 ? "/" : "", prog) < (int)sizeof(candidate)) {
-                    err = launch_check_exec(app->wdir, candidate);
-                    if (err == 0) {
-                        app->path = strdup(candidate);
-                        break;
-                    }
-                    if (err == EACCES) {
-                        first_err = EACCES;
-                    }
-                }
-                if (p[dirlen] == '\0') {
-                    break;
-                }
-                p += dirlen + 1;
+            /* -path's directories, then PATH as execvp would search it, but
+             * the ranks' PATH. */
+            if (app->dirs != NULL) {
+                app->path = launch_search(app->dirs, app->wdir, prog, &first_err);
             }
             if (app->path == NULL) {
-                mpiexec_msg("cannot run program '%s': %s", prog,
-                            first_err == ENOENT ? "not found in PATH" : strerror(first_err));
+                app->path = launch_search(launch_app_path_var(opts, app), app->wdir, prog,
+                                          &first_err);
+            }
+            if (app->path == NULL) {
+                mpiexec_msg("cannot run program '%s': %s%s%s", prog,
+                            first_err == ENOENT ? "not found in " : strerror(first_err),
+                            first_err != ENOENT ? "" : app->dirs != NULL ? "-path or " : "",
+                            first_err == ENOENT ? "PATH" : "");
                 return 127;
             }
         }
@@ -311,7 +357,8 @@ typedef struct launch_child {
     char **envp;
     const char *wdir;
     int stdin_fd, stdout_fd, stderr_fd, pmi_fd;
-    int cpu;  /* -1: no binding */
+    int bound;  /* 0: no binding */
+    cpu_set_t cpus;
     int nofile_soft;
     pid_t parent;
 } launch_child_t;
@@ -354,12 +401,8 @@ static _Noreturn void launch_child_exec(const launch_child_t *c)
                 strerror(errno));
         _exit(127);
     }
-    if (c->cpu >= 0) {
-        cpu_set_t set;
-
-        CPU_ZERO(&set);
-        CPU_SET(c->cpu, &set);
-        (void)sched_setaffinity(0, sizeof(set), &set);
+    if (c->bound) {
+        (void)sched_setaffinity(0, sizeof(c->cpus), &c->cpus);
     }
     execve(c->path, c->argv, c->envp);
     if (errno == ENOEXEC) {
@@ -437,6 +480,121 @@ static char **launch_rank_envp(const mpiexec_job_t *job, const mpiexec_rank_t *r
     return envp;
 }
 
+/* The CPUs listed in a sysfs file ("0-3,8,10-11"), added to set. Returns
+ * the number added, 0 when the file is missing or unreadable. */
+static int launch_sysfs_cpus(const char *file, cpu_set_t *set)
+{
+    char text[4096];
+    FILE *f = fopen(file, "r");
+    int n = 0;
+
+    if (f == NULL) {
+        return 0;
+    }
+    if (fgets(text, sizeof(text), f) != NULL) {
+        for (char *p = text; *p >= '0' && *p <= '9';) {
+            long lo = strtol(p, &p, 10), hi = lo;
+
+            if (*p == '-') {
+                hi = strtol(p + 1, &p, 10);
+            }
+            for (long c = lo; c <= hi && c < CPU_SETSIZE; c++) {
+                CPU_SET((int)c, set);
+                n++;
+            }
+            if (*p == ',') {
+                p++;
+            }
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+/* Where rank r runs: 0 to leave it to the kernel, else 1 with *set_p
+ * filled. Rank i of the node goes to the (i mod n)-th of the n CPUs
+ * mpiexec may use, several ranks to a CPU when they outnumber them (as the
+ * other MPIs place ranks told to overload cores): ranks that talk in pairs
+ * or wait on each other then hand their CPU to each other instead of
+ * pulling cache lines across, and no two ranks share a CPU while another
+ * has none (docs/performance.md, "Binding by default, kept"). A wider
+ * --bind-to gives the rank every CPU of mpiexec's that shares that CPU's
+ * package, NUMA node or L3 cache (all of them when the kernel does not
+ * say); --bind-to none leaves placement to the kernel. */
+static int launch_bind_set(const mpiexec_job_t *job, const mpiexec_rank_t *r, cpu_set_t *set_p)
+{
+    int bind = job->opts->bind, cpu;
+    char file[128];
+    cpu_set_t wide, mine;
+
+    CPU_ZERO(set_p);
+    if (job->ncpus == 0 || bind == MPIEXEC_BIND_NONE) {
+        return 0;
+    }
+    cpu = job->cpus[r->local_rank % job->ncpus];
+    if (bind == MPIEXEC_BIND_AUTO || bind == MPIEXEC_BIND_CORE) {
+        CPU_SET(cpu, set_p);
+        return 1;
+    }
+    CPU_ZERO(&wide);
+    CPU_ZERO(&mine);
+    for (int i = 0; i < job->ncpus; i++) {
+        CPU_SET(job->cpus[i], &mine);
+    }
+    if (bind == MPIEXEC_BIND_SOCKET) {
+        snprintf(file, sizeof(file), "/sys/devices/system/cpu/cpu%d/topology/package_cpus_list",
+                 cpu);
+        if (launch_sysfs_cpus(file, &wide) == 0) {
+            snprintf(file, sizeof(file),
+                     "/sys/devices/system/cpu/cpu%d/topology/core_siblings_list", cpu);
+            (void)launch_sysfs_cpus(file, &wide);
+        }
+    } else if (bind == MPIEXEC_BIND_L3CACHE) {
+        snprintf(file, sizeof(file), "/sys/devices/system/cpu/cpu%d/cache/index3/shared_cpu_list",
+                 cpu);
+        (void)launch_sysfs_cpus(file, &wide);
+    } else if (bind == MPIEXEC_BIND_NUMA) {
+        for (int node = 0; node < 1024; node++) {
+            snprintf(file, sizeof(file), "/sys/devices/system/node/node%d/cpulist", node);
+            CPU_ZERO(&wide);
+            if (access(file, R_OK) != 0) {
+                break;
+            }
+            if (launch_sysfs_cpus(file, &wide) > 0 && CPU_ISSET(cpu, &wide)) {
+                break;
+            }
+        }
+    }
+    CPU_AND(set_p, &wide, &mine);
+    if (!CPU_ISSET(cpu, set_p)) {
+        *set_p = mine;
+    }
+    return 1;
+}
+
+/* "0-3,8" for --report-bindings. */
+static void launch_cpus_text(const cpu_set_t *set, char *buf, size_t size)
+{
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (int c = 0; c < CPU_SETSIZE && len + 24 < size; c++) {
+        int hi = c;
+
+        if (!CPU_ISSET(c, set)) {
+            continue;
+        }
+        while (hi + 1 < CPU_SETSIZE && CPU_ISSET(hi + 1, set)) {
+            hi++;
+        }
+        len += (size_t)snprintf(buf + len, size - len, len > 0 ? ",%d" : "%d", c);
+        if (hi > c) {
+            len += (size_t)snprintf(buf + len, size - len, "-%d", hi);
+        }
+        c = hi;
+    }
+}
+
 static int launch_rank(mpiexec_job_t *job, mpiexec_rank_t *r, const launch_env_t *env)
 {
     const mpiexec_app_t *app = &job->opts->apps[r->app];
@@ -470,19 +628,9 @@ static int launch_rank(mpiexec_job_t *job, mpiexec_rank_t *r, const launch_env_t
     child.stdout_fd = outp[1];
     child.stderr_fd = errp[1];
     child.pmi_fd = sp[1];
-    child.cpu = -1;
     child.nofile_soft = job->orig_nofile_soft;
     child.parent = getpid();
-    /* Rank i of the node goes to the (i mod n)-th of the n CPUs mpiexec
-     * may use, several ranks to a CPU when they outnumber them (as the
-     * other MPIs place ranks told to overload cores): ranks that talk in
-     * pairs or wait on each other then hand their CPU to each other instead
-     * of pulling cache lines across, and no two ranks share a CPU while
-     * another has none (docs/performance.md, "Binding by default, kept").
-     * --bind-to none leaves placement to the kernel. */
-    if (job->ncpus > 0 && job->opts->bind != MPIEXEC_BIND_NONE) {
-        child.cpu = job->cpus[r->local_rank % job->ncpus];
-    }
+    child.bound = launch_bind_set(job, r, &child.cpus);
 
     what = "fork";
     pid = fork();
@@ -504,6 +652,13 @@ static int launch_rank(mpiexec_job_t *job, mpiexec_rank_t *r, const launch_env_t
     /* Also here, so a signal sent before the child ran setpgid finds the
      * group (whichever of the two calls comes second fails harmlessly). */
     (void)setpgid(pid, pid);
+    if (job->opts->report_bindings) {
+        char text[256];
+
+        launch_cpus_text(&child.cpus, text, sizeof(text));
+        mpiexec_msg("rank %d (pid %ld, %s): %s%s", r->rank, (long)pid, app->argv[0],
+                    child.bound ? "bound to CPUs " : "not bound", text);
+    }
     r->pid = pid;
     r->alive = 1;
     job->nalive++;
