@@ -33,6 +33,7 @@
 #include "core/config.h"
 #include "core/errors.h"
 #include "core/info.h"
+#include "pmi.h"
 #include "progress/progress.h"
 #include "transport/sock.h"
 
@@ -586,6 +587,11 @@ static int launch(int count, char *cmds[], char **argvs[], const int maxprocs[],
         snprintf(num, sizeof num, "%d", maxprocs[i]);
         strv_add(&av, "-n");
         strv_add(&av, num);
+        const char *soft = info_get(infos[i], "soft");
+        if (soft) {
+            strv_add(&av, "-soft");
+            strv_add(&av, soft);
+        }
         const char *wdir = info_get(infos[i], "wdir");
         if (wdir) {
             strv_add(&av, "-wdir");
@@ -725,16 +731,30 @@ static int spawn_common(int count, char *cmds[], char **argvs[], const int maxpr
     pid_t pid = 0;
     port_t *p = NULL;
     char port[MPI_MAX_PORT_NAME];
+    /* The root's: how many of each command's processes start (the info
+     * key "soft" may allow fewer than maxprocs). */
+    int *picks = NULL;
     if (c->rank == root) {
+        picks = halo_malloc((size_t)(count > 0 ? count : 1) * sizeof *picks);
         for (int i = 0; i < count && !root_rc; i++) {
+            const char *soft = NULL;
+            long pick = 0;
             if (!cmds[i] || !*cmds[i])
                 root_rc = halo_err(MPI_ERR_SPAWN, "(command[%d]): a program name is required", i);
             else if (maxprocs[i] <= 0)
                 root_rc = halo_err(MPI_ERR_SPAWN, "(maxprocs[%d]=%d): must be positive", i, maxprocs[i]);
             else if (infos[i] != MPI_INFO_NULL && !halo_obj_lookup(HALO_KIND_INFO, infos[i]))
                 root_rc = halo_err(MPI_ERR_INFO, "(info[%d]): not a valid info object", i);
-            else
+            else if ((soft = info_get(infos[i], "soft")) && (pick = halo_soft_pick(soft, maxprocs[i])) < 0)
+                root_rc = halo_err(MPI_ERR_INFO, "(info[%d]): soft=\"%.64s\" is not a list of a, a:b or a:b:c",
+                                   i, soft);
+            else if (soft && pick == 0)
+                root_rc = halo_err(MPI_ERR_SPAWN, "(info[%d]): soft=\"%.64s\" allows no number of processes "
+                                   "from 1 to maxprocs=%d", i, soft, maxprocs[i]);
+            else {
+                picks[i] = soft ? (int)pick : maxprocs[i];
                 total += maxprocs[i];
+            }
         }
         if (!root_rc && total > HALO_FAR_MAX)
             root_rc = halo_err(MPI_ERR_SPAWN, ": %d processes asked, at most %d", total, HALO_FAR_MAX);
@@ -759,10 +779,30 @@ static int spawn_common(int count, char *cmds[], char **argvs[], const int maxpr
         }
     }
     /* One code per process asked for, on every rank (the root told the
-     * others how many). */
+     * others how many): command i's maxprocs[i] in turn, the first picks[i]
+     * of them started. Only the root knows the counts, so it sends the
+     * codes when "soft" left some out (a flag every rank gets first). */
+    int *codes = halo_malloc((size_t)(total > 0 ? total : 1) * sizeof *codes);
+    int short_of = 0;
+    for (int i = 0; i < total; i++)
+        codes[i] = rc == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_SPAWN;
+    if (rc == MPI_SUCCESS && c->rank == root) {
+        for (int i = 0, k = 0; i < count; k += maxprocs[i], i++)
+            for (int j = picks[i]; j < maxprocs[i]; j++, short_of = 1)
+                codes[k + j] = MPI_ERR_SPAWN;
+    }
+    if (rc == MPI_SUCCESS && c->size > 1) {
+        int crc = halo_coll_bcast(&short_of, 1, MPI_INT, root, c);
+        if (!crc && short_of)
+            crc = halo_coll_bcast(codes, total, MPI_INT, root, c);
+        if (crc)
+            rc = crc;
+    }
     if (errcodes)
         for (int i = 0; i < total; i++)
-            errcodes[i] = rc == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_SPAWN;
+            errcodes[i] = codes[i];
+    free(codes);
+    free(picks);
     if (rc == MPI_SUCCESS)
         *intercomm = (MPI_Comm)nc;
     return rc;

@@ -82,4 +82,11 @@ int halo_pmi_finalize(void);
  * name stays one file in /dev/shm. With suffix "" it is the job's prefix. */
 void halo_shm_name(char *out, size_t n, const char *kvsname, const char *suffix);
 
+/* The number of processes a "soft" list allows (MPI 5.0 sections 11.5 and
+ * 11.8.4: comma-separated a, a:b and a:b:c, the last Fortran's triplet with
+ * c maybe negative; values below 1 or above the count asked are ignored):
+ * the largest that is at least 1 and at most cap. 0 when there is none, -1 when the
+ * text is not such a list. */
+long halo_soft_pick(const char *list, long cap);
+
 #endif /* HALO_PMI_H */

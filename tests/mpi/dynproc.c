@@ -451,6 +451,68 @@ static void test_spawn_multiple(void)
     MPI_OK(MPI_Comm_disconnect(&ic));
 }
 
+/* The info key "soft": the largest allowed count up to maxprocs starts,
+ * and the codes say which of the maxprocs did not (spawn, and spawn_multiple
+ * with the key on one command); a list that is none, or allows nothing,
+ * fails on every rank. */
+static void test_spawn_soft(void)
+{
+    char nparent[16];
+    snprintf(nparent, sizeof nparent, "%d", size);
+    char *args[] = {"child", nparent, NULL};
+    MPI_Info info;
+    MPI_Comm ic;
+    int errcodes[6], rs;
+    MPI_OK(MPI_Info_create(&info));
+    MPI_OK(MPI_Info_set(info, "soft", "1:3,6"));
+    for (int i = 0; i < 6; i++)
+        errcodes[i] = -1;
+    MPI_OK(MPI_Comm_spawn(self_exe, args, 4, info, 0, MPI_COMM_WORLD, &ic, errcodes));
+    MPI_OK(MPI_Comm_remote_size(ic, &rs));
+    CHECK(rs == 3, "soft 1:3,6 with maxprocs 4: remote size %d", rs);
+    for (int i = 0; i < 4; i++)
+        CHECK(errcodes[i] == (i < 3 ? MPI_SUCCESS : MPI_ERR_SPAWN), "soft: errcode[%d] = %d", i, errcodes[i]);
+    CHECK(errcodes[4] == -1, "soft: a code written past maxprocs");
+    inter_traffic(ic, 1);
+    merged_traffic(ic, 1, 1);
+    MPI_OK(MPI_Comm_disconnect(&ic));
+
+    char *cmds[2] = {self_exe, self_exe};
+    char *a0[] = {"multi", "a", NULL}, *a1[] = {"multi", "b", NULL};
+    char **argvs[2] = {a0, a1};
+    int np[2] = {1, 3};
+    MPI_Info infos[2] = {MPI_INFO_NULL, info};
+    MPI_OK(MPI_Info_set(info, "soft", "2:0:-2"));
+    for (int i = 0; i < 6; i++)
+        errcodes[i] = -1;
+    MPI_OK(MPI_Comm_spawn_multiple(2, cmds, argvs, np, infos, size - 1, MPI_COMM_WORLD, &ic, errcodes));
+    MPI_OK(MPI_Comm_remote_size(ic, &rs));
+    CHECK(rs == 3, "spawn_multiple, soft 2:0:-2 on 3 of the 4: remote size %d", rs);
+    for (int i = 0; i < 4; i++)
+        CHECK(errcodes[i] == (i < 3 ? MPI_SUCCESS : MPI_ERR_SPAWN), "spawn_multiple soft: errcode[%d] = %d", i,
+              errcodes[i]);
+    if (rank == 0) {
+        int seen[3] = {0, 0, 0};
+        for (int i = 0; i < 3; i++) {
+            int v[3];
+            MPI_Status st;
+            MPI_OK(MPI_Recv(v, 3, MPI_INT, MPI_ANY_SOURCE, 3, ic, &st));
+            CHECK(v[1] == (st.MPI_SOURCE == 0 ? 0 : 1), "child %d has appnum %d", st.MPI_SOURCE, v[1]);
+            seen[st.MPI_SOURCE]++;
+        }
+        CHECK(seen[0] == 1 && seen[1] == 1 && seen[2] == 1, "children heard %d %d %d", seen[0], seen[1], seen[2]);
+    }
+    MPI_OK(MPI_Comm_disconnect(&ic));
+
+    ic = MPI_COMM_NULL;
+    MPI_OK(MPI_Info_set(info, "soft", "5:9"));
+    MPI_FAILS(MPI_ERR_SPAWN, MPI_Comm_spawn(self_exe, args, 4, info, 0, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE));
+    CHECK(ic == MPI_COMM_NULL, "a spawn that soft allowed nothing set the intercommunicator");
+    MPI_OK(MPI_Info_set(info, "soft", "1:x"));
+    MPI_FAILS(MPI_ERR_INFO, MPI_Comm_spawn(self_exe, args, 4, info, 0, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE));
+    MPI_OK(MPI_Info_free(&info));
+}
+
 /* Rank 0 alone spawns 2 children (over MPI_COMM_SELF); then the whole job
  * and the children build an intercommunicator through the spawn's, with
  * peer_comm MPI_COMM_NULL on the other ranks, which have never met the
@@ -619,6 +681,7 @@ int main(int argc, char **argv)
     test_spawn(2);
     test_spawn(3);
     test_spawn_multiple();
+    test_spawn_soft();
     test_spawn_widen();
     test_far_to_far();
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));

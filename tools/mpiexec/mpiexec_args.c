@@ -12,6 +12,7 @@
  * `mpiexec -wdir D -n 1 a : -n 1 b` runs both in D. -file (also
  * -configfile, --app) reads segments from a file, one a line. */
 #include "mpiexec.h"
+#include "pmi.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -362,70 +363,6 @@ static int args_hostfile_read(mpiexec_opts_t *opts, const char *file)
     return rc;
 }
 
-/* The largest number of -soft's list (MPI 5.0 section 11.5: a comma-
- * separated list of a, a:b and a:b:c, the last Fortran's triplet, c maybe
- * negative) that is at least 1 and at most cap. Returns it, 0 when none is,
- * -1 when the list is not one. */
-static long args_soft_pick(const char *list, long cap)
-{
-    const char *p = list;
-    long best = 0;
-
-    while (1) {
-        long v[3] = {0, 0, 1};
-        int nv = 0;
-        char *endp;
-
-        while (nv < 3) {
-            errno = 0;
-            v[nv] = strtol(p, &endp, 10);
-            if (errno != 0 || endp == p || (nv < 2 && v[nv] < 0)) {
-                return -1;
-            }
-            nv++;
-            p = endp;
-            if (*p != ':') {
-                break;
-            }
-            p++;
-        }
-        if (nv == 1) {
-            v[1] = v[0];
-        }
-        if (v[2] == 0) {
-            return -1;
-        }
-        if (v[2] > 0 && v[0] <= cap && v[0] <= v[1]) {
-            /* a, a+c, ... up to b: the last one not above cap. */
-            long top = v[1] < cap ? v[1] : cap;
-
-            v[0] += (top - v[0]) / v[2] * v[2];
-        } else if (v[2] < 0 && v[0] >= v[1]) {
-            /* a, a+c, ... down to b: the first one not above cap. */
-            if (v[0] > cap) {
-                long steps = (v[0] - cap + (-v[2]) - 1) / (-v[2]);
-
-                v[0] -= steps * (-v[2]);
-            }
-            if (v[0] < v[1]) {
-                v[0] = 0;
-            }
-        } else {
-            v[0] = 0;
-        }
-        if (v[0] <= cap && v[0] > best) {
-            best = v[0];
-        }
-        if (*p == '\0') {
-            return best;
-        }
-        if (*p != ',') {
-            return -1;
-        }
-        p++;
-    }
-}
-
 static mpiexec_app_t *args_app_new(mpiexec_opts_t *opts)
 {
     mpiexec_app_t *apps = realloc(opts->apps, sizeof(*apps) * (size_t)(opts->napps + 1));
@@ -579,7 +516,7 @@ static int args_apply(mpiexec_opts_t *opts, mpiexec_app_t *app, const args_optio
         opts->report_bindings = 1;
         break;
     case ARGS_SOFT:
-        if (args_soft_pick(vals[0], INT_MAX) < 0) {
+        if (halo_soft_pick(vals[0], INT_MAX) < 0) {
             return args_error("-soft needs a list of a, a:b or a:b:c, not '%s'", vals[0]);
         }
         app->soft = vals[0];
@@ -900,7 +837,7 @@ int mpiexec_args_parse(int argc, char **argv, mpiexec_opts_t *opts_p, int *done_
                                             : opts->slots > 0 ? opts->slots : 1;
         }
         if (app->soft != NULL) {
-            long pick = args_soft_pick(app->soft, app->maxprocs > 0 ? app->maxprocs : INT_MAX);
+            long pick = halo_soft_pick(app->soft, app->maxprocs > 0 ? app->maxprocs : INT_MAX);
 
             if (pick <= 0) {
                 return args_error("-soft '%s' allows no number of ranks from 1 to %d", app->soft,
