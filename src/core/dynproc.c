@@ -1059,7 +1059,9 @@ void halo_dynproc_finalize(void)
     launcher_fds = NULL;
     caplaunchers = 0;
     if (parent_comm) {
-        halo_obj_unref(parent_comm);
+        /* The library's reference: the last one when the user disconnected
+         * it, and then the communicator goes with it. */
+        halo_comm_release(parent_comm);
         parent_comm = NULL;
     }
 }

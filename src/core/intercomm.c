@@ -122,6 +122,10 @@ halo_comm_t *halo_intercomm_bridge(halo_comm_t *inter)
 /* Frees a view made by local_view or bridge_view. */
 static void view_free(halo_comm_t *v)
 {
+    /* The collectives run over the view (a merge's broadcast, an
+     * intercommunicator collective's local part) left their kept schedules
+     * and shared region on it. */
+    halo_coll_comm_free(v);
     halo_match_release(v->ctx | v->coll_sub);
     halo_group_release(v->group);
     halo_errhandler_release(v->errh);

@@ -944,6 +944,49 @@ static void run_all(const ic_t *x)
     test_errors(x);
 }
 
+/* Mappings of this process (lines of /proc/self/maps). */
+static int count_maps(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    int n = 0, ch;
+    if (!f)
+        return -1;
+    while ((ch = fgetc(f)) != EOF)
+        n += ch == '\n';
+    fclose(f);
+    return n;
+}
+
+/* Intercommunicators made and freed again and again, with collectives on
+ * them and a merge: what their local parts kept (schedules, shared
+ * regions) goes with them, so the process's mappings do not grow. */
+static void test_free_releases(int wrank, int wsize)
+{
+    int before = 0;
+    for (int it = 0; it < 40; it++) {
+        if (it == 10)
+            before = count_maps();   /* after the first rounds' one-time setup */
+        ic_t x = make_layout(1, wrank, wsize);
+        int v = it, sum = 0;
+        MPI_OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, x.comm));
+        int rs;
+        MPI_OK(MPI_Comm_remote_size(x.comm, &rs));
+        CHECK(sum == it * rs, "intercomm allreduce %d, want %d", sum, it * rs);
+        MPI_Comm m;
+        MPI_OK(MPI_Intercomm_merge(x.comm, x.g, &m));
+        int mr;
+        MPI_OK(MPI_Comm_rank(m, &mr));
+        int b = mr == 0 ? it + 7 : -1;
+        MPI_OK(MPI_Bcast(&b, 1, MPI_INT, 0, m));
+        CHECK(b == it + 7, "merged bcast %d", b);
+        MPI_OK(MPI_Comm_free(&m));
+        MPI_OK(MPI_Comm_free(&x.comm));
+    }
+    int after = count_maps();
+    CHECK(before > 0 && after - before < 8, "mappings grew from %d to %d over 30 intercommunicators made and freed",
+          before, after);
+}
+
 int main(int argc, char **argv)
 {
     int wrank, wsize;
@@ -981,6 +1024,7 @@ int main(int argc, char **argv)
         }
         MPI_OK(MPI_Comm_free(&x.comm));
     }
+    test_free_releases(wrank, wsize);
     MPI_OK(MPI_Op_free(&OP_AFF));
     MPI_OK(MPI_Type_free(&T_AFF));
     MPI_OK(MPI_Type_free(&vec));
