@@ -271,6 +271,8 @@ int main(int argc, char **argv)
             run[nrun] = find(tok);
             if (!run[nrun]) {
                 fprintf(stderr, "halo-bench: no benchmark named \"%s\" (halo-bench list)\n", tok);
+                free(copy);
+                free(run);
                 return 2;
             }
             nrun++;
@@ -280,9 +282,13 @@ int main(int argc, char **argv)
     if (o.launcher) {
         if (nrun != 1 || run[0]->family != HB_FAMILY_STARTUP) {
             fprintf(stderr, "halo-bench: --launcher is for init and hello\n");
+            free(run);
             return 2;
         }
-        return hb_launch_wrapper(&o, run[0]);
+        int lrc = hb_launch_wrapper(&o, run[0]);
+        free(o.sizes);
+        free(run);
+        return lrc;
     }
 
     double t0 = hb_now();
@@ -295,6 +301,8 @@ int main(int argc, char **argv)
     if (parent != MPI_COMM_NULL) {
         int prc = hb_spawned_peer(parent);
         MPI_Finalize();
+        free(o.sizes);
+        free(run);
         return prc;
     }
     int rank;
@@ -311,6 +319,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "halo-bench: -d %s: unknown buffer kind (host or cuda)\n", device);
         }
         MPI_Finalize();
+        free(o.sizes);
+        free(run);
         return 2;
     }
 

@@ -154,7 +154,9 @@ int halo_ibsend(const void *buf, MPI_Count count, MPI_Datatype type, int dest, i
 {
     halo_comm_t *c = halo_comm_ptr(comm);
     int rc = bsend_copy_and_send(buf, count, halo_dtype_ptr(type), dest, tag, c);
-    *request = (MPI_Request)halo_req_completed(c, rc);
+    /* A send that did not start leaves no request (one would hold the
+     * communicator for good: nobody frees what an error returned). */
+    *request = rc == MPI_SUCCESS ? (MPI_Request)halo_req_completed(c, rc) : MPI_REQUEST_NULL;
     return rc;
 }
 

@@ -52,7 +52,7 @@ static int send_mode(const void *buf, MPI_Count count, MPI_Datatype type, int de
     if (mode == HALO_MODE_BUFFERED) {
         MPI_Request h;
         int rc = halo_ibsend(buf, count, type, dest, tag, comm, &h);
-        if (rc == MPI_SUCCESS)
+        if (h != MPI_REQUEST_NULL)
             halo_req_free(halo_req_ptr(h));
         return rc;
     }

@@ -273,6 +273,7 @@ program f08_subarray
 
   call MPI_Reduce(errs, n, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD)
   if (rank == 0 .and. n == 0) print '(a)', 'f08_subarray: ok'
+  deallocate(gath)
   call MPI_Finalize()
 
 contains
