@@ -641,6 +641,11 @@ static int launch(int count, char *cmds[], char **argvs[], const int maxprocs[],
         CPU_SET(c, &all);
     pid_t pid = fork();
     if (pid == 0) {
+        /* A process group of its own: the signals our launcher sends to this
+         * rank's group (SIGKILL among them, when a job ends in haste) would
+         * stop the new job's launcher before it removes its segments. It
+         * ends its job itself when this process is gone. */
+        setpgid(0, 0);
         sched_setaffinity(0, sizeof all, &all);
         syscall(SYS_close_range, 3u, ~0u, 0u);
         execve(av.v[0], av.v, ev.v);

@@ -246,8 +246,11 @@ static int child_main(int argc, char **argv)
               "appnum %d with argument %s", *appnum, argc > 2 ? argv[2] : "(none)");
         int *usize;
         MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag));
-        int v[3] = {rank, *appnum, flag ? *usize : -1};
-        MPI_OK(MPI_Send(v, 3, MPI_INT, 0, 3, parent));
+        /* The launcher of this job leads a process group of its own (so
+         * the signals ending the spawning rank's group leave it time to
+         * clean up). */
+        int v[4] = {rank, *appnum, flag ? *usize : -1, getpgid(getppid()) == getppid()};
+        MPI_OK(MPI_Send(v, 4, MPI_INT, 0, 3, parent));
     } else if (!strcmp(mode, "meet")) {
         /* argv: meet <accept|connect> <service>; two spawned jobs meet */
         char port[MPI_MAX_PORT_NAME];
@@ -437,10 +440,11 @@ static void test_spawn_multiple(void)
         CHECK(want == (uenv ? atoi(uenv) : -1), "MPI_UNIVERSE_SIZE of the parent: %d", want);
         int seen[3] = {0, 0, 0};
         for (int i = 0; i < 3; i++) {
-            int v[3];
+            int v[4];
             MPI_Status st;
-            MPI_OK(MPI_Recv(v, 3, MPI_INT, MPI_ANY_SOURCE, 3, ic, &st));
+            MPI_OK(MPI_Recv(v, 4, MPI_INT, MPI_ANY_SOURCE, 3, ic, &st));
             CHECK(v[0] == st.MPI_SOURCE, "child %d says rank %d", st.MPI_SOURCE, v[0]);
+            CHECK(v[3] == 1, "child %d: its launcher is in the spawning rank's process group", st.MPI_SOURCE);
             CHECK(v[1] == (st.MPI_SOURCE == 0 ? 0 : 1), "child %d has appnum %d", st.MPI_SOURCE, v[1]);
             CHECK(v[2] == want, "child %d has MPI_UNIVERSE_SIZE %d, the parent %d", st.MPI_SOURCE,
                   v[2], want);
@@ -494,9 +498,9 @@ static void test_spawn_soft(void)
     if (rank == 0) {
         int seen[3] = {0, 0, 0};
         for (int i = 0; i < 3; i++) {
-            int v[3];
+            int v[4];
             MPI_Status st;
-            MPI_OK(MPI_Recv(v, 3, MPI_INT, MPI_ANY_SOURCE, 3, ic, &st));
+            MPI_OK(MPI_Recv(v, 4, MPI_INT, MPI_ANY_SOURCE, 3, ic, &st));
             CHECK(v[1] == (st.MPI_SOURCE == 0 ? 0 : 1), "child %d has appnum %d", st.MPI_SOURCE, v[1]);
             seen[st.MPI_SOURCE]++;
         }
