@@ -94,6 +94,15 @@ wait_lines() {
     return 1
 }
 
+# CPU lists as the kernel writes them: expand_cpus "0-2,5" gives "0 1 2 5".
+expand_cpus() {
+    local part out=""
+    for part in ${1//,/ }; do
+        if [[ $part == *-* ]]; then out+="$(seq -s ' ' "${part%-*}" "${part#*-}") "; else out+="$part "; fi
+    done
+    echo $out
+}
+
 finish() {
     if [ "$failures" -ne 0 ]; then
         echo "$failures check(s) failed"

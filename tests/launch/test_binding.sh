@@ -4,15 +4,6 @@
 # binding with --bind-to none.
 . "$(dirname "$0")/common.sh"
 
-# expand "0-2,5" into "0 1 2 5"
-expand_cpus() {
-    local part out=""
-    for part in ${1//,/ }; do
-        if [[ $part == *-* ]]; then out+="$(seq -s ' ' "${part%-*}" "${part#*-}") "; else out+="$part "; fi
-    done
-    echo $out
-}
-
 allowed=$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status)
 read -r -a cpus <<<"$(expand_cpus "$allowed")"
 n=${#cpus[@]}

@@ -5,14 +5,6 @@
 # Open MPI options accepted without effect.
 . "$(dirname "$0")/common.sh"
 
-# expand "0-2,5" into "0 1 2 5"
-expand_cpus() {
-    local part out=""
-    for part in ${1//,/ }; do
-        if [[ $part == *-* ]]; then out+="$(seq -s ' ' "${part%-*}" "${part#*-}") "; else out+="$part "; fi
-    done
-    echo $out
-}
 # "0 1 2 5" back into "0-2,5"
 ranges() {
     local out="" lo="" prev="" c
@@ -25,7 +17,6 @@ ranges() {
     echo "$out"
 }
 
-run "$(dirname "$MPIEXEC")/mpirun" -n 2 "$HELPER" info
 if [ -x "$(dirname "$MPIEXEC")/mpirun" ]; then
     "$(dirname "$MPIEXEC")/mpirun" -n 2 "$HELPER" info >"$TMP/out" 2>"$TMP/err" </dev/null
     RC=$?
